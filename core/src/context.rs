@@ -1,0 +1,231 @@
+//! The data a hook sees: [`HookContext`] and the specialised contexts.
+//!
+//! Every chain passes one [`HookContext`] from hook to hook. Its `data` is a
+//! JSON value; the specialised contexts ([`ModelHookContext`],
+//! [`ToolHookContext`], [`ErrorHookContext`], [`TelemetryHookContext`]) are
+//! typed views of the fields that each category of hook reads, and convert
+//! both ways. The field names are part of the documented contract
+//! (`docs/hooks.md`).
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::hook_type::HookType;
+
+/// The context passed along a hook chain.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HookContext {
+    /// The type of the chain being run.
+    pub hook_type: HookType,
+    /// The data hooks read and may replace (see [`HookResult::Modify`](crate::HookResult::Modify)).
+    #[serde(default)]
+    pub data: Value,
+    /// Extra information about the call (caller, timings, ...); hooks read it but cannot replace it.
+    #[serde(default)]
+    pub metadata: Value,
+}
+
+impl HookContext {
+    /// A context of `hook_type` carrying `data`, with empty metadata.
+    pub fn new(hook_type: HookType, data: Value) -> Self {
+        HookContext {
+            hook_type,
+            data,
+            metadata: Value::Null,
+        }
+    }
+
+    /// The same context with `metadata` attached.
+    #[must_use]
+    pub fn with_metadata(mut self, metadata: Value) -> Self {
+        self.metadata = metadata;
+        self
+    }
+
+    /// The `tool_name` field of `data`, which [`ToolMatcher`](crate::ToolMatcher)s select on.
+    pub fn tool_name(&self) -> Option<&str> {
+        self.data.get("tool_name").and_then(Value::as_str)
+    }
+
+    /// Reads `data` as a typed view (one of the specialised contexts, or any
+    /// deserialisable type), without copying the data first.
+    pub fn data_as<T: DeserializeOwned>(&self) -> Result<T> {
+        T::deserialize(&self.data).map_err(|e| {
+            Error::InvalidContext(format!(
+                "{} hook data does not have the expected fields: {e}",
+                self.hook_type
+            ))
+        })
+    }
+}
+
+fn to_context<T: Serialize>(value: &T, hook_type: HookType) -> HookContext {
+    // Serialising these plain structs to a JSON value cannot fail: every field
+    // is a string or already a JSON value.
+    let data = serde_json::to_value(value).unwrap_or(Value::Null);
+    HookContext::new(hook_type, data)
+}
+
+/// What model hooks read: `input`, `model_id` and, after the call, `response`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ModelHookContext {
+    /// The prompt sent to the model.
+    #[serde(default)]
+    pub input: String,
+    /// Which model is called.
+    #[serde(default)]
+    pub model_id: String,
+    /// The model's answer (after the call only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response: Option<String>,
+}
+
+impl ModelHookContext {
+    /// The context of a `before_model` chain.
+    pub fn before(input: impl Into<String>, model_id: impl Into<String>) -> Self {
+        ModelHookContext {
+            input: input.into(),
+            model_id: model_id.into(),
+            response: None,
+        }
+    }
+
+    /// The context of an `after_model` chain.
+    pub fn after(
+        input: impl Into<String>,
+        model_id: impl Into<String>,
+        response: impl Into<String>,
+    ) -> Self {
+        ModelHookContext {
+            input: input.into(),
+            model_id: model_id.into(),
+            response: Some(response.into()),
+        }
+    }
+
+    /// Converts to a [`HookContext`] of `hook_type`.
+    pub fn to_hook_context(&self, hook_type: HookType) -> HookContext {
+        to_context(self, hook_type)
+    }
+
+    /// Reads a model context back from a [`HookContext`].
+    pub fn from_hook_context(context: &HookContext) -> Result<Self> {
+        context.data_as()
+    }
+}
+
+/// What tool hooks read: `tool_name`, `arguments` and, after the call, `result`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ToolHookContext {
+    /// The tool's name, which tool matchers select on.
+    pub tool_name: String,
+    /// The arguments the tool is called with.
+    #[serde(default)]
+    pub arguments: Value,
+    /// The tool's result (after the call only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+}
+
+impl ToolHookContext {
+    /// The context of a `before_tool` chain.
+    pub fn before(tool_name: impl Into<String>, arguments: Value) -> Self {
+        ToolHookContext {
+            tool_name: tool_name.into(),
+            arguments,
+            result: None,
+        }
+    }
+
+    /// The context of an `after_tool` chain.
+    pub fn after(tool_name: impl Into<String>, arguments: Value, result: Value) -> Self {
+        ToolHookContext {
+            tool_name: tool_name.into(),
+            arguments,
+            result: Some(result),
+        }
+    }
+
+    /// Converts to a [`HookContext`] of `hook_type`.
+    pub fn to_hook_context(&self, hook_type: HookType) -> HookContext {
+        to_context(self, hook_type)
+    }
+
+    /// Reads a tool context back from a [`HookContext`].
+    pub fn from_hook_context(context: &HookContext) -> Result<Self> {
+        context.data_as()
+    }
+}
+
+/// What error hooks read: `error_message`, `error_type`, `error_source`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ErrorHookContext {
+    /// The error's message.
+    pub error_message: String,
+    /// A short class of error (`timeout`, `io`, `model`, ...).
+    #[serde(default)]
+    pub error_type: String,
+    /// Where the error came from (a tool or model name), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_source: Option<String>,
+}
+
+impl ErrorHookContext {
+    /// An error context.
+    pub fn new(error_message: impl Into<String>, error_type: impl Into<String>) -> Self {
+        ErrorHookContext {
+            error_message: error_message.into(),
+            error_type: error_type.into(),
+            error_source: None,
+        }
+    }
+
+    /// The same context with its source set.
+    #[must_use]
+    pub fn with_source(mut self, source: impl Into<String>) -> Self {
+        self.error_source = Some(source.into());
+        self
+    }
+
+    /// Converts to a [`HookContext`] of `hook_type`.
+    pub fn to_hook_context(&self, hook_type: HookType) -> HookContext {
+        to_context(self, hook_type)
+    }
+
+    /// Reads an error context back from a [`HookContext`].
+    pub fn from_hook_context(context: &HookContext) -> Result<Self> {
+        context.data_as()
+    }
+}
+
+/// What telemetry hooks read: `event_type` and `data`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct TelemetryHookContext {
+    /// What happened (`step`, `tool_call`, ...).
+    pub event_type: String,
+    /// The event's payload (timings, counts...).
+    #[serde(default)]
+    pub data: Value,
+}
+
+impl TelemetryHookContext {
+    /// A telemetry context.
+    pub fn new(event_type: impl Into<String>, data: Value) -> Self {
+        TelemetryHookContext {
+            event_type: event_type.into(),
+            data,
+        }
+    }
+
+    /// Converts to a [`HookContext`] of `hook_type`.
+    pub fn to_hook_context(&self, hook_type: HookType) -> HookContext {
+        to_context(self, hook_type)
+    }
+
+    /// Reads a telemetry context back from a [`HookContext`].
+    pub fn from_hook_context(context: &HookContext) -> Result<Self> {
+        context.data_as()
+    }
+}

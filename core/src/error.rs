@@ -1,0 +1,99 @@
+//! The engine's one error type.
+
+use std::path::PathBuf;
+
+use crate::hook_type::HookType;
+
+/// Everything that can go wrong in the engine, with messages a user can act on.
+///
+/// Each variant has a stable machine-readable [`code`](Error::code) that the
+/// doors (C, Lua, Node) hand on unchanged.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A hook type name that is not one of the 13.
+    #[error("unknown hook type `{0}`; valid types are: {valid}", valid = HookType::valid_names())]
+    UnknownHookType(String),
+
+    /// A hook with this name is already registered.
+    #[error("a hook named `{0}` is already registered")]
+    DuplicateHook(String),
+
+    /// No hook with this name is registered.
+    #[error("no hook named `{0}` is registered")]
+    UnknownHook(String),
+
+    /// A hook name that is empty or too long.
+    #[error("invalid hook name `{name}`: {reason}")]
+    InvalidHookName {
+        /// The name as given.
+        name: String,
+        /// Which rule it broke.
+        reason: &'static str,
+    },
+
+    /// A tool matcher pattern that cannot be used.
+    #[error("invalid tool matcher `{pattern}`: {reason}")]
+    InvalidMatcher {
+        /// The pattern as given.
+        pattern: String,
+        /// Which rule it broke.
+        reason: String,
+    },
+
+    /// A hook result (from a host hook or a script) that does not have the documented form.
+    #[error("invalid hook result: {0}")]
+    InvalidResult(String),
+
+    /// Context data that does not have the fields a specialised hook needs.
+    #[error("invalid hook context: {0}")]
+    InvalidContext(String),
+
+    /// A configuration file that could not be used; names the file, line, column and problem.
+    #[error("{}:{line}:{column}: {message}", path.display())]
+    Config {
+        /// The configuration file.
+        path: PathBuf,
+        /// 1-based line of the problem (0 when unknown).
+        line: usize,
+        /// 1-based column of the problem (0 when unknown).
+        column: usize,
+        /// What is wrong, naming the field.
+        message: String,
+    },
+
+    /// A file could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file involved.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// The engine's async runtime could not be started.
+    #[error("cannot start the engine's async runtime: {0}")]
+    Runtime(String),
+}
+
+impl Error {
+    /// A stable, machine-readable code for this error (`snake_case`).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::UnknownHookType(_) => "unknown_hook_type",
+            Error::DuplicateHook(_) => "duplicate_hook",
+            Error::UnknownHook(_) => "unknown_hook",
+            Error::InvalidHookName { .. } => "invalid_hook_name",
+            Error::InvalidMatcher { .. } => "invalid_matcher",
+            Error::InvalidResult(_) => "invalid_result",
+            Error::InvalidContext(_) => "invalid_context",
+            Error::Config { .. } => "config",
+            Error::Io { .. } => "io",
+            Error::Runtime(_) => "runtime",
+        }
+    }
+}
+
+/// `Result` with the engine's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,771 @@
+//! [`HookRegistry`]: registration, enable/disable, and chain execution.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::pin::pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::task::{Context, Poll, Waker};
+use std::time::{Duration, Instant};
+
+use arc_swap::ArcSwap;
+use serde::Serialize;
+use tokio::runtime::{Handle, Runtime};
+use tokio_util::sync::CancellationToken;
+
+use crate::config::{HookConfigFile, HookSettings};
+use crate::context::HookContext;
+use crate::error::{Error, Result};
+use crate::hook::{Hook, HookCall, HookFuture, HookOutput};
+use crate::hook_type::{HookPriority, HookType};
+use crate::matcher::ToolMatcher;
+use crate::outcome::{ChainOutcome, ChainStatus, HookRun, HookRunStatus, StopInfo};
+use crate::result::HookResult;
+
+/// The default time limit of an asynchronous hook: 30 seconds.
+pub const DEFAULT_ASYNC_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The longest hook name accepted, in bytes.
+pub const MAX_HOOK_NAME_LEN: usize = 128;
+
+/// Registration settings that are not part of the hook itself.
+#[derive(Debug, Clone, Default)]
+pub struct HookOptions {
+    /// Overrides the hook's own priority.
+    pub priority: Option<HookPriority>,
+    /// Registers the hook disabled.
+    pub disabled: bool,
+    /// Limits a tool hook to some tools (tool hook types only).
+    pub matcher: Option<ToolMatcher>,
+    /// The hook's time limit. Asynchronous hooks are stopped when it passes
+    /// (default [`DEFAULT_ASYNC_TIMEOUT`]); a synchronous hook cannot be
+    /// interrupted, so one that returns after its limit is recorded as timed
+    /// out and its answer is discarded.
+    pub timeout: Option<Duration>,
+}
+
+/// How to run one chain.
+#[derive(Debug, Clone, Default)]
+pub struct ExecuteOptions {
+    /// The chain ends with [`ChainStatus::DeadlineExceeded`] once this passes.
+    pub deadline: Option<Instant>,
+    /// The chain ends with [`ChainStatus::Cancelled`] once this fires.
+    pub cancel: Option<CancellationToken>,
+}
+
+impl ExecuteOptions {
+    /// Options with a deadline `timeout` from now.
+    pub fn with_timeout(timeout: Duration) -> Self {
+        ExecuteOptions {
+            deadline: Some(Instant::now() + timeout),
+            cancel: None,
+        }
+    }
+
+    /// Options with a cancellation token.
+    pub fn with_cancel(cancel: CancellationToken) -> Self {
+        ExecuteOptions {
+            deadline: None,
+            cancel: Some(cancel),
+        }
+    }
+}
+
+/// A registered hook, as [`HookRegistry::list`] reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HookInfo {
+    /// The hook's name.
+    pub name: String,
+    /// Its type.
+    pub hook_type: HookType,
+    /// Its effective priority.
+    pub priority: HookPriority,
+    /// Whether it runs.
+    pub enabled: bool,
+    /// Its tool matcher pattern, if any.
+    pub matcher: Option<String>,
+    /// Its time limit in milliseconds, if one was set.
+    pub timeout_ms: Option<u64>,
+}
+
+struct Entry {
+    name: Arc<str>,
+    hook: Arc<dyn Hook>,
+    hook_type: HookType,
+    priority: HookPriority,
+    seq: u64,
+    enabled: AtomicBool,
+    matcher: Option<ToolMatcher>,
+    timeout: Option<Duration>,
+}
+
+impl Entry {
+    fn info(&self) -> HookInfo {
+        HookInfo {
+            name: self.name.to_string(),
+            hook_type: self.hook_type,
+            priority: self.priority,
+            enabled: self.enabled.load(Ordering::Relaxed),
+            matcher: self.matcher.as_ref().map(|m| m.pattern().to_owned()),
+            timeout_ms: self
+                .timeout
+                .map(|t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX)),
+        }
+    }
+}
+
+/// What a registration asked for, kept so configuration can be re-applied.
+struct Registered {
+    entry: Arc<Entry>,
+    requested: HookOptions,
+    base_priority: HookPriority,
+}
+
+#[derive(Default)]
+struct WriteState {
+    by_name: HashMap<Arc<str>, Registered>,
+    next_seq: u64,
+    overrides: HashMap<String, HookSettings>,
+}
+
+type Chain = Arc<Vec<Arc<Entry>>>;
+
+struct Inner {
+    chains: [ArcSwap<Vec<Arc<Entry>>>; HookType::COUNT],
+    write: Mutex<WriteState>,
+    runtime: OnceLock<std::result::Result<Runtime, String>>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // Dropping a runtime from inside another runtime's context panics;
+        // shutting it down in the background never does.
+        if let Some(Ok(runtime)) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+impl Inner {
+    fn runtime(&self) -> Result<&Runtime> {
+        self.runtime
+            .get_or_init(|| {
+                tokio::runtime::Builder::new_multi_thread()
+                    .worker_threads(2)
+                    .thread_name("radium-hooks")
+                    .enable_time()
+                    .build()
+                    .map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .map_err(|e| Error::Runtime(e.clone()))
+    }
+}
+
+/// The registry of hooks: safe to share across threads (it is a cheap
+/// handle; clones share the same hooks).
+///
+/// Hooks of each type are kept sorted by priority (higher first, ties in
+/// registration order) when registered, and published as an immutable
+/// snapshot: executing a chain takes no lock, and registering or
+/// unregistering during a run affects the next run only.
+#[derive(Clone)]
+pub struct HookRegistry {
+    inner: Arc<Inner>,
+}
+
+impl Default for HookRegistry {
+    fn default() -> Self {
+        HookRegistry::new()
+    }
+}
+
+impl std::fmt::Debug for HookRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HookRegistry")
+            .field("hooks", &self.list())
+            .finish()
+    }
+}
+
+fn validate_name(name: &str) -> Result<()> {
+    let reason = if name.trim().is_empty() {
+        "a hook name cannot be empty"
+    } else if name.len() > MAX_HOOK_NAME_LEN {
+        "a hook name is at most 128 bytes"
+    } else if name.chars().any(char::is_control) {
+        "a hook name cannot contain control characters"
+    } else {
+        return Ok(());
+    };
+    Err(Error::InvalidHookName {
+        name: name.chars().take(MAX_HOOK_NAME_LEN).collect(),
+        reason,
+    })
+}
+
+fn check_matcher(name: &str, hook_type: HookType, matcher: Option<&ToolMatcher>) -> Result<()> {
+    match matcher {
+        Some(m) if !hook_type.is_tool_hook() => Err(Error::InvalidMatcher {
+            pattern: m.pattern().to_owned(),
+            reason: format!(
+                "hook `{name}` is a {hook_type} hook; matchers apply only to before_tool, after_tool and tool_selection hooks"
+            ),
+        }),
+        _ => Ok(()),
+    }
+}
+
+impl HookRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        HookRegistry {
+            inner: Arc::new(Inner {
+                chains: std::array::from_fn(|_| ArcSwap::from_pointee(Vec::new())),
+                write: Mutex::new(WriteState::default()),
+                runtime: OnceLock::new(),
+            }),
+        }
+    }
+
+    fn write(&self) -> MutexGuard<'_, WriteState> {
+        // A panic while holding this lock cannot leave the state half-written
+        // (every change is built aside and then swapped in), so a poisoned
+        // lock is safe to reuse.
+        self.inner
+            .write
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Registers `hook` with its own name, type and priority.
+    pub fn register(&self, hook: impl Hook) -> Result<()> {
+        self.register_arc(Arc::new(hook), HookOptions::default())
+    }
+
+    /// Registers `hook` with extra options.
+    pub fn register_with(&self, hook: impl Hook, options: HookOptions) -> Result<()> {
+        self.register_arc(Arc::new(hook), options)
+    }
+
+    /// Registers a shared hook with extra options. A name already registered
+    /// is an error; settings from applied configuration (`hooks.toml`) for
+    /// this name take precedence over `options`.
+    pub fn register_arc(&self, hook: Arc<dyn Hook>, options: HookOptions) -> Result<()> {
+        let name: Arc<str> = Arc::from(hook.name());
+        validate_name(&name)?;
+        let hook_type = hook.hook_type();
+        check_matcher(&name, hook_type, options.matcher.as_ref())?;
+        let base_priority = hook.priority();
+        let mut state = self.write();
+        if state.by_name.contains_key(&name) {
+            return Err(Error::DuplicateHook(name.to_string()));
+        }
+        let seq = state.next_seq;
+        let entry = build_entry(
+            &name,
+            hook,
+            base_priority,
+            &options,
+            state.overrides.get(&*name),
+            seq,
+        )?;
+        state.next_seq += 1;
+        state.by_name.insert(
+            name,
+            Registered {
+                entry: Arc::new(entry),
+                requested: options,
+                base_priority,
+            },
+        );
+        self.publish(&state, hook_type);
+        Ok(())
+    }
+
+    /// Rebuilds and publishes the sorted chain of `hook_type`.
+    fn publish(&self, state: &WriteState, hook_type: HookType) {
+        let mut chain: Vec<Arc<Entry>> = state
+            .by_name
+            .values()
+            .filter(|r| r.entry.hook_type == hook_type)
+            .map(|r| Arc::clone(&r.entry))
+            .collect();
+        chain.sort_by(|a, b| b.priority.cmp(&a.priority).then(a.seq.cmp(&b.seq)));
+        self.inner.chains[hook_type.index()].store(Arc::new(chain));
+    }
+
+    /// Removes the hook named `name`. Unknown names are an error.
+    pub fn unregister(&self, name: &str) -> Result<()> {
+        let mut state = self.write();
+        let removed = state
+            .by_name
+            .remove(name)
+            .ok_or_else(|| Error::UnknownHook(name.to_owned()))?;
+        self.publish(&state, removed.entry.hook_type);
+        Ok(())
+    }
+
+    /// Enables or disables the hook named `name` at run time. Unknown names are an error.
+    pub fn set_enabled(&self, name: &str, enabled: bool) -> Result<()> {
+        let state = self.write();
+        let registered = state
+            .by_name
+            .get(name)
+            .ok_or_else(|| Error::UnknownHook(name.to_owned()))?;
+        registered.entry.enabled.store(enabled, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Enables the hook named `name`.
+    pub fn enable(&self, name: &str) -> Result<()> {
+        self.set_enabled(name, true)
+    }
+
+    /// Disables the hook named `name`.
+    pub fn disable(&self, name: &str) -> Result<()> {
+        self.set_enabled(name, false)
+    }
+
+    /// Whether a hook named `name` is registered.
+    pub fn contains(&self, name: &str) -> bool {
+        self.write().by_name.contains_key(name)
+    }
+
+    /// Whether the hook named `name` is enabled (`None` when unknown).
+    pub fn is_enabled(&self, name: &str) -> Option<bool> {
+        self.write()
+            .by_name
+            .get(name)
+            .map(|r| r.entry.enabled.load(Ordering::Relaxed))
+    }
+
+    /// The number of registered hooks.
+    pub fn len(&self) -> usize {
+        self.write().by_name.len()
+    }
+
+    /// Whether no hook is registered.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every registered hook, by type (in [`HookType::ALL`] order) and then
+    /// in execution order.
+    pub fn list(&self) -> Vec<HookInfo> {
+        HookType::ALL
+            .iter()
+            .flat_map(|&t| self.list_type(t))
+            .collect()
+    }
+
+    /// The hooks of `hook_type`, in execution order.
+    pub fn list_type(&self, hook_type: HookType) -> Vec<HookInfo> {
+        self.inner.chains[hook_type.index()]
+            .load()
+            .iter()
+            .map(|e| e.info())
+            .collect()
+    }
+
+    /// Applies a parsed `hooks.toml`: each entry's settings (priority,
+    /// enabled, matcher, timeout, config) apply to the hook of that name now
+    /// if it is registered, and to a hook registered later under that name.
+    /// A type that contradicts the registered hook's type is an error naming
+    /// the file and line, and then nothing is applied.
+    pub fn apply_config(&self, config: &HookConfigFile) -> Result<()> {
+        let mut state = self.write();
+        // Check everything first, so a bad file changes nothing.
+        let mut rebuilt = Vec::new();
+        for settings in &config.hooks {
+            if let Some(registered) = state.by_name.get(settings.name.as_str()) {
+                let entry = &registered.entry;
+                let mut options = registered.requested.clone();
+                options.disabled = !entry.enabled.load(Ordering::Relaxed);
+                let new_entry = build_entry(
+                    &entry.name,
+                    Arc::clone(&entry.hook),
+                    registered.base_priority,
+                    &options,
+                    Some(settings),
+                    entry.seq,
+                )?;
+                rebuilt.push(new_entry);
+            }
+        }
+        for settings in &config.hooks {
+            state
+                .overrides
+                .insert(settings.name.clone(), settings.clone());
+        }
+        let mut touched = Vec::new();
+        for entry in rebuilt {
+            touched.push(entry.hook_type);
+            if let Some(registered) = state.by_name.get_mut(&*entry.name) {
+                registered.entry = Arc::new(entry);
+            }
+        }
+        touched.sort();
+        touched.dedup();
+        for hook_type in touched {
+            self.publish(&state, hook_type);
+        }
+        Ok(())
+    }
+
+    /// A handle to the runtime the engine owns for asynchronous hooks,
+    /// started on first use.
+    pub fn runtime_handle(&self) -> Result<Handle> {
+        Ok(self.inner.runtime()?.handle().clone())
+    }
+
+    /// Runs the chain of `context.hook_type` on the caller's thread with
+    /// default options.
+    pub fn execute(&self, context: HookContext) -> ChainOutcome {
+        self.execute_with(context, &ExecuteOptions::default())
+    }
+
+    /// Runs the chain of `context.hook_type` on the caller's thread.
+    ///
+    /// Synchronous hooks run right here; no runtime is needed or started. If
+    /// the chain reaches an asynchronous hook, that hook runs on the engine's
+    /// runtime and this thread waits for it (under its time limit, the
+    /// chain's deadline and cancellation). Do not call this from one of the
+    /// engine's own runtime threads.
+    pub fn execute_with(&self, context: HookContext, options: &ExecuteOptions) -> ChainOutcome {
+        let mut future = pin!(self.execute_async(context, options.clone()));
+        // First poll with a no-op waker: a chain of synchronous hooks
+        // finishes here without any executor machinery.
+        match future
+            .as_mut()
+            .poll(&mut Context::from_waker(Waker::noop()))
+        {
+            Poll::Ready(outcome) => outcome,
+            Poll::Pending => pollster::block_on(future),
+        }
+    }
+
+    /// Runs the chain of `context.hook_type` as a future.
+    ///
+    /// The future is `Send + 'static` and needs no particular executor:
+    /// synchronous hooks run inside `poll`, on whichever thread polls it;
+    /// asynchronous hooks run on the engine's runtime, and their completion
+    /// wakes the future. A host with a single-threaded event loop can poll it
+    /// only on that thread, so its own hooks run there. Dropping the future
+    /// stops an asynchronous hook in flight.
+    pub fn execute_async(
+        &self,
+        context: HookContext,
+        options: ExecuteOptions,
+    ) -> impl Future<Output = ChainOutcome> + Send + 'static {
+        let chain: Chain = self.inner.chains[context.hook_type.index()].load_full();
+        run_chain(Arc::clone(&self.inner), chain, context, options)
+    }
+}
+
+fn build_entry(
+    name: &Arc<str>,
+    hook: Arc<dyn Hook>,
+    base_priority: HookPriority,
+    options: &HookOptions,
+    settings: Option<&HookSettings>,
+    seq: u64,
+) -> Result<Entry> {
+    let hook_type = hook.hook_type();
+    let mut entry = Entry {
+        name: Arc::clone(name),
+        hook,
+        hook_type,
+        priority: options.priority.unwrap_or(base_priority),
+        seq,
+        enabled: AtomicBool::new(!options.disabled),
+        matcher: options.matcher.clone(),
+        timeout: options.timeout,
+    };
+    if let Some(s) = settings {
+        if let Some(configured) = s.hook_type {
+            if configured != hook_type {
+                return Err(s.error(format!(
+                    "field `type`: hook `{name}` is configured as {configured} but registered as {hook_type}"
+                )));
+            }
+        }
+        if let Some(matcher) = &s.matcher {
+            check_matcher(name, hook_type, Some(matcher))
+                .map_err(|e| s.error(format!("field `matcher`: {e}")))?;
+            entry.matcher = Some(matcher.clone());
+        }
+        if let Some(p) = s.priority {
+            entry.priority = p;
+        }
+        if let Some(enabled) = s.enabled {
+            entry.enabled = AtomicBool::new(enabled);
+        }
+        if let Some(t) = s.timeout {
+            entry.timeout = Some(t);
+        }
+        if let Some(config) = &s.config {
+            entry
+                .hook
+                .configure(config)
+                .map_err(|e| s.error(format!("field `config`: hook `{name}` refused it: {e}")))?;
+        }
+    }
+    Ok(entry)
+}
+
+/// How an asynchronous hook's wait ended.
+enum AsyncEnd {
+    Done(HookOutput),
+    TimedOut,
+    DeadlineExceeded,
+    Cancelled,
+}
+
+/// Aborts a spawned hook task if the chain is dropped while waiting on it.
+struct AbortOnDrop(tokio::task::JoinHandle<AsyncEnd>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+async fn cancelled(token: Option<CancellationToken>) {
+    match token {
+        Some(token) => token.cancelled_owned().await,
+        None => std::future::pending().await,
+    }
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        format!("hook panicked: {s}")
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        format!("hook panicked: {s}")
+    } else {
+        "hook panicked".to_owned()
+    }
+}
+
+async fn wait_async(
+    inner: &Inner,
+    future: HookFuture,
+    limit: Duration,
+    limit_is_deadline: bool,
+    cancel: Option<CancellationToken>,
+) -> (
+    HookRunStatus,
+    Option<HookResult>,
+    Option<String>,
+    Option<ChainStatus>,
+) {
+    let runtime = match inner.runtime() {
+        Ok(runtime) => runtime,
+        Err(e) => return (HookRunStatus::Error, None, Some(e.to_string()), None),
+    };
+    let task = AbortOnDrop(runtime.spawn(async move {
+        tokio::select! {
+            output = future => AsyncEnd::Done(output),
+            () = tokio::time::sleep(limit) => if limit_is_deadline {
+                AsyncEnd::DeadlineExceeded
+            } else {
+                AsyncEnd::TimedOut
+            },
+            () = cancelled(cancel) => AsyncEnd::Cancelled,
+        }
+    }));
+    let joined = {
+        let mut task = task;
+        (&mut task.0).await
+    };
+    match joined {
+        Ok(AsyncEnd::Done(output)) => settle(output),
+        Ok(AsyncEnd::TimedOut) => (
+            HookRunStatus::TimedOut,
+            None,
+            Some(format!("hook exceeded its time limit of {limit:?}")),
+            None,
+        ),
+        Ok(AsyncEnd::DeadlineExceeded) => (
+            HookRunStatus::Cancelled,
+            None,
+            Some("the chain's deadline passed while the hook ran".to_owned()),
+            Some(ChainStatus::DeadlineExceeded),
+        ),
+        Ok(AsyncEnd::Cancelled) => (
+            HookRunStatus::Cancelled,
+            None,
+            Some("the chain was cancelled while the hook ran".to_owned()),
+            Some(ChainStatus::Cancelled),
+        ),
+        Err(e) if e.is_panic() => (
+            HookRunStatus::Panicked,
+            None,
+            Some(panic_message(&*e.into_panic())),
+            None,
+        ),
+        Err(e) => (HookRunStatus::Error, None, Some(e.to_string()), None),
+    }
+}
+
+/// Maps a hook's output to its run status, its result to act on, and its error message.
+fn settle(
+    output: HookOutput,
+) -> (
+    HookRunStatus,
+    Option<HookResult>,
+    Option<String>,
+    Option<ChainStatus>,
+) {
+    match output {
+        Ok(HookResult::Continue) => (
+            HookRunStatus::Continued,
+            Some(HookResult::Continue),
+            None,
+            None,
+        ),
+        Ok(result @ HookResult::Modify { .. }) => {
+            (HookRunStatus::Modified, Some(result), None, None)
+        }
+        Ok(result @ HookResult::Stop { .. }) => (HookRunStatus::Stopped, Some(result), None, None),
+        Ok(HookResult::Error { message }) => (HookRunStatus::Error, None, Some(message), None),
+        Err(e) => (HookRunStatus::Error, None, Some(e.to_string()), None),
+    }
+}
+
+/// Runs one hook: synchronously in place, or on the runtime when it hands back a future.
+async fn run_one(
+    inner: &Inner,
+    entry: &Entry,
+    context: &HookContext,
+    options: &ExecuteOptions,
+) -> (
+    HookRunStatus,
+    Option<HookResult>,
+    Option<String>,
+    Option<ChainStatus>,
+) {
+    let call = catch_unwind(AssertUnwindSafe(|| entry.hook.call(context)));
+    match call {
+        Err(payload) => (
+            HookRunStatus::Panicked,
+            None,
+            Some(panic_message(&*payload)),
+            None,
+        ),
+        Ok(HookCall::Ready(output)) => settle(output),
+        Ok(HookCall::Pending(future)) => {
+            let timeout = entry.timeout.unwrap_or(DEFAULT_ASYNC_TIMEOUT);
+            let remaining = options
+                .deadline
+                .map(|d| d.saturating_duration_since(Instant::now()));
+            let (limit, limit_is_deadline) = match remaining {
+                Some(r) if r < timeout => (r, true),
+                _ => (timeout, false),
+            };
+            wait_async(
+                inner,
+                future,
+                limit,
+                limit_is_deadline,
+                options.cancel.clone(),
+            )
+            .await
+        }
+    }
+}
+
+async fn run_chain(
+    inner: Arc<Inner>,
+    chain: Chain,
+    mut context: HookContext,
+    options: ExecuteOptions,
+) -> ChainOutcome {
+    if chain.is_empty() {
+        return ChainOutcome {
+            hook_type: context.hook_type,
+            status: ChainStatus::Completed,
+            data: context.data,
+            stopped_by: None,
+            hooks: Vec::new(),
+            duration: Duration::ZERO,
+        };
+    }
+    let start = Instant::now();
+    let mut now = start;
+    let mut runs = Vec::with_capacity(chain.len());
+    let mut status = ChainStatus::Completed;
+    let mut stopped_by = None;
+
+    for entry in chain.iter() {
+        if !entry.enabled.load(Ordering::Relaxed) {
+            continue;
+        }
+        if let Some(matcher) = &entry.matcher {
+            if !context.tool_name().is_some_and(|t| matcher.matches(t)) {
+                continue;
+            }
+        }
+        if options
+            .cancel
+            .as_ref()
+            .is_some_and(CancellationToken::is_cancelled)
+        {
+            status = ChainStatus::Cancelled;
+            break;
+        }
+        if options.deadline.is_some_and(|d| now >= d) {
+            status = ChainStatus::DeadlineExceeded;
+            break;
+        }
+
+        let started = now;
+        let (mut run_status, result, mut error, interrupted) =
+            run_one(&inner, entry, &context, &options).await;
+        now = Instant::now();
+        let duration = now - started;
+        let mut result = result;
+        if let Some(limit) = entry.timeout {
+            if duration > limit && run_status != HookRunStatus::TimedOut && interrupted.is_none() {
+                run_status = HookRunStatus::TimedOut;
+                error = Some(format!(
+                    "hook exceeded its time limit of {limit:?} (ran {duration:?}); its answer was discarded"
+                ));
+                result = None;
+            }
+        }
+        runs.push(HookRun {
+            name: Arc::clone(&entry.name),
+            status: run_status,
+            duration,
+            error,
+        });
+        if let Some(interrupted) = interrupted {
+            status = interrupted;
+            break;
+        }
+        match result {
+            Some(HookResult::Modify { data }) => context.data = data,
+            Some(HookResult::Stop { reason }) => {
+                status = ChainStatus::Stopped;
+                stopped_by = Some(StopInfo {
+                    hook: entry.name.to_string(),
+                    reason,
+                });
+                break;
+            }
+            _ => {}
+        }
+    }
+
+    ChainOutcome {
+        hook_type: context.hook_type,
+        status,
+        data: context.data,
+        stopped_by,
+        hooks: runs,
+        duration: start.elapsed(),
+    }
+}
