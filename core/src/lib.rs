@@ -34,6 +34,7 @@
 //! assert_eq!(outcome.data["arguments"]["dry_run"], json!(true));
 //! ```
 
+mod chain;
 mod config;
 mod context;
 mod error;
@@ -70,3 +71,8 @@ pub use tokio_util::sync::CancellationToken;
 
 /// The engine's version (the crate version).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The README's Rust example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

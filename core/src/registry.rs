@@ -2,11 +2,8 @@
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::pin::pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
-use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwap;
@@ -14,14 +11,14 @@ use serde::Serialize;
 use tokio::runtime::{Handle, Runtime};
 use tokio_util::sync::CancellationToken;
 
+use crate::chain::ChainRun;
 use crate::config::{HookConfigFile, HookSettings};
 use crate::context::HookContext;
 use crate::error::{Error, Result};
-use crate::hook::{Hook, HookCall, HookFuture, HookOutput};
+use crate::hook::Hook;
 use crate::hook_type::{HookPriority, HookType};
 use crate::matcher::ToolMatcher;
-use crate::outcome::{ChainOutcome, ChainStatus, HookRun, HookRunStatus, StopInfo};
-use crate::result::HookResult;
+use crate::outcome::ChainOutcome;
 
 /// The default time limit of an asynchronous hook: 30 seconds.
 pub const DEFAULT_ASYNC_TIMEOUT: Duration = Duration::from_secs(30);
@@ -89,15 +86,15 @@ pub struct HookInfo {
     pub timeout_ms: Option<u64>,
 }
 
-struct Entry {
-    name: Arc<str>,
-    hook: Arc<dyn Hook>,
-    hook_type: HookType,
-    priority: HookPriority,
-    seq: u64,
-    enabled: AtomicBool,
-    matcher: Option<ToolMatcher>,
-    timeout: Option<Duration>,
+pub(crate) struct Entry {
+    pub(crate) name: Arc<str>,
+    pub(crate) hook: Arc<dyn Hook>,
+    pub(crate) hook_type: HookType,
+    pub(crate) priority: HookPriority,
+    pub(crate) seq: u64,
+    pub(crate) enabled: AtomicBool,
+    pub(crate) matcher: Option<ToolMatcher>,
+    pub(crate) timeout: Option<Duration>,
 }
 
 impl Entry {
@@ -129,9 +126,9 @@ struct WriteState {
     overrides: HashMap<String, HookSettings>,
 }
 
-type Chain = Arc<Vec<Arc<Entry>>>;
+pub(crate) type Chain = Arc<Vec<Arc<Entry>>>;
 
-struct Inner {
+pub(crate) struct Inner {
     chains: [ArcSwap<Vec<Arc<Entry>>>; HookType::COUNT],
     write: Mutex<WriteState>,
     runtime: OnceLock<std::result::Result<Runtime, String>>,
@@ -148,7 +145,7 @@ impl Drop for Inner {
 }
 
 impl Inner {
-    fn runtime(&self) -> Result<&Runtime> {
+    pub(crate) fn runtime(&self) -> Result<&Runtime> {
         self.runtime
             .get_or_init(|| {
                 tokio::runtime::Builder::new_multi_thread()
@@ -434,16 +431,16 @@ impl HookRegistry {
     /// chain's deadline and cancellation). Do not call this from one of the
     /// engine's own runtime threads.
     pub fn execute_with(&self, context: HookContext, options: &ExecuteOptions) -> ChainOutcome {
-        let mut future = pin!(self.execute_async(context, options.clone()));
-        // First poll with a no-op waker: a chain of synchronous hooks
-        // finishes here without any executor machinery.
-        match future
-            .as_mut()
-            .poll(&mut Context::from_waker(Waker::noop()))
-        {
-            Poll::Ready(outcome) => outcome,
-            Poll::Pending => pollster::block_on(future),
+        let chain: Chain = self.inner.chains[context.hook_type.index()].load_full();
+        if chain.is_empty() {
+            return ChainRun::empty(context);
         }
+        let mut run = ChainRun::new(chain, context, options.clone());
+        while let Some(mut pending) = run.advance() {
+            let settled = pollster::block_on(pending.wait(&self.inner));
+            run.complete(&pending, settled);
+        }
+        run.finish()
     }
 
     /// Runs the chain of `context.hook_type` as a future.
@@ -460,7 +457,18 @@ impl HookRegistry {
         options: ExecuteOptions,
     ) -> impl Future<Output = ChainOutcome> + Send + 'static {
         let chain: Chain = self.inner.chains[context.hook_type.index()].load_full();
-        run_chain(Arc::clone(&self.inner), chain, context, options)
+        let inner = Arc::clone(&self.inner);
+        async move {
+            if chain.is_empty() {
+                return ChainRun::empty(context);
+            }
+            let mut run = ChainRun::new(chain, context, options);
+            while let Some(mut pending) = run.advance() {
+                let settled = pending.wait(&inner).await;
+                run.complete(&pending, settled);
+            }
+            run.finish()
+        }
     }
 }
 
@@ -513,259 +521,4 @@ fn build_entry(
         }
     }
     Ok(entry)
-}
-
-/// How an asynchronous hook's wait ended.
-enum AsyncEnd {
-    Done(HookOutput),
-    TimedOut,
-    DeadlineExceeded,
-    Cancelled,
-}
-
-/// Aborts a spawned hook task if the chain is dropped while waiting on it.
-struct AbortOnDrop(tokio::task::JoinHandle<AsyncEnd>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
-async fn cancelled(token: Option<CancellationToken>) {
-    match token {
-        Some(token) => token.cancelled_owned().await,
-        None => std::future::pending().await,
-    }
-}
-
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        format!("hook panicked: {s}")
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        format!("hook panicked: {s}")
-    } else {
-        "hook panicked".to_owned()
-    }
-}
-
-async fn wait_async(
-    inner: &Inner,
-    future: HookFuture,
-    limit: Duration,
-    limit_is_deadline: bool,
-    cancel: Option<CancellationToken>,
-) -> (
-    HookRunStatus,
-    Option<HookResult>,
-    Option<String>,
-    Option<ChainStatus>,
-) {
-    let runtime = match inner.runtime() {
-        Ok(runtime) => runtime,
-        Err(e) => return (HookRunStatus::Error, None, Some(e.to_string()), None),
-    };
-    let task = AbortOnDrop(runtime.spawn(async move {
-        tokio::select! {
-            output = future => AsyncEnd::Done(output),
-            () = tokio::time::sleep(limit) => if limit_is_deadline {
-                AsyncEnd::DeadlineExceeded
-            } else {
-                AsyncEnd::TimedOut
-            },
-            () = cancelled(cancel) => AsyncEnd::Cancelled,
-        }
-    }));
-    let joined = {
-        let mut task = task;
-        (&mut task.0).await
-    };
-    match joined {
-        Ok(AsyncEnd::Done(output)) => settle(output),
-        Ok(AsyncEnd::TimedOut) => (
-            HookRunStatus::TimedOut,
-            None,
-            Some(format!("hook exceeded its time limit of {limit:?}")),
-            None,
-        ),
-        Ok(AsyncEnd::DeadlineExceeded) => (
-            HookRunStatus::Cancelled,
-            None,
-            Some("the chain's deadline passed while the hook ran".to_owned()),
-            Some(ChainStatus::DeadlineExceeded),
-        ),
-        Ok(AsyncEnd::Cancelled) => (
-            HookRunStatus::Cancelled,
-            None,
-            Some("the chain was cancelled while the hook ran".to_owned()),
-            Some(ChainStatus::Cancelled),
-        ),
-        Err(e) if e.is_panic() => (
-            HookRunStatus::Panicked,
-            None,
-            Some(panic_message(&*e.into_panic())),
-            None,
-        ),
-        Err(e) => (HookRunStatus::Error, None, Some(e.to_string()), None),
-    }
-}
-
-/// Maps a hook's output to its run status, its result to act on, and its error message.
-fn settle(
-    output: HookOutput,
-) -> (
-    HookRunStatus,
-    Option<HookResult>,
-    Option<String>,
-    Option<ChainStatus>,
-) {
-    match output {
-        Ok(HookResult::Continue) => (
-            HookRunStatus::Continued,
-            Some(HookResult::Continue),
-            None,
-            None,
-        ),
-        Ok(result @ HookResult::Modify { .. }) => {
-            (HookRunStatus::Modified, Some(result), None, None)
-        }
-        Ok(result @ HookResult::Stop { .. }) => (HookRunStatus::Stopped, Some(result), None, None),
-        Ok(HookResult::Error { message }) => (HookRunStatus::Error, None, Some(message), None),
-        Err(e) => (HookRunStatus::Error, None, Some(e.to_string()), None),
-    }
-}
-
-/// Runs one hook: synchronously in place, or on the runtime when it hands back a future.
-async fn run_one(
-    inner: &Inner,
-    entry: &Entry,
-    context: &HookContext,
-    options: &ExecuteOptions,
-) -> (
-    HookRunStatus,
-    Option<HookResult>,
-    Option<String>,
-    Option<ChainStatus>,
-) {
-    let call = catch_unwind(AssertUnwindSafe(|| entry.hook.call(context)));
-    match call {
-        Err(payload) => (
-            HookRunStatus::Panicked,
-            None,
-            Some(panic_message(&*payload)),
-            None,
-        ),
-        Ok(HookCall::Ready(output)) => settle(output),
-        Ok(HookCall::Pending(future)) => {
-            let timeout = entry.timeout.unwrap_or(DEFAULT_ASYNC_TIMEOUT);
-            let remaining = options
-                .deadline
-                .map(|d| d.saturating_duration_since(Instant::now()));
-            let (limit, limit_is_deadline) = match remaining {
-                Some(r) if r < timeout => (r, true),
-                _ => (timeout, false),
-            };
-            wait_async(
-                inner,
-                future,
-                limit,
-                limit_is_deadline,
-                options.cancel.clone(),
-            )
-            .await
-        }
-    }
-}
-
-async fn run_chain(
-    inner: Arc<Inner>,
-    chain: Chain,
-    mut context: HookContext,
-    options: ExecuteOptions,
-) -> ChainOutcome {
-    if chain.is_empty() {
-        return ChainOutcome {
-            hook_type: context.hook_type,
-            status: ChainStatus::Completed,
-            data: context.data,
-            stopped_by: None,
-            hooks: Vec::new(),
-            duration: Duration::ZERO,
-        };
-    }
-    let start = Instant::now();
-    let mut now = start;
-    let mut runs = Vec::with_capacity(chain.len());
-    let mut status = ChainStatus::Completed;
-    let mut stopped_by = None;
-
-    for entry in chain.iter() {
-        if !entry.enabled.load(Ordering::Relaxed) {
-            continue;
-        }
-        if let Some(matcher) = &entry.matcher {
-            if !context.tool_name().is_some_and(|t| matcher.matches(t)) {
-                continue;
-            }
-        }
-        if options
-            .cancel
-            .as_ref()
-            .is_some_and(CancellationToken::is_cancelled)
-        {
-            status = ChainStatus::Cancelled;
-            break;
-        }
-        if options.deadline.is_some_and(|d| now >= d) {
-            status = ChainStatus::DeadlineExceeded;
-            break;
-        }
-
-        let started = now;
-        let (mut run_status, result, mut error, interrupted) =
-            run_one(&inner, entry, &context, &options).await;
-        now = Instant::now();
-        let duration = now - started;
-        let mut result = result;
-        if let Some(limit) = entry.timeout {
-            if duration > limit && run_status != HookRunStatus::TimedOut && interrupted.is_none() {
-                run_status = HookRunStatus::TimedOut;
-                error = Some(format!(
-                    "hook exceeded its time limit of {limit:?} (ran {duration:?}); its answer was discarded"
-                ));
-                result = None;
-            }
-        }
-        runs.push(HookRun {
-            name: Arc::clone(&entry.name),
-            status: run_status,
-            duration,
-            error,
-        });
-        if let Some(interrupted) = interrupted {
-            status = interrupted;
-            break;
-        }
-        match result {
-            Some(HookResult::Modify { data }) => context.data = data,
-            Some(HookResult::Stop { reason }) => {
-                status = ChainStatus::Stopped;
-                stopped_by = Some(StopInfo {
-                    hook: entry.name.to_string(),
-                    reason,
-                });
-                break;
-            }
-            _ => {}
-        }
-    }
-
-    ChainOutcome {
-        hook_type: context.hook_type,
-        status,
-        data: context.data,
-        stopped_by,
-        hooks: runs,
-        duration: start.elapsed(),
-    }
 }

@@ -1,5 +1,7 @@
 //! Asynchronous hooks, time limits, deadlines, cancellation and the chain future.
 
+#![allow(clippy::unwrap_used, clippy::pedantic)]
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -11,7 +13,10 @@ use radium_core::{
 use serde_json::json;
 
 fn ctx() -> HookContext {
-    HookContext::new(HookType::BeforeTool, json!({"tool_name": "view", "steps": []}))
+    HookContext::new(
+        HookType::BeforeTool,
+        json!({"tool_name": "view", "steps": []}),
+    )
 }
 
 fn step(name: &'static str, priority: i32) -> impl radium_core::Hook {
@@ -101,8 +106,10 @@ fn an_async_hook_past_its_time_limit_is_stopped_and_the_chain_goes_on() {
 fn async_hook_errors_and_panics_are_isolated() {
     let r = HookRegistry::new();
     r.register(
-        AsyncFnHook::new("rejects", HookType::BeforeTool, |_| async { Err("rejected".into()) })
-            .with_priority(300),
+        AsyncFnHook::new("rejects", HookType::BeforeTool, |_| async {
+            Err("rejected".into())
+        })
+        .with_priority(300),
     )
     .unwrap();
     r.register(
@@ -117,7 +124,10 @@ fn async_hook_errors_and_panics_are_isolated() {
     assert_eq!(out.hooks[0].status, HookRunStatus::Error);
     assert_eq!(out.hooks[0].error.as_deref(), Some("rejected"));
     assert_eq!(out.hooks[1].status, HookRunStatus::Panicked);
-    assert_eq!(out.hooks[1].error.as_deref(), Some("hook panicked: async boom"));
+    assert_eq!(
+        out.hooks[1].error.as_deref(),
+        Some("hook panicked: async boom")
+    );
     assert_eq!(out.data["steps"], json!(["ok"]));
 }
 
@@ -136,7 +146,11 @@ fn cancelling_ends_a_chain_promptly_even_inside_a_slow_hook() {
     let t = Instant::now();
     let out = r.execute_with(ctx(), &ExecuteOptions::with_cancel(token));
     canceller.join().unwrap();
-    assert!(t.elapsed() < Duration::from_secs(2), "took {:?}", t.elapsed());
+    assert!(
+        t.elapsed() < Duration::from_secs(2),
+        "took {:?}",
+        t.elapsed()
+    );
     assert_eq!(out.status, ChainStatus::Cancelled);
     assert_eq!(out.hooks.len(), 2);
     assert_eq!(out.hooks[1].status, HookRunStatus::Cancelled);
@@ -162,7 +176,10 @@ fn a_deadline_ends_the_chain_with_its_own_status() {
     r.register(sleeper("slow", 200, 20_000)).unwrap();
     r.register(step("never", 100)).unwrap();
     let t = Instant::now();
-    let out = r.execute_with(ctx(), &ExecuteOptions::with_timeout(Duration::from_millis(80)));
+    let out = r.execute_with(
+        ctx(),
+        &ExecuteOptions::with_timeout(Duration::from_millis(80)),
+    );
     assert!(t.elapsed() < Duration::from_secs(2));
     assert_eq!(out.status, ChainStatus::DeadlineExceeded);
     assert_eq!(out.hooks[1].status, HookRunStatus::Cancelled);
@@ -179,7 +196,10 @@ fn a_deadline_ends_the_chain_with_its_own_status() {
     )
     .unwrap();
     r2.register(step("late", 1)).unwrap();
-    let out = r2.execute_with(ctx(), &ExecuteOptions::with_timeout(Duration::from_millis(10)));
+    let out = r2.execute_with(
+        ctx(),
+        &ExecuteOptions::with_timeout(Duration::from_millis(10)),
+    );
     assert_eq!(out.status, ChainStatus::DeadlineExceeded);
     assert_eq!(out.hooks.len(), 1);
     assert_eq!(out.to_json()["status"], "deadline_exceeded");

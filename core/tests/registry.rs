@@ -1,5 +1,7 @@
 //! Registry behaviour: order, data flow, stop, isolation, enable/disable, names, matchers.
 
+#![allow(clippy::unwrap_used, clippy::pedantic)]
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -31,20 +33,29 @@ fn trace_of(data: &Value) -> Vec<String> {
 }
 
 fn tool_ctx(tool: &str) -> HookContext {
-    HookContext::new(HookType::BeforeTool, json!({"tool_name": tool, "trace": []}))
+    HookContext::new(
+        HookType::BeforeTool,
+        json!({"tool_name": tool, "trace": []}),
+    )
 }
 
 #[test]
 fn higher_priority_runs_first_and_ties_keep_registration_order() {
     let r = HookRegistry::new();
     r.register(tracer("low", HookType::BeforeTool, 10)).unwrap();
-    r.register(tracer("tie-a", HookType::BeforeTool, 100)).unwrap();
-    r.register(tracer("high", HookType::BeforeTool, 200)).unwrap();
-    r.register(tracer("tie-b", HookType::BeforeTool, 100)).unwrap();
-    r.register(tracer("tie-c", HookType::BeforeTool, 100)).unwrap();
-    r.register(tracer("negative", HookType::BeforeTool, -5)).unwrap();
+    r.register(tracer("tie-a", HookType::BeforeTool, 100))
+        .unwrap();
+    r.register(tracer("high", HookType::BeforeTool, 200))
+        .unwrap();
+    r.register(tracer("tie-b", HookType::BeforeTool, 100))
+        .unwrap();
+    r.register(tracer("tie-c", HookType::BeforeTool, 100))
+        .unwrap();
+    r.register(tracer("negative", HookType::BeforeTool, -5))
+        .unwrap();
     // A hook of another type never runs in this chain.
-    r.register(tracer("other-type", HookType::AfterTool, 999)).unwrap();
+    r.register(tracer("other-type", HookType::AfterTool, 999))
+        .unwrap();
 
     let out = r.execute(tool_ctx("view"));
     assert_eq!(out.status, ChainStatus::Completed);
@@ -53,8 +64,14 @@ fn higher_priority_runs_first_and_ties_keep_registration_order() {
         ["high", "tie-a", "tie-b", "tie-c", "low", "negative"]
     );
     let names: Vec<&str> = out.hooks.iter().map(|h| &*h.name).collect();
-    assert_eq!(names, ["high", "tie-a", "tie-b", "tie-c", "low", "negative"]);
-    assert!(out.hooks.iter().all(|h| h.status == HookRunStatus::Modified));
+    assert_eq!(
+        names,
+        ["high", "tie-a", "tie-b", "tie-c", "low", "negative"]
+    );
+    assert!(out
+        .hooks
+        .iter()
+        .all(|h| h.status == HookRunStatus::Modified));
 
     // Listing reports the same order.
     let listed: Vec<String> = r
@@ -62,14 +79,19 @@ fn higher_priority_runs_first_and_ties_keep_registration_order() {
         .into_iter()
         .map(|h| h.name)
         .collect();
-    assert_eq!(listed, ["high", "tie-a", "tie-b", "tie-c", "low", "negative"]);
+    assert_eq!(
+        listed,
+        ["high", "tie-a", "tie-b", "tie-c", "low", "negative"]
+    );
 }
 
 #[test]
 fn default_priority_is_100_and_options_override_it() {
     let r = HookRegistry::new();
-    r.register(FnHook::new("plain", HookType::BeforeModel, |_| Ok(HookResult::success())))
-        .unwrap();
+    r.register(FnHook::new("plain", HookType::BeforeModel, |_| {
+        Ok(HookResult::success())
+    }))
+    .unwrap();
     r.register_with(
         tracer("boosted", HookType::BeforeModel, 1),
         HookOptions {
@@ -114,20 +136,28 @@ fn each_hook_sees_the_data_as_the_previous_hooks_left_it() {
     let statuses: Vec<_> = out.hooks.iter().map(|h| h.status).collect();
     assert_eq!(
         statuses,
-        [HookRunStatus::Modified, HookRunStatus::Continued, HookRunStatus::Modified]
+        [
+            HookRunStatus::Modified,
+            HookRunStatus::Continued,
+            HookRunStatus::Modified
+        ]
     );
 }
 
 #[test]
 fn a_stop_ends_the_chain_and_says_who_and_why() {
     let r = HookRegistry::new();
-    r.register(tracer("first", HookType::BeforeTool, 300)).unwrap();
+    r.register(tracer("first", HookType::BeforeTool, 300))
+        .unwrap();
     r.register(
-        FnHook::new("guard", HookType::BeforeTool, |_| Ok(HookResult::stop("writes are frozen")))
-            .with_priority(200),
+        FnHook::new("guard", HookType::BeforeTool, |_| {
+            Ok(HookResult::stop("writes are frozen"))
+        })
+        .with_priority(200),
     )
     .unwrap();
-    r.register(tracer("never", HookType::BeforeTool, 100)).unwrap();
+    r.register(tracer("never", HookType::BeforeTool, 100))
+        .unwrap();
     let out = r.execute(tool_ctx("create"));
     assert_eq!(out.status, ChainStatus::Stopped);
     let stop = out.stopped_by.as_ref().expect("stopped_by");
@@ -145,12 +175,19 @@ fn a_stop_ends_the_chain_and_says_who_and_why() {
 fn errors_panics_and_slow_sync_hooks_are_isolated() {
     let r = HookRegistry::new();
     r.register(
-        FnHook::new("fails", HookType::BeforeTool, |_| Err("disk on fire".into())).with_priority(500),
+        FnHook::new(
+            "fails",
+            HookType::BeforeTool,
+            |_| Err("disk on fire".into()),
+        )
+        .with_priority(500),
     )
     .unwrap();
     r.register(
-        FnHook::new("reports-error", HookType::BeforeTool, |_| Ok(HookResult::error("bad input")))
-            .with_priority(400),
+        FnHook::new("reports-error", HookType::BeforeTool, |_| {
+            Ok(HookResult::error("bad input"))
+        })
+        .with_priority(400),
     )
     .unwrap();
     r.register(
@@ -171,21 +208,32 @@ fn errors_panics_and_slow_sync_hooks_are_isolated() {
         },
     )
     .unwrap();
-    r.register(tracer("survivor", HookType::BeforeTool, 100)).unwrap();
+    r.register(tracer("survivor", HookType::BeforeTool, 100))
+        .unwrap();
 
     let out = r.execute(tool_ctx("view"));
     assert_eq!(out.status, ChainStatus::Completed);
     assert_eq!(trace_of(&out.data), ["survivor"]);
-    assert!(out.data.get("slow").is_none(), "a timed-out hook's answer is discarded");
+    assert!(
+        out.data.get("slow").is_none(),
+        "a timed-out hook's answer is discarded"
+    );
     let by = |n: &str| out.hooks.iter().find(|h| &*h.name == n).expect(n);
     assert_eq!(by("fails").status, HookRunStatus::Error);
     assert_eq!(by("fails").error.as_deref(), Some("disk on fire"));
     assert_eq!(by("reports-error").status, HookRunStatus::Error);
     assert_eq!(by("reports-error").error.as_deref(), Some("bad input"));
     assert_eq!(by("panics").status, HookRunStatus::Panicked);
-    assert_eq!(by("panics").error.as_deref(), Some("hook panicked: boom 42"));
+    assert_eq!(
+        by("panics").error.as_deref(),
+        Some("hook panicked: boom 42")
+    );
     assert_eq!(by("slow").status, HookRunStatus::TimedOut);
-    assert!(by("slow").error.as_deref().unwrap().contains("time limit of 10ms"));
+    assert!(by("slow")
+        .error
+        .as_deref()
+        .unwrap()
+        .contains("time limit of 10ms"));
     assert!(by("slow").duration >= Duration::from_millis(60));
     assert_eq!(by("survivor").status, HookRunStatus::Modified);
     assert_eq!(out.failures().count(), 4);
@@ -227,7 +275,9 @@ fn enable_and_disable_at_run_time() {
 fn duplicate_unknown_and_invalid_names() {
     let r = HookRegistry::new();
     r.register(tracer("dup", HookType::BeforeTool, 1)).unwrap();
-    let err = r.register(tracer("dup", HookType::AfterTool, 1)).unwrap_err();
+    let err = r
+        .register(tracer("dup", HookType::AfterTool, 1))
+        .unwrap_err();
     assert_eq!(err.to_string(), "a hook named `dup` is already registered");
     assert_eq!(err.code(), "duplicate_hook");
     assert_eq!(r.len(), 1);
@@ -236,7 +286,9 @@ fn duplicate_unknown_and_invalid_names() {
     assert_eq!(err.to_string(), "no hook named `ghost` is registered");
 
     for bad in ["", "   ", "a\nb"] {
-        let err = r.register(tracer(bad, HookType::BeforeTool, 1)).unwrap_err();
+        let err = r
+            .register(tracer(bad, HookType::BeforeTool, 1))
+            .unwrap_err();
         assert_eq!(err.code(), "invalid_hook_name", "{bad:?}");
     }
     let long = "x".repeat(129);
@@ -257,18 +309,32 @@ fn tool_matchers_select_tools() {
         matcher: Some(ToolMatcher::new(pattern).unwrap()),
         ..HookOptions::default()
     };
-    r.register_with(tracer("writes", HookType::BeforeTool, 300), with("create|str-replace|insert"))
+    r.register_with(
+        tracer("writes", HookType::BeforeTool, 300),
+        with("create|str-replace|insert"),
+    )
+    .unwrap();
+    r.register_with(tracer("mcp", HookType::BeforeTool, 200), with("mcp__*"))
         .unwrap();
-    r.register_with(tracer("mcp", HookType::BeforeTool, 200), with("mcp__*")).unwrap();
-    r.register(tracer("all", HookType::BeforeTool, 100)).unwrap();
+    r.register(tracer("all", HookType::BeforeTool, 100))
+        .unwrap();
 
-    assert_eq!(trace_of(&r.execute(tool_ctx("create")).data), ["writes", "all"]);
+    assert_eq!(
+        trace_of(&r.execute(tool_ctx("create")).data),
+        ["writes", "all"]
+    );
     assert_eq!(trace_of(&r.execute(tool_ctx("view")).data), ["all"]);
-    assert_eq!(trace_of(&r.execute(tool_ctx("mcp__git__log")).data), ["mcp", "all"]);
+    assert_eq!(
+        trace_of(&r.execute(tool_ctx("mcp__git__log")).data),
+        ["mcp", "all"]
+    );
     // No tool name: matcher hooks are skipped.
     let out = r.execute(HookContext::new(HookType::BeforeTool, json!({"trace": []})));
     assert_eq!(trace_of(&out.data), ["all"]);
-    assert_eq!(r.list_type(HookType::BeforeTool)[0].matcher.as_deref(), Some("create|str-replace|insert"));
+    assert_eq!(
+        r.list_type(HookType::BeforeTool)[0].matcher.as_deref(),
+        Some("create|str-replace|insert")
+    );
 
     // Matchers are for tool hooks only.
     let err = r
@@ -295,7 +361,10 @@ fn sync_chains_run_on_the_callers_thread() {
 #[test]
 fn an_empty_chain_returns_the_data_unchanged() {
     let r = HookRegistry::new();
-    let out = r.execute(HookContext::new(HookType::ErrorLogging, json!({"k": [1, 2]})));
+    let out = r.execute(HookContext::new(
+        HookType::ErrorLogging,
+        json!({"k": [1, 2]}),
+    ));
     assert!(out.completed());
     assert!(out.hooks.is_empty());
     assert_eq!(out.data, json!({"k": [1, 2]}));
@@ -305,7 +374,10 @@ fn an_empty_chain_returns_the_data_unchanged() {
 #[test]
 fn outcome_json_has_the_documented_shape() {
     let r = HookRegistry::new();
-    r.register(FnHook::new("e", HookType::BeforeTool, |_| Err("nope".into()))).unwrap();
+    r.register(FnHook::new("e", HookType::BeforeTool, |_| {
+        Err("nope".into())
+    }))
+    .unwrap();
     let j = r.execute(tool_ctx("view")).to_json();
     assert_eq!(j["hook_type"], "before_tool");
     assert_eq!(j["status"], "completed");

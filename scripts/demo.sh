@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Builds everything and runs the main job: an end-to-end tour of the engine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+command -v cargo >/dev/null || { echo "demo: cargo is required (https://rustup.rs)" >&2; exit 1; }
+
+echo "==> building the workspace"
+cargo build --workspace --all-targets --quiet
+echo "==> running the demo"
+cargo run --quiet -p radium-core --example demo

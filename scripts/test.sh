@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs every test of the project. Installs what it needs when it is missing.
+# Any step that cannot run fails the whole script: nothing is skipped silently.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+die() { echo "test: $*" >&2; exit 1; }
+
+command -v cargo >/dev/null || die "cargo is required (https://rustup.rs)"
+cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt || die "rustfmt is missing and could not be installed"
+cargo clippy --version >/dev/null 2>&1 || rustup component add clippy || die "clippy is missing and could not be installed"
+
+step "format (cargo fmt --check)"
+cargo fmt --all -- --check
+
+step "lint (cargo clippy, warnings are errors)"
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+
+step "Rust tests (unit, integration, doc)"
+cargo test --workspace
+
+step "benchmarks run once in test mode"
+cargo bench --workspace --quiet -- --test
+
+step "demo (the README's first command)"
+bash scripts/demo.sh >/dev/null
+
+echo
+echo "all tests passed"
