@@ -20,6 +20,9 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 step "Rust tests (unit, integration, doc)"
 cargo test --workspace
 
+step "C ABI: header, symbols, C and C++ programs (shared + static) under valgrind"
+bash scripts/test-c.sh
+
 step "benchmarks run once in test mode"
 cargo bench --workspace --quiet -- --test
 

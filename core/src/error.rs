@@ -72,6 +72,18 @@ pub enum Error {
         source: std::io::Error,
     },
 
+    /// A request that is not `{command, args?, tag?, cwd?}`.
+    #[error("invalid request: {0}")]
+    InvalidRequest(String),
+
+    /// A command the engine does not know.
+    #[error("unknown command `{0}`; known commands: {known}", known = crate::engine::COMMANDS.join(", "))]
+    UnknownCommand(String),
+
+    /// An argument that is missing or has the wrong type.
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+
     /// The engine's async runtime could not be started.
     #[error("cannot start the engine's async runtime: {0}")]
     Runtime(String),
@@ -90,6 +102,9 @@ impl Error {
             Error::InvalidContext(_) => "invalid_context",
             Error::Config { .. } => "config",
             Error::Io { .. } => "io",
+            Error::InvalidRequest(_) => "invalid_request",
+            Error::UnknownCommand(_) => "unknown_command",
+            Error::InvalidArgument(_) => "invalid_argument",
             Error::Runtime(_) => "runtime",
         }
     }

@@ -37,12 +37,14 @@
 mod chain;
 mod config;
 mod context;
+mod engine;
 mod error;
 mod hook;
 mod hook_type;
 mod matcher;
 mod orchestration;
 mod outcome;
+mod protocol;
 mod registry;
 mod result;
 
@@ -50,6 +52,7 @@ pub use config::{parse_duration, HookConfigFile, HookLoader, HookSettings, WORKS
 pub use context::{
     ErrorHookContext, HookContext, ModelHookContext, TelemetryHookContext, ToolHookContext,
 };
+pub use engine::{Engine, EngineConfig, ABI_VERSION, COMMANDS};
 pub use error::{Error, Result};
 pub use hook::{
     AsyncFnHook, ErrorHook, ErrorHookAdapter, FnHook, Hook, HookCall, HookFuture, HookOutput,
@@ -61,6 +64,7 @@ pub use orchestration::{
     ErrorHandling, HookDecision, HookExecutor, HookRegistryAdapter, OrchestratorHooks,
 };
 pub use outcome::{ChainOutcome, ChainStatus, HookRun, HookRunStatus, StopInfo};
+pub use protocol::{Request, Response};
 pub use registry::{
     ExecuteOptions, HookInfo, HookOptions, HookRegistry, DEFAULT_ASYNC_TIMEOUT, MAX_HOOK_NAME_LEN,
 };

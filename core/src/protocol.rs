@@ -1,0 +1,102 @@
+//! The request/response envelope every door speaks (seed 001):
+//! `{command, args, tag?, cwd?}` → `{ok, data?, error?, code?, tag?, warnings?}`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::Error;
+use crate::result::json_kind;
+
+/// A request to the engine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Request {
+    /// The command, kebab-case (`ping`, `hooks-list`, ...).
+    pub command: String,
+    /// The command's arguments (an object; `null` or absent means none).
+    #[serde(default)]
+    pub args: Value,
+    /// The session tag (dog tag) of the caller, for commands that use sessions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
+    /// The caller's working directory (the project root), for commands that use one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+}
+
+impl Request {
+    /// A request for `command` with `args`.
+    pub fn new(command: impl Into<String>, args: Value) -> Self {
+        Request {
+            command: command.into(),
+            args,
+            tag: None,
+            cwd: None,
+        }
+    }
+
+    /// Parses a request from JSON, with an error that says what is wrong.
+    pub fn from_json(value: Value) -> Result<Self, Error> {
+        if !value.is_object() {
+            return Err(Error::InvalidRequest(format!(
+                "a request must be an object like {{\"command\": \"ping\"}}, got {}",
+                json_kind(&value)
+            )));
+        }
+        serde_json::from_value(value).map_err(|e| Error::InvalidRequest(e.to_string()))
+    }
+}
+
+/// The engine's answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Response {
+    /// Whether the command succeeded.
+    pub ok: bool,
+    /// The command's result (any JSON).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+    /// What went wrong, when `ok` is false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The stable error code (see [`Error::code`]), when `ok` is false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// The session tag after the command.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
+    /// Things the caller should know (rewinds, skipped items...).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+impl Response {
+    /// A success carrying `data`.
+    pub fn success(data: Value) -> Self {
+        Response {
+            ok: true,
+            data: Some(data),
+            error: None,
+            code: None,
+            tag: None,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// A failure carrying the error's message and code.
+    pub fn failure(error: &Error) -> Self {
+        Response {
+            ok: false,
+            data: None,
+            error: Some(error.to_string()),
+            code: Some(error.code().to_owned()),
+            tag: None,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The JSON form.
+    pub fn to_json(&self) -> Value {
+        // Strings, booleans and JSON values always serialise.
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}

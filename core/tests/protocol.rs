@@ -1,0 +1,169 @@
+//! The request door: `{command, args, tag?, cwd?}` → `{ok, data?, error?, code?, ...}`.
+
+#![allow(clippy::unwrap_used, clippy::pedantic)]
+
+use radium_core::{Engine, EngineConfig, FnHook, HookResult, HookType, Request};
+use serde_json::{json, Value};
+
+fn engine() -> Engine {
+    let e = Engine::new(EngineConfig::default()).unwrap();
+    e.registry()
+        .register(FnHook::new("mark", HookType::BeforeTool, |c| {
+            let mut d = c.data.clone();
+            d["marked"] = json!(true);
+            Ok(HookResult::with_data(d))
+        }))
+        .unwrap();
+    e
+}
+
+fn call(e: &Engine, request: Value) -> Value {
+    e.handle_json(request).to_json()
+}
+
+#[test]
+fn ping_and_version() {
+    let e = engine();
+    assert_eq!(
+        call(&e, json!({"command": "ping"})),
+        json!({"ok": true, "data": "pong"})
+    );
+    let v = call(&e, json!({"command": "version", "args": {}}));
+    assert_eq!(v["data"]["version"], radium_core::VERSION);
+    assert_eq!(v["data"]["abi_version"], 1);
+}
+
+#[test]
+fn hook_commands() {
+    let e = engine();
+    let list = call(&e, json!({"command": "hooks-list"}));
+    assert_eq!(list["data"][0]["name"], "mark");
+    assert_eq!(list["data"][0]["hook_type"], "before_tool");
+
+    let out = call(
+        &e,
+        json!({"command": "hooks-execute", "args": {"hook_type": "before_tool", "data": {"tool_name": "view"}}}),
+    );
+    assert_eq!(out["ok"], true);
+    assert_eq!(out["data"]["status"], "completed");
+    assert_eq!(
+        out["data"]["data"],
+        json!({"tool_name": "view", "marked": true})
+    );
+
+    let off = call(
+        &e,
+        json!({"command": "hooks-disable", "args": {"name": "mark"}}),
+    );
+    assert_eq!(off["data"], json!({"name": "mark", "enabled": false}));
+    let out = call(
+        &e,
+        json!({"command": "hooks-execute", "args": {"hook_type": "before_tool", "data": 1, "timeout_ms": 1000}}),
+    );
+    assert_eq!(out["data"]["data"], 1);
+    assert_eq!(out["data"]["hooks"], json!([]));
+    call(
+        &e,
+        json!({"command": "hooks-enable", "args": {"name": "mark"}}),
+    );
+    assert_eq!(e.registry().is_enabled("mark"), Some(true));
+}
+
+#[test]
+fn every_bad_request_is_a_clear_error() {
+    let e = engine();
+    let cases = [
+        (json!([1]), "invalid_request", "a request must be an object"),
+        (
+            json!({"args": {}}),
+            "invalid_request",
+            "missing field `command`",
+        ),
+        (
+            json!({"command": "ping", "extra": 1}),
+            "invalid_request",
+            "unknown field `extra`",
+        ),
+        (
+            json!({"command": "dance"}),
+            "unknown_command",
+            "unknown command `dance`; known commands: ping, version",
+        ),
+        (
+            json!({"command": "ping", "args": [1]}),
+            "invalid_argument",
+            "args must be an object",
+        ),
+        (
+            json!({"command": "hooks-enable"}),
+            "invalid_argument",
+            "missing argument `name`",
+        ),
+        (
+            json!({"command": "hooks-enable", "args": {"name": 3}}),
+            "invalid_argument",
+            "argument `name` must be a string",
+        ),
+        (
+            json!({"command": "hooks-disable", "args": {"name": "ghost"}}),
+            "unknown_hook",
+            "no hook named `ghost`",
+        ),
+        (
+            json!({"command": "hooks-execute", "args": {"hook_type": "before_lunch"}}),
+            "unknown_hook_type",
+            "valid types are",
+        ),
+        (
+            json!({"command": "hooks-execute", "args": {"hook_type": "before_tool", "timeout_ms": -1}}),
+            "invalid_argument",
+            "timeout_ms",
+        ),
+    ];
+    for (request, code, message) in cases {
+        let r = call(&e, request.clone());
+        assert_eq!(r["ok"], false, "{request}");
+        assert_eq!(r["code"], code, "{request}: {r}");
+        assert!(
+            r["error"].as_str().unwrap().contains(message),
+            "{request}: {r}"
+        );
+        assert!(r.get("data").is_none());
+    }
+}
+
+#[test]
+fn requests_round_trip_with_tag_and_cwd() {
+    let r: Request =
+        serde_json::from_value(json!({"command": "ping", "tag": "ab12-xxxxxxxx", "cwd": "/w"}))
+            .unwrap();
+    assert_eq!(r.tag.as_deref(), Some("ab12-xxxxxxxx"));
+    assert_eq!(r.cwd.as_deref(), Some("/w"));
+    assert_eq!(engine().handle(&r).ok, true);
+}
+
+#[test]
+fn engine_config_is_validated_and_applies_the_workspace_file() {
+    assert!(EngineConfig::from_json(&Value::Null)
+        .unwrap()
+        .workspace
+        .is_none());
+    let err = EngineConfig::from_json(&json!(3)).unwrap_err();
+    assert!(err.to_string().contains("must be an object"));
+    let err = EngineConfig::from_json(&json!({"workspaces": "/x"})).unwrap_err();
+    assert!(
+        err.to_string().contains("unknown field `workspaces`"),
+        "{err}"
+    );
+
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(ws.path().join(".radium")).unwrap();
+    std::fs::write(
+        ws.path().join(".radium/hooks.toml"),
+        "[[hooks]]\nname = 1\n",
+    )
+    .unwrap();
+    let config = EngineConfig::from_json(&json!({"workspace": ws.path()})).unwrap();
+    let err = Engine::new(config).unwrap_err().to_string();
+    assert!(err.contains("hooks.toml:2:"), "{err}");
+}
