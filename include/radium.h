@@ -91,7 +91,7 @@ typedef enum RadiumStatus {
 
 /*
  An engine: hooks and settings. Create with `radium_engine_new`, free with
- `radium_engine_free`.
+ `radium_engine_free`. The handle is opaque: never dereference it.
  */
 typedef struct RadiumEngine RadiumEngine;
 
@@ -174,8 +174,9 @@ enum RadiumStatus radium_engine_new(const char *config_json,
 
 /*
  Destroys an engine and its hooks (their destructors run). NULL, and a
- handle already destroyed, are harmless. Do not destroy an engine while
- another thread is using it.
+ handle already destroyed, are harmless. If another thread is in a call on
+ this engine, the engine is destroyed when that call returns; calls made
+ after this one fail with `RADIUM_STATUS_INVALID_HANDLE`.
  */
 void radium_engine_free(struct RadiumEngine *engine);
 

@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use crate::config::HookLoader;
@@ -28,28 +27,45 @@ pub const COMMANDS: &[&str] = &[
 ];
 
 /// Engine settings, as the doors pass them (JSON object, every field optional).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EngineConfig {
     /// The workspace root; its `.radium/hooks.toml`, if any, is applied.
-    #[serde(default)]
     pub workspace: Option<PathBuf>,
 }
 
 impl EngineConfig {
-    /// Parses the configuration JSON; `null` means the defaults.
+    /// Parses the configuration JSON; `null` means the defaults. Errors name
+    /// the field and what was expected.
     pub fn from_json(value: &Value) -> Result<Self> {
-        if value.is_null() {
-            return Ok(EngineConfig::default());
+        let map = match value {
+            Value::Null => return Ok(EngineConfig::default()),
+            Value::Object(map) => map,
+            other => {
+                return Err(Error::InvalidArgument(format!(
+                    "engine configuration must be an object, got {}",
+                    json_kind(other)
+                )))
+            }
+        };
+        let mut config = EngineConfig::default();
+        for (key, field) in map {
+            match (key.as_str(), field) {
+                ("workspace", Value::Null) => {}
+                ("workspace", Value::String(path)) => config.workspace = Some(PathBuf::from(path)),
+                ("workspace", other) => {
+                    return Err(Error::InvalidArgument(format!(
+                        "engine configuration: `workspace` must be a string (a directory), got {}",
+                        json_kind(other)
+                    )))
+                }
+                (unknown, _) => {
+                    return Err(Error::InvalidArgument(format!(
+                        "engine configuration: unknown field `{unknown}`; known fields: workspace"
+                    )))
+                }
+            }
         }
-        if !value.is_object() {
-            return Err(Error::InvalidArgument(format!(
-                "engine configuration must be an object, got {}",
-                json_kind(value)
-            )));
-        }
-        EngineConfig::deserialize(value)
-            .map_err(|e| Error::InvalidArgument(format!("engine configuration: {e}")))
+        Ok(config)
     }
 }
 

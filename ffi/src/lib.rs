@@ -7,11 +7,11 @@
 
 #![allow(clippy::missing_safety_doc)] // the contract is in each function's doc and the header
 
-use std::collections::HashSet;
+use std::collections::BTreeMap;
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use radium_core::{
@@ -60,9 +60,9 @@ pub struct RadiumError {
 }
 
 /// An engine: hooks and settings. Create with `radium_engine_new`, free with
-/// `radium_engine_free`.
+/// `radium_engine_free`. The handle is opaque: never dereference it.
 pub struct RadiumEngine {
-    engine: Engine,
+    _opaque: [u8; 0],
 }
 
 /// Where a C hook puts its answer; valid only during the callback.
@@ -187,25 +187,35 @@ fn null_check<T>(ptr: *const T, name: &str) -> Outcome {
     }
 }
 
-/// The addresses of live engines: a call on a destroyed handle is detected
-/// instead of touching freed memory.
-fn live_engines() -> std::sync::MutexGuard<'static, HashSet<usize>> {
-    static LIVE: OnceLock<Mutex<HashSet<usize>>> = OnceLock::new();
-    LIVE.get_or_init(Mutex::default)
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
+/// The live engines, by handle. A handle is an opaque non-NULL number from
+/// a counter that never repeats, not an address: a call on a destroyed handle
+/// is always detected, even after another engine is created, and a call in
+/// flight keeps its engine alive (an `Arc`) if another thread frees it.
+struct Handles {
+    next: usize,
+    live: BTreeMap<usize, Arc<Engine>>,
 }
 
-unsafe fn engine_arg<'a>(ptr: *const RadiumEngine) -> Result<&'a Engine, Failure> {
+fn handles() -> std::sync::MutexGuard<'static, Handles> {
+    static HANDLES: Mutex<Handles> = Mutex::new(Handles {
+        next: 1,
+        live: BTreeMap::new(),
+    });
+    HANDLES.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn engine_arg(ptr: *const RadiumEngine) -> Result<Arc<Engine>, Failure> {
     null_check(ptr, "engine")?;
-    if !live_engines().contains(&(ptr as usize)) {
-        return Err(Failure::new(
-            RadiumStatus::InvalidHandle,
-            "the engine handle is not live (it was destroyed, or never created by radium_engine_new)",
-        ));
-    }
-    // SAFETY: a live handle points to an engine made by radium_engine_new.
-    Ok(unsafe { &(*ptr).engine })
+    handles()
+        .live
+        .get(&(ptr as usize))
+        .cloned()
+        .ok_or_else(|| {
+            Failure::new(
+                RadiumStatus::InvalidHandle,
+                "the engine handle is not live (it was destroyed, or never created by radium_engine_new)",
+            )
+        })
 }
 
 /// Writes a string the caller frees with `radium_string_free`.
@@ -284,29 +294,33 @@ pub unsafe extern "C" fn radium_engine_new(
             // SAFETY: forwarded contract.
             EngineConfig::from_json(&unsafe { json_arg(config_json, "config_json") }?)?
         };
-        let engine = Engine::new(config)?;
-        let ptr = Box::into_raw(Box::new(RadiumEngine { engine }));
-        live_engines().insert(ptr as usize);
+        let engine = Arc::new(Engine::new(config)?);
+        let handle = {
+            let mut handles = handles();
+            // Multiples of 16 look like aligned pointers to debuggers; the
+            // counter would take centuries to wrap.
+            let handle = handles.next << 4;
+            handles.next += 1;
+            handles.live.insert(handle, engine);
+            handle
+        };
         // SAFETY: checked non-NULL above.
-        unsafe { *engine_out = ptr };
+        unsafe { *engine_out = handle as *mut RadiumEngine };
         Ok(())
     })
 }
 
 /// Destroys an engine and its hooks (their destructors run). NULL, and a
-/// handle already destroyed, are harmless. Do not destroy an engine while
-/// another thread is using it.
+/// handle already destroyed, are harmless. If another thread is in a call on
+/// this engine, the engine is destroyed when that call returns; calls made
+/// after this one fail with `RADIUM_STATUS_INVALID_HANDLE`.
 #[no_mangle]
-pub unsafe extern "C" fn radium_engine_free(engine: *mut RadiumEngine) {
-    if engine.is_null() {
-        return;
-    }
-    let _ = catch_unwind(AssertUnwindSafe(|| {
-        if live_engines().remove(&(engine as usize)) {
-            // SAFETY: a live handle comes from Box::into_raw in radium_engine_new.
-            drop(unsafe { Box::from_raw(engine) });
-        }
-    }));
+pub extern "C" fn radium_engine_free(engine: *mut RadiumEngine) {
+    let _ = catch_unwind(|| {
+        let removed = handles().live.remove(&(engine as usize));
+        // Dropped outside the lock: hook destructors may call back into radium.
+        drop(removed);
+    });
 }
 
 struct UserData(*mut c_void);
@@ -395,7 +409,7 @@ pub unsafe extern "C" fn radium_hook_register(
 ) -> RadiumStatus {
     guard(error, || {
         // SAFETY: forwarded contract for every pointer argument.
-        let engine = unsafe { engine_arg(engine) }?;
+        let engine = engine_arg(engine)?;
         let name = unsafe { str_arg(name, "name") }?;
         let hook_type: HookType = unsafe { str_arg(hook_type, "hook_type") }?.parse()?;
         let matcher = if matcher.is_null() {
@@ -437,7 +451,7 @@ pub unsafe extern "C" fn radium_hook_unregister(
 ) -> RadiumStatus {
     guard(error, || {
         // SAFETY: forwarded contract.
-        let engine = unsafe { engine_arg(engine) }?;
+        let engine = engine_arg(engine)?;
         let name = unsafe { str_arg(name, "name") }?;
         Ok(engine.registry().unregister(name)?)
     })
@@ -453,7 +467,7 @@ pub unsafe extern "C" fn radium_hook_set_enabled(
 ) -> RadiumStatus {
     guard(error, || {
         // SAFETY: forwarded contract.
-        let engine = unsafe { engine_arg(engine) }?;
+        let engine = engine_arg(engine)?;
         let name = unsafe { str_arg(name, "name") }?;
         Ok(engine.registry().set_enabled(name, enabled)?)
     })
@@ -513,7 +527,7 @@ pub unsafe extern "C" fn radium_hooks_execute(
     guard(error, || {
         null_check(outcome_json_out, "outcome_json_out")?;
         // SAFETY: forwarded contract.
-        let engine = unsafe { engine_arg(engine) }?;
+        let engine = engine_arg(engine)?;
         let hook_type: HookType = unsafe { str_arg(hook_type, "hook_type") }?.parse()?;
         let data = unsafe { json_arg(data_json, "data_json") }?;
         let outcome = engine.registry().execute(HookContext::new(hook_type, data));
@@ -541,7 +555,7 @@ pub unsafe extern "C" fn radium_request(
     guard(error, || {
         null_check(response_json_out, "response_json_out")?;
         // SAFETY: forwarded contract.
-        let engine = unsafe { engine_arg(engine) }?;
+        let engine = engine_arg(engine)?;
         let request = unsafe { json_arg(request_json, "request_json") }?;
         let response = engine.handle_json(request);
         let text = serde_json::to_string(&response).unwrap_or_default();
