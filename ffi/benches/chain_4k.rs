@@ -104,7 +104,7 @@ fn chain(c: &mut Criterion) {
             radium_string_free(black_box(out));
         });
     });
-    unsafe { radium_engine_free(engine) };
+    radium_engine_free(engine);
 }
 
 criterion_group!(benches, chain);
