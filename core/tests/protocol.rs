@@ -139,7 +139,7 @@ fn requests_round_trip_with_tag_and_cwd() {
             .unwrap();
     assert_eq!(r.tag.as_deref(), Some("ab12-xxxxxxxx"));
     assert_eq!(r.cwd.as_deref(), Some("/w"));
-    assert_eq!(engine().handle(&r).ok, true);
+    assert!(engine().handle(&r).ok);
 }
 
 #[test]
