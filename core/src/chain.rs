@@ -185,7 +185,9 @@ impl ChainRun {
         }
     }
 
-    pub(crate) fn new(chain: Chain, context: HookContext, options: ExecuteOptions) -> Self {
+    pub(crate) fn new(chain: Chain, mut context: HookContext, options: ExecuteOptions) -> Self {
+        // The caller may have changed the public fields since any text was made.
+        context.forget_json();
         let now = Tick::now();
         let deadline = options
             .deadline
@@ -303,7 +305,10 @@ impl ChainRun {
             return;
         }
         match settled.result {
-            Some(HookResult::Modify { data }) => self.context.data = data,
+            Some(HookResult::Modify { data }) => {
+                self.context.data = data;
+                self.context.forget_json();
+            }
             Some(HookResult::Stop { reason }) => {
                 self.stopped_by = Some(StopInfo {
                     hook: entry.name.to_string(),

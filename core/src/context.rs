@@ -7,6 +7,9 @@
 //! both ways. The field names are part of the documented contract
 //! (`docs/hooks.md`).
 
+use std::ffi::CStr;
+use std::sync::OnceLock;
+
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -15,6 +18,11 @@ use crate::error::{Error, Result};
 use crate::hook_type::HookType;
 
 /// The context passed along a hook chain.
+///
+/// Build one with [`HookContext::new`]. Hooks that hand the context to
+/// another language as JSON text (C, scripts) use
+/// [`to_json_text`](HookContext::to_json_text): the text is serialised once
+/// and shared by every such hook until a hook changes the data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HookContext {
     /// The type of the chain being run.
@@ -25,6 +33,33 @@ pub struct HookContext {
     /// Extra information about the call (caller, timings, ...); hooks read it but cannot replace it.
     #[serde(default)]
     pub metadata: Value,
+    /// The JSON text of this context, made on first request.
+    #[serde(skip)]
+    json: JsonCache,
+}
+
+/// A lazily made JSON text of a context, with a NUL after it for C.
+/// Clones start empty and every cache compares equal, so the cache never
+/// changes what a context is.
+#[derive(Default)]
+struct JsonCache(OnceLock<String>);
+
+impl Clone for JsonCache {
+    fn clone(&self) -> Self {
+        JsonCache::default()
+    }
+}
+
+impl PartialEq for JsonCache {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for JsonCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("..")
+    }
 }
 
 impl HookContext {
@@ -34,7 +69,44 @@ impl HookContext {
             hook_type,
             data,
             metadata: Value::Null,
+            json: JsonCache::default(),
         }
+    }
+
+    fn json_with_nul(&self) -> &str {
+        self.json.0.get_or_init(|| {
+            #[derive(Serialize)]
+            struct View<'a> {
+                hook_type: HookType,
+                data: &'a Value,
+                metadata: &'a Value,
+            }
+            let mut text = serde_json::to_string(&View {
+                hook_type: self.hook_type,
+                data: &self.data,
+                metadata: &self.metadata,
+            })
+            .unwrap_or_default();
+            text.push('\0');
+            text
+        })
+    }
+
+    /// The context as JSON text, `{"hook_type", "data", "metadata"}`.
+    /// Serialised on first use and then shared while the data is unchanged.
+    pub fn to_json_text(&self) -> &str {
+        let text = self.json_with_nul();
+        &text[..text.len() - 1]
+    }
+
+    /// The same text as a NUL-terminated C string (JSON text never contains NUL).
+    pub fn to_json_cstr(&self) -> &CStr {
+        CStr::from_bytes_with_nul(self.json_with_nul().as_bytes()).unwrap_or_default()
+    }
+
+    /// Forgets the cached JSON text; the chain calls this when the data changes.
+    pub(crate) fn forget_json(&mut self) {
+        self.json = JsonCache::default();
     }
 
     /// The same context with `metadata` attached.

@@ -322,3 +322,37 @@ fn a_custom_hook_type_implements_the_trait_directly() {
     let out = r.execute(HookContext::new(HookType::TelemetryCollection, Value::Null));
     assert_eq!(out.data, json!("fixed"));
 }
+
+#[test]
+fn the_json_text_of_a_context_follows_the_chained_data() {
+    let r = HookRegistry::new();
+    let texts = Arc::new(std::sync::Mutex::new(Vec::new()));
+    for (name, priority, modify) in [("a", 3, true), ("b", 2, false), ("c", 1, false)] {
+        let texts = Arc::clone(&texts);
+        r.register(
+            radium_core::FnHook::new(name, HookType::BeforeTool, move |ctx| {
+                texts.lock().unwrap().push(ctx.to_json_text().to_owned());
+                assert_eq!(ctx.to_json_cstr().to_str().unwrap(), ctx.to_json_text());
+                if modify {
+                    Ok(HookResult::with_data(json!({"n": 2})))
+                } else {
+                    Ok(HookResult::success())
+                }
+            })
+            .with_priority(priority),
+        )
+        .unwrap();
+    }
+    let mut ctx = HookContext::new(HookType::BeforeTool, json!({"n": 1}));
+    assert_eq!(
+        ctx.to_json_text(),
+        r#"{"hook_type":"before_tool","data":{"n":1},"metadata":null}"#
+    );
+    // Changing a public field after the text was made: the chain starts afresh.
+    ctx.data = json!({"n": 0});
+    r.execute(ctx);
+    let texts = texts.lock().unwrap();
+    assert!(texts[0].contains(r#""data":{"n":0}"#), "{}", texts[0]);
+    assert!(texts[1].contains(r#""data":{"n":2}"#), "{}", texts[1]);
+    assert_eq!(texts[1], texts[2]);
+}

@@ -361,9 +361,9 @@ impl Hook for CHook {
         self.priority
     }
     fn call(&self, context: &HookContext) -> HookCall {
-        let json = serde_json::to_string(context).unwrap_or_default();
-        let len = json.len();
-        let text = CString::new(json).unwrap_or_default();
+        // Serialised once per chain and shared by every C hook until the data changes.
+        let text = context.to_json_cstr();
+        let len = text.to_bytes().len();
         let mut reply = RadiumHookReply {
             result: None,
             error: None,
