@@ -47,6 +47,7 @@ mod outcome;
 mod protocol;
 mod registry;
 mod result;
+mod script;
 
 pub use config::{parse_duration, HookConfigFile, HookLoader, HookSettings, WORKSPACE_CONFIG};
 pub use context::{
@@ -69,6 +70,7 @@ pub use registry::{
     ExecuteOptions, HookInfo, HookOptions, HookRegistry, DEFAULT_ASYNC_TIMEOUT, MAX_HOOK_NAME_LEN,
 };
 pub use result::{HookError, HookResult};
+pub use script::{ScriptHook, DEFAULT_MAX_OUTPUT};
 
 /// Re-exported so hosts can cancel chains without depending on `tokio-util`.
 pub use tokio_util::sync::CancellationToken;

@@ -152,6 +152,7 @@ impl Inner {
                     .worker_threads(2)
                     .thread_name("radium-hooks")
                     .enable_time()
+                    .enable_io()
                     .build()
                     .map_err(|e| e.to_string())
             })
