@@ -1,0 +1,225 @@
+--- radium: the hook-and-context engine, in-process in Neovim.
+---
+--- local radium = require("radium")
+--- local engine = radium.new({ workspace = vim.fn.getcwd() })
+--- engine:register("shout", "before_model", function(ctx)
+---   return { action = "modify", data = { input = ctx.data.input:upper() } }
+--- end, { priority = 150 })
+--- local outcome = engine:execute("before_model", { input = "hi" })
+---
+--- Errors: bad arguments and engine refusals raise Lua errors (like vim.api);
+--- use pcall to handle them. Data converts with vim.json's rules (see
+--- bindings/lua/README.md).
+
+local M = {}
+
+local MIN_MINOR = 10
+
+local function check_neovim()
+  if not vim or not vim.version then
+    error("radium: this module runs inside Neovim 0.10 or later", 0)
+  end
+  local v = vim.version()
+  if v.major == 0 and v.minor < MIN_MINOR then
+    error(
+      string.format("radium: Neovim 0.%d or later is required; this is %d.%d.%d", MIN_MINOR, v.major, v.minor, v.patch),
+      0
+    )
+  end
+end
+
+check_neovim()
+
+local ok, native = pcall(require, "radium_native")
+if not ok then
+  error(
+    "radium: the native module is not built (" .. tostring(native) .. "); run `bash bindings/lua/build.sh` in the radium repository",
+    0
+  )
+end
+
+M.native = native
+--- The library version, e.g. "0.1.0".
+function M.version()
+  return native.version
+end
+--- The ABI version (same number as the C header's RADIUM_ABI_VERSION).
+function M.abi_version()
+  return native.abi_version
+end
+
+--- The hook types, in order.
+M.hook_types = {
+  "before_model", "after_model", "before_tool", "after_tool", "tool_selection",
+  "error_interception", "error_transformation", "error_recovery", "error_logging",
+  "telemetry_collection", "custom_logging", "metrics_aggregation", "performance_monitoring",
+}
+
+local encode, decode = vim.json.encode, vim.json.decode
+
+-- Strip "file:line: " prefixes of errors raised inside this file, so the user
+-- sees radium's message.
+local function raise(err)
+  if type(err) ~= "table" then
+    err = "radium: " .. tostring(err):gsub("^runtime error: ", ""):gsub("^radium: ", "")
+  end
+  error(err, 3)
+end
+
+local function call(f, ...)
+  local results = { pcall(f, ...) }
+  if not results[1] then
+    raise(results[2])
+  end
+  return unpack(results, 2)
+end
+
+local function check_type(value, expected, what)
+  if type(value) ~= expected then
+    error(string.format("radium: %s must be a %s, got %s", what, expected, type(value)), 3)
+  end
+end
+
+local function json_arg(value, what)
+  local okk, text = pcall(encode, value)
+  if not okk then
+    error(string.format("radium: %s cannot be converted to JSON: %s", what, text), 3)
+  end
+  return text
+end
+
+-- Option tables are JSON objects even when empty ({} would encode as []).
+local function object_arg(value, what)
+  if value == nil or next(value) == nil then
+    return "{}"
+  end
+  return json_arg(value, what)
+end
+
+local Engine = {}
+Engine.__index = Engine
+
+--- Creates an engine. `opts`: { workspace = "/path" } (applies its .radium/hooks.toml).
+function M.new(opts)
+  if opts ~= nil then
+    check_type(opts, "table", "the engine options")
+  end
+  local handle = call(native.new, opts and object_arg(opts, "the engine options") or nil)
+  return setmetatable({ _handle = handle }, Engine)
+end
+
+--- Registers a Lua hook. `fn(ctx)` gets { hook_type, data, metadata } and returns
+--- nil (continue) or a result table: { action = "modify", data = ... },
+--- { action = "stop", reason = "..." }, { action = "error", message = "..." }.
+--- An error raised by `fn` is recorded as that hook's error; the chain goes on.
+--- `opts`: { priority = 100, matcher = "create|view", timeout_ms = 0, enabled = true }.
+function Engine:register(name, hook_type, fn, opts)
+  check_type(name, "string", "the hook name")
+  check_type(hook_type, "string", "the hook type")
+  check_type(fn, "function", "the hook")
+  if opts ~= nil then
+    check_type(opts, "table", "the hook options")
+  end
+  local wrapper = function(context_json)
+    local result = fn(decode(context_json))
+    if result == nil then
+      return nil
+    end
+    if type(result) ~= "table" then
+      error(string.format("hook `%s` returned a %s; expected nil or a result table", name, type(result)), 0)
+    end
+    return encode(result)
+  end
+  call(self._handle.register_lua, self._handle, name, hook_type, wrapper, object_arg(opts, "the hook options"))
+end
+
+--- Registers a hook that is an external program: `cmd` is a list (program
+--- first; no shell). The context arrives on its stdin as JSON; it answers on
+--- stdout (a result JSON, or nothing), or exits 2 to stop (stderr is the reason).
+--- `opts` as for register, plus `cwd`.
+function Engine:register_script(name, hook_type, cmd, opts)
+  check_type(name, "string", "the hook name")
+  check_type(hook_type, "string", "the hook type")
+  check_type(cmd, "table", "the command")
+  if opts ~= nil then
+    check_type(opts, "table", "the hook options")
+  end
+  call(self._handle.register_script, self._handle, name, hook_type, json_arg(cmd, "the command"), object_arg(opts, "the hook options"))
+end
+
+function Engine:unregister(name)
+  check_type(name, "string", "the hook name")
+  call(self._handle.unregister, self._handle, name)
+end
+
+function Engine:enable(name)
+  check_type(name, "string", "the hook name")
+  call(self._handle.set_enabled, self._handle, name, true)
+end
+
+function Engine:disable(name)
+  check_type(name, "string", "the hook name")
+  call(self._handle.set_enabled, self._handle, name, false)
+end
+
+--- The registered hooks: a list of { name, hook_type, priority, enabled, matcher, timeout_ms }.
+function Engine:list()
+  return decode(call(self._handle.list, self._handle))
+end
+
+--- Runs a chain now, on this thread, and returns its outcome:
+--- { hook_type, status, data, stopped_by, hooks = { { name, status, duration_ns, error } }, duration_ns }.
+--- Blocks while a script hook runs: use execute_async for chains that may wait.
+function Engine:execute(hook_type, data)
+  check_type(hook_type, "string", "the hook type")
+  return decode(call(self._handle.execute, self._handle, hook_type, json_arg(data == nil and vim.NIL or data, "the data")))
+end
+
+local watcher
+
+local function ensure_watcher()
+  if watcher then
+    return
+  end
+  local uv = vim.uv or vim.loop
+  watcher = uv.new_pipe(false)
+  watcher:open(native.wake_fd())
+  watcher:read_start(function(err, chunk)
+    if err or chunk then
+      vim.schedule(function()
+        native.poll()
+      end)
+    end
+  end)
+end
+
+--- Runs a chain without blocking: returns at once; `callback(outcome)` runs
+--- later on Neovim's main loop. Lua hooks run on the main loop; script hooks
+--- run in the background while Neovim stays responsive.
+--- `opts`: { timeout_ms = N } ends the chain after N ms (status "deadline_exceeded").
+function Engine:execute_async(hook_type, data, callback, opts)
+  check_type(hook_type, "string", "the hook type")
+  check_type(callback, "function", "the callback")
+  if opts ~= nil then
+    check_type(opts, "table", "the options")
+  end
+  ensure_watcher()
+  call(self._handle.execute_async, self._handle, hook_type, json_arg(data == nil and vim.NIL or data, "the data"), opts and opts.timeout_ms or nil, function(outcome_json)
+    callback(decode(outcome_json))
+  end)
+end
+
+--- The JSON request door: { command = "ping", args = {...} } in,
+--- { ok = true, data = ... } or { ok = false, error = "...", code = "..." } out.
+--- A failed command is a response, not a Lua error.
+function Engine:request(req)
+  check_type(req, "table", "the request")
+  return decode(call(self._handle.request, self._handle, json_arg(req, "the request")))
+end
+
+--- Non-blocking chains still in flight (for tests and :checkhealth).
+function M.pending()
+  return native.pending()
+end
+
+return M
