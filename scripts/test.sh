@@ -18,13 +18,18 @@ step "lint (cargo clippy, warnings are errors)"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 
 step "Rust tests (unit, integration, doc)"
-cargo test --workspace
+cargo test --workspace --exclude radium-lua
 
 step "C ABI: header, symbols, C and C++ programs (shared + static) under valgrind"
 bash scripts/test-c.sh
 
+step "Neovim door: require('radium') in real headless Neovim"
+nvim=$(bash scripts/ensure-nvim.sh)
+bash bindings/lua/build.sh
+timeout 300 "$nvim" --headless -u NONE -l bindings/lua/tests/run.lua
+
 step "benchmarks run once in test mode"
-cargo bench --workspace --quiet -- --test
+cargo bench --workspace --exclude radium-lua --quiet -- --test
 
 step "demo (the README's first command)"
 bash scripts/demo.sh >/dev/null
