@@ -101,7 +101,12 @@ impl Hook for LuaHook {
         HookCall::Ready(match answer {
             None => Ok(HookResult::Continue),
             Some(text) => serde_json::from_slice::<Value>(&text.as_bytes())
-                .map_err(|e| HookError::new(format!("Lua hook `{}` answered invalid JSON: {e}", self.name)))
+                .map_err(|e| {
+                    HookError::new(format!(
+                        "Lua hook `{}` answered invalid JSON: {e}",
+                        self.name
+                    ))
+                })
                 .and_then(|v| HookResult::from_json(&v).map_err(HookError::from)),
         })
     }
@@ -145,8 +150,8 @@ struct AsyncState {
 
 impl AsyncState {
     fn new() -> LuaResult<Self> {
-        let (reader, writer) =
-            UnixStream::pair().map_err(|e| lua_err(format!("cannot create the wake-up socket: {e}")))?;
+        let (reader, writer) = UnixStream::pair()
+            .map_err(|e| lua_err(format!("cannot create the wake-up socket: {e}")))?;
         writer
             .set_nonblocking(true)
             .and_then(|()| reader.set_nonblocking(true))
@@ -232,20 +237,20 @@ fn hook_options(options: &Value) -> LuaResult<(HookPriority, HookOptions)> {
                 hook_options.matcher = Some(ToolMatcher::new(pattern).map_err(lua_err)?);
             }
             ("timeout_ms", Value::Number(n)) => {
-                let ms = n
-                    .as_u64()
-                    .ok_or_else(|| lua_err("option `timeout_ms` must be a whole number of milliseconds"))?;
+                let ms = n.as_u64().ok_or_else(|| {
+                    lua_err("option `timeout_ms` must be a whole number of milliseconds")
+                })?;
                 hook_options.timeout = Some(Duration::from_millis(ms));
             }
             ("enabled", Value::Bool(enabled)) => hook_options.disabled = !enabled,
             ("priority" | "matcher" | "timeout_ms" | "enabled", other) => {
-                return Err(lua_err(format!("option `{key}` has the wrong type ({other})")))
-            }
-            (other, _) => {
                 return Err(lua_err(format!(
-                    "unknown option `{other}`; known options: priority, matcher, timeout_ms, enabled"
+                    "option `{key}` has the wrong type ({other})"
                 )))
             }
+            (other, _) => return Err(lua_err(format!(
+                "unknown option `{other}`; known options: priority, matcher, timeout_ms, enabled"
+            ))),
         }
     }
     Ok((priority, hook_options))
@@ -275,10 +280,10 @@ impl UserData for LuaEngine {
         );
         methods.add_method(
             "register_script",
-            |_, this, (name, kind, argv, options): (String, String, String, String)| {
-                let argv: Vec<String> = serde_json::from_str(&argv)
+            |_, this, (name, kind, command, options): (String, String, String, String)| {
+                let command: Vec<String> = serde_json::from_str(&command)
                     .map_err(|_| lua_err("the command must be a list of strings, program first"))?;
-                let Some((program, args)) = argv.split_first() else {
+                let Some((program, args)) = command.split_first() else {
                     return Err(lua_err("the command must not be empty"));
                 };
                 let mut options_json = parse_json(&options, "options")?;
@@ -332,7 +337,9 @@ impl UserData for LuaEngine {
             },
         );
         methods.add_method("request", |_, this, request: String| {
-            let response = this.engine.handle_json(parse_json(&request, "the request")?);
+            let response = this
+                .engine
+                .handle_json(parse_json(&request, "the request")?);
             Ok(serde_json::to_string(&response).unwrap_or_default())
         });
     }
