@@ -248,9 +248,11 @@ fn hook_options(options: &Value) -> LuaResult<(HookPriority, HookOptions)> {
                     "option `{key}` has the wrong type ({other})"
                 )))
             }
-            (other, _) => return Err(lua_err(format!(
+            (other, _) => {
+                return Err(lua_err(format!(
                 "unknown option `{other}`; known options: priority, matcher, timeout_ms, enabled"
-            ))),
+            )))
+            }
         }
     }
     Ok((priority, hook_options))
