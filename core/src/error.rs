@@ -49,6 +49,10 @@ pub enum Error {
     #[error("invalid hook context: {0}")]
     InvalidContext(String),
 
+    /// An editor context that breaks a rule; the message names the field and the rule.
+    #[error("invalid editor context: {0}")]
+    EditorContext(String),
+
     /// A configuration file that could not be used; names the file, line, column and problem.
     #[error("{}:{line}:{column}: {message}", path.display())]
     Config {
@@ -100,6 +104,7 @@ impl Error {
             Error::InvalidMatcher { .. } => "invalid_matcher",
             Error::InvalidResult(_) => "invalid_result",
             Error::InvalidContext(_) => "invalid_context",
+            Error::EditorContext(_) => "invalid_editor_context",
             Error::Config { .. } => "config",
             Error::Io { .. } => "io",
             Error::InvalidRequest(_) => "invalid_request",

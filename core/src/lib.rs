@@ -37,6 +37,7 @@
 mod chain;
 mod config;
 mod context;
+pub mod editor;
 mod engine;
 mod error;
 mod hook;
@@ -53,6 +54,10 @@ pub use config::{parse_duration, HookConfigFile, HookLoader, HookSettings, WORKS
 pub use context::{
     ErrorHookContext, HookContext, ModelHookContext, TelemetryHookContext, ToolHookContext,
 };
+pub use editor::apply::{apply_block, write_atomic, ApplyPreview};
+pub use editor::context::{surrounding_lines, ContextLimits, EditorContext, SelectionRange};
+pub use editor::extract::{extract_code_blocks, CodeBlock, ExtractedAnswer};
+pub use editor::language::detect_language;
 pub use engine::{Engine, EngineConfig, ABI_VERSION, COMMANDS};
 pub use error::{Error, Result};
 pub use hook::{

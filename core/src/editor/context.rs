@@ -1,0 +1,314 @@
+//! [`EditorContext`]: what an editor sends with a request, validated and sanitised.
+
+use std::path::{Component, Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::language::{detect_language, language_from_shebang};
+use crate::error::{Error, Result};
+use crate::result::json_kind;
+
+/// The environment variables an editor context travels in (to processes the
+/// engine starts, and into the CLI).
+pub const ENV_VARS: [(&str, &str); 5] = [
+    ("file_path", "RADIUM_EDITOR_FILE_PATH"),
+    ("language", "RADIUM_EDITOR_LANGUAGE"),
+    ("selection", "RADIUM_EDITOR_SELECTION"),
+    ("surrounding_lines", "RADIUM_EDITOR_SURROUNDING_LINES"),
+    ("workspace", "RADIUM_EDITOR_WORKSPACE"),
+];
+
+/// The lines a selection covers: 1-based, inclusive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SelectionRange {
+    /// First selected line (1-based).
+    pub start_line: usize,
+    /// Last selected line (1-based, inclusive).
+    pub end_line: usize,
+}
+
+/// Size limits for a context (configurable per engine).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContextLimits {
+    /// Longest `selection`, in bytes (default 1 MiB).
+    pub max_selection_bytes: usize,
+    /// Longest `surrounding_lines`, in bytes (default 256 KiB).
+    pub max_surrounding_bytes: usize,
+    /// Longest path (`file_path`, `workspace`), in bytes (default 4096).
+    pub max_path_bytes: usize,
+}
+
+impl Default for ContextLimits {
+    fn default() -> Self {
+        ContextLimits {
+            max_selection_bytes: 1 << 20,
+            max_surrounding_bytes: 256 << 10,
+            max_path_bytes: 4096,
+        }
+    }
+}
+
+/// The editor context of seed 000 (field names are the same in every door).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EditorContext {
+    /// Absolute path of the file (it need not exist yet: unsaved buffers are fine).
+    pub file_path: String,
+    /// The editor's language id (`rust`, `typescriptreact`, ...); detected when not given.
+    pub language: String,
+    /// The selected text (may be empty).
+    pub selection: String,
+    /// Lines around the selection: `"above\n---\nbelow"`.
+    pub surrounding_lines: String,
+    /// The workspace root, when the editor has one; `file_path` must be inside it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<String>,
+    /// The selected lines, when the editor says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selection_range: Option<SelectionRange>,
+}
+
+fn refuse(field: &str, rule: impl std::fmt::Display) -> Error {
+    Error::EditorContext(format!("{field}: {rule}"))
+}
+
+/// Removes control characters other than tab, newline and carriage return.
+fn sanitize(text: &str) -> String {
+    text.chars()
+        .filter(|c| !c.is_control() || matches!(c, '\t' | '\n' | '\r'))
+        .collect()
+}
+
+fn text_field(map: &Map<String, Value>, field: &str, max: usize) -> Result<String> {
+    let text = match map.get(field) {
+        None | Some(Value::Null) => return Ok(String::new()),
+        Some(Value::String(s)) => s,
+        Some(other) => return Err(refuse(field, format!("must be a string, got {}", json_kind(other)))),
+    };
+    if text.contains('\0') {
+        return Err(refuse(field, "contains a NUL character"));
+    }
+    if text.len() > max {
+        return Err(refuse(
+            field,
+            format!("is {} bytes, over the limit of {max} bytes", text.len()),
+        ));
+    }
+    Ok(sanitize(text))
+}
+
+fn path_field(map: &Map<String, Value>, field: &str, limits: &ContextLimits) -> Result<Option<String>> {
+    let path = match map.get(field) {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::String(s)) => s,
+        Some(other) => return Err(refuse(field, format!("must be a string, got {}", json_kind(other)))),
+    };
+    if path.is_empty() {
+        return Err(refuse(field, "is empty"));
+    }
+    if path.contains('\0') {
+        return Err(refuse(field, "contains a NUL character"));
+    }
+    if path.chars().any(char::is_control) {
+        return Err(refuse(field, "contains control characters"));
+    }
+    if path.len() > limits.max_path_bytes {
+        return Err(refuse(
+            field,
+            format!("is {} bytes, over the limit of {} bytes", path.len(), limits.max_path_bytes),
+        ));
+    }
+    if !Path::new(path).is_absolute() {
+        return Err(refuse(field, format!("must be an absolute path, got `{path}`")));
+    }
+    Ok(Some(path.clone()))
+}
+
+/// Resolves `path` component by component: every prefix that exists is
+/// canonicalised (symlinks followed), so `..` after a symlink goes where the
+/// file system goes; parts that do not exist yet are joined as written.
+fn resolve(path: &Path) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    for component in path.components() {
+        match component {
+            Component::RootDir | Component::Prefix(_) | Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(name) => {
+                out.push(name);
+                if let Ok(real) = out.canonicalize() {
+                    out = real;
+                }
+            }
+        }
+    }
+    out
+}
+
+impl EditorContext {
+    /// Validates and sanitises a context sent as JSON. Each refusal names the
+    /// field and the rule (`file_path: must be an absolute path, got `a.rs``).
+    pub fn from_json(value: &Value, limits: &ContextLimits) -> Result<Self> {
+        let map = match value {
+            Value::Object(map) => map,
+            other => {
+                return Err(Error::EditorContext(format!(
+                    "the editor context must be an object, got {}",
+                    json_kind(other)
+                )))
+            }
+        };
+        const KNOWN: [&str; 6] = [
+            "file_path",
+            "language",
+            "selection",
+            "surrounding_lines",
+            "workspace",
+            "selection_range",
+        ];
+        if let Some(unknown) = map.keys().find(|k| !KNOWN.contains(&k.as_str())) {
+            return Err(refuse(
+                unknown,
+                format!("unknown field; known fields: {}", KNOWN.join(", ")),
+            ));
+        }
+        let file_path = path_field(map, "file_path", limits)?
+            .ok_or_else(|| refuse("file_path", "is required"))?;
+        let workspace = path_field(map, "workspace", limits)?;
+        if let Some(ws) = &workspace {
+            let ws_real = resolve(Path::new(ws));
+            if !ws_real.is_dir() {
+                return Err(refuse("workspace", format!("`{ws}` is not a directory")));
+            }
+            let file_real = resolve(Path::new(&file_path));
+            if !file_real.starts_with(&ws_real) {
+                return Err(refuse(
+                    "file_path",
+                    format!(
+                        "`{file_path}` is outside the workspace `{ws}` (after resolving symlinks: `{}` is not under `{}`)",
+                        file_real.display(),
+                        ws_real.display()
+                    ),
+                ));
+            }
+        }
+        let selection = text_field(map, "selection", limits.max_selection_bytes)?;
+        let surrounding_lines =
+            text_field(map, "surrounding_lines", limits.max_surrounding_bytes)?;
+        let language = match map.get("language") {
+            None | Some(Value::Null) => String::new(),
+            Some(Value::String(s)) => s.clone(),
+            Some(other) => {
+                return Err(refuse("language", format!("must be a string, got {}", json_kind(other))))
+            }
+        };
+        if !language.is_empty()
+            && (language.len() > 64
+                || !language
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+#._-".contains(c)))
+        {
+            return Err(refuse(
+                "language",
+                "must be a language id like `rust` or `typescriptreact` (letters, digits, + # . _ -; at most 64)",
+            ));
+        }
+        let language = if language.is_empty() {
+            let first_line = selection
+                .lines()
+                .next()
+                .filter(|l| l.starts_with("#!"))
+                .map(str::to_owned)
+                .or_else(|| first_line_of(&file_path));
+            detect_language(&file_path, first_line.as_deref()).to_owned()
+        } else {
+            language
+        };
+        let selection_range = match map.get("selection_range") {
+            None | Some(Value::Null) => None,
+            Some(v) => {
+                let range = SelectionRange::deserialize(v).map_err(|e| {
+                    refuse("selection_range", format!("must be {{start_line, end_line}}: {e}"))
+                })?;
+                if range.start_line == 0 || range.end_line < range.start_line {
+                    return Err(refuse(
+                        "selection_range",
+                        "lines are 1-based and end_line must not be before start_line",
+                    ));
+                }
+                Some(range)
+            }
+        };
+        Ok(EditorContext {
+            file_path,
+            language,
+            selection,
+            surrounding_lines,
+            workspace,
+            selection_range,
+        })
+    }
+
+    /// Builds and validates a context from `RADIUM_EDITOR_*` variables, read
+    /// through `lookup` (the CLI passes `std::env::var`).
+    pub fn from_env(
+        lookup: impl Fn(&str) -> Option<String>,
+        limits: &ContextLimits,
+    ) -> Result<Self> {
+        let mut map = Map::new();
+        for (field, var) in ENV_VARS {
+            if let Some(value) = lookup(var) {
+                map.insert(field.to_owned(), Value::String(value));
+            }
+        }
+        if !map.contains_key("file_path") {
+            return Err(refuse(
+                "file_path",
+                "is required (set RADIUM_EDITOR_FILE_PATH or pass the context as JSON)",
+            ));
+        }
+        EditorContext::from_json(&Value::Object(map), limits)
+    }
+
+    /// The `RADIUM_EDITOR_*` variables for a process the engine starts.
+    pub fn env_vars(&self) -> Vec<(&'static str, String)> {
+        let mut vars = vec![
+            ("RADIUM_EDITOR_FILE_PATH", self.file_path.clone()),
+            ("RADIUM_EDITOR_LANGUAGE", self.language.clone()),
+            ("RADIUM_EDITOR_SELECTION", self.selection.clone()),
+            ("RADIUM_EDITOR_SURROUNDING_LINES", self.surrounding_lines.clone()),
+        ];
+        if let Some(ws) = &self.workspace {
+            vars.push(("RADIUM_EDITOR_WORKSPACE", ws.clone()));
+        }
+        vars
+    }
+
+    /// The JSON form.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+fn first_line_of(path: &str) -> Option<String> {
+    use std::io::{BufRead, BufReader};
+    let file = std::fs::File::open(path).ok()?;
+    let mut line = String::new();
+    BufReader::new(file).take(512).read_line(&mut line).ok()?;
+    language_from_shebang(line.trim_end()).map(|_| line.trim_end().to_owned())
+}
+
+/// `surrounding_lines` for a selection of lines `start_line..=end_line`
+/// (1-based) of `buffer`: up to `count` lines above, `---`, up to `count` lines below.
+pub fn surrounding_lines(buffer: &str, start_line: usize, end_line: usize, count: usize) -> String {
+    let lines: Vec<&str> = buffer.lines().collect();
+    let start = start_line.max(1) - 1;
+    let end = end_line.max(start_line).min(lines.len());
+    let above = &lines[start.saturating_sub(count).min(lines.len())..start.min(lines.len())];
+    let below = &lines[end..(end + count).min(lines.len())];
+    format!("{}\n---\n{}", above.join("\n"), below.join("\n"))
+}
+
+use std::io::Read as _;

@@ -1,0 +1,8 @@
+//! Editor integration (seed 000): the editor context, language detection,
+//! code-block extraction from agent answers, and applying a block with a
+//! diff preview.
+
+pub mod apply;
+pub mod context;
+pub mod extract;
+pub mod language;

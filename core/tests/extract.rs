@@ -1,0 +1,50 @@
+//! Code-block extraction against the shared vectors in `tests/vectors/`.
+
+#![allow(clippy::unwrap_used, clippy::pedantic)]
+
+use radium_core::{extract_code_blocks, ExtractedAnswer};
+use serde_json::{json, Value};
+
+fn vectors(name: &str) -> Vec<Value> {
+    let path = format!("{}/../tests/vectors/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{path}: {e}"))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn commonmark_spec_fences() {
+    let cases = vectors("commonmark-fences.jsonl");
+    assert_eq!(cases.len(), 41);
+    let mut blocks_seen = 0;
+    for case in cases {
+        let got = extract_code_blocks(case["markdown"].as_str().unwrap());
+        let expected = case["blocks"].as_array().unwrap();
+        let got_simple: Vec<Value> = got
+            .iter()
+            .map(|b| json!({"language": b.language, "content": b.content}))
+            .collect();
+        let expected_simple: Vec<Value> = expected
+            .iter()
+            .map(|b| json!({"language": b["language"], "content": b["content"]}))
+            .collect();
+        assert_eq!(got_simple, expected_simple, "example {}: {:?}", case["example"], case["markdown"]);
+        blocks_seen += got.len();
+    }
+    assert_eq!(blocks_seen, 36);
+}
+
+#[test]
+fn radium_extract_vectors() {
+    let cases = vectors("extract.jsonl");
+    assert!(cases.len() >= 20);
+    for case in cases {
+        let answer = case["answer"].as_str().unwrap();
+        let got = serde_json::to_value(ExtractedAnswer::from_answer(answer)).unwrap();
+        assert_eq!(got["code_blocks"], case["code_blocks"], "{}", case["name"]);
+        assert_eq!(got["block_count"], case["block_count"], "{}", case["name"]);
+        assert_eq!(got["original_output"], answer);
+    }
+}
