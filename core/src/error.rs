@@ -88,6 +88,38 @@ pub enum Error {
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
 
+    /// No agent with this id is configured.
+    #[error("unknown agent `{id}`; configured agents: {}", if known.is_empty() { "none (add one to .radium/agents.toml or $RADIUM_HOME/agents.toml)" } else { known.as_str() })]
+    UnknownAgent {
+        /// The id asked for.
+        id: String,
+        /// The configured ids, comma separated.
+        known: String,
+    },
+
+    /// A hook refused the step.
+    #[error("refused by hook `{hook}` ({stage}): {reason}")]
+    Refused {
+        /// The hook that stopped the chain.
+        hook: String,
+        /// Its reason.
+        reason: String,
+        /// The chain it stopped.
+        stage: String,
+    },
+
+    /// The agent failed (exit status, output too large, could not start).
+    #[error("{0}")]
+    AgentFailed(String),
+
+    /// The agent outlived its time limit and was stopped.
+    #[error("{0}")]
+    AgentTimeout(String),
+
+    /// The work was cancelled or reached its deadline.
+    #[error("{0}")]
+    Cancelled(String),
+
     /// The engine's async runtime could not be started.
     #[error("cannot start the engine's async runtime: {0}")]
     Runtime(String),
@@ -110,6 +142,11 @@ impl Error {
             Error::InvalidRequest(_) => "invalid_request",
             Error::UnknownCommand(_) => "unknown_command",
             Error::InvalidArgument(_) => "invalid_argument",
+            Error::UnknownAgent { .. } => "unknown_agent",
+            Error::Refused { .. } => "refused",
+            Error::AgentFailed(_) => "agent_failed",
+            Error::AgentTimeout(_) => "agent_timeout",
+            Error::Cancelled(_) => "cancelled",
             Error::Runtime(_) => "runtime",
         }
     }

@@ -34,6 +34,7 @@
 //! assert_eq!(outcome.data["arguments"]["dry_run"], json!(true));
 //! ```
 
+pub mod agent;
 mod chain;
 mod config;
 mod context;
@@ -45,10 +46,12 @@ mod hook_type;
 mod matcher;
 mod orchestration;
 mod outcome;
+mod process;
 mod protocol;
 mod registry;
 mod result;
 mod script;
+mod step;
 
 pub use config::{parse_duration, HookConfigFile, HookLoader, HookSettings, WORKSPACE_CONFIG};
 pub use context::{
@@ -76,6 +79,7 @@ pub use registry::{
 };
 pub use result::{HookError, HookResult};
 pub use script::{ScriptHook, DEFAULT_MAX_OUTPUT};
+pub use step::StepRequest;
 
 /// Re-exported so hosts can cancel chains without depending on `tokio-util`.
 pub use tokio_util::sync::CancellationToken;

@@ -9,13 +9,11 @@
 //! limit passes or its chain is cancelled, the whole group is killed.
 
 use std::path::PathBuf;
-use std::process::Stdio;
-
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 
 use crate::context::HookContext;
 use crate::hook::{Hook, HookCall, HookOutput};
 use crate::hook_type::{HookPriority, HookType};
+use crate::process::{run_process, ProcessSpec};
 use crate::result::{HookError, HookResult};
 
 /// The most a script may write on stdout (and the most of stderr kept): 1 MiB.
@@ -91,113 +89,34 @@ impl ScriptHook {
     }
 }
 
-/// Kills the child's whole process group unless it was reaped.
-struct GroupGuard {
-    pgid: Option<i32>,
-}
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        if let Some(pgid) = self.pgid {
-            // SAFETY: kill(2) with a negative pid signals that process group;
-            // it has no memory-safety preconditions.
-            unsafe {
-                libc::kill(-pgid, libc::SIGKILL);
-            }
-        }
-    }
-}
-
-/// Reads at most `cap` bytes; says whether there was more.
-async fn read_capped(mut reader: impl AsyncRead + Unpin, cap: usize) -> (Vec<u8>, bool) {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 8192];
-    let mut over = false;
-    loop {
-        match reader.read(&mut chunk).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => {
-                if buf.len() + n > cap {
-                    buf.extend_from_slice(&chunk[..cap - buf.len()]);
-                    over = true;
-                    // Keep draining so the program is not blocked on a full pipe.
-                } else if !over {
-                    buf.extend_from_slice(&chunk[..n]);
-                }
-            }
-        }
-    }
-    (buf, over)
-}
-
 async fn run(hook: ScriptHook, input: String) -> HookOutput {
-    let name = &hook.name;
-    let mut command = tokio::process::Command::new(&hook.program);
-    command
-        .args(&hook.args)
-        .envs(hook.env.iter().map(|(k, v)| (k, v)))
-        .env("RADIUM_HOOK_TYPE", hook.hook_type.as_str())
-        .env("RADIUM_HOOK_NAME", name)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    if let Some(cwd) = &hook.cwd {
-        command.current_dir(cwd);
-    }
-    let mut child = command.spawn().map_err(|e| {
-        HookError::new(format!(
-            "script hook `{name}`: cannot run `{}`: {e}",
-            hook.program.display()
-        ))
-    })?;
-    let mut guard = GroupGuard {
-        pgid: child.id().and_then(|id| i32::try_from(id).ok()),
-    };
-    let stdin = child.stdin.take();
-    let stdout = child.stdout.take();
-    let stderr = child.stderr.take();
-    let write = async move {
-        if let Some(mut stdin) = stdin {
-            // A program that does not read its input closes the pipe early: fine.
-            let _ = stdin.write_all(input.as_bytes()).await;
-            let _ = stdin.shutdown().await;
-        }
-    };
+    let name = hook.name.clone();
     let cap = hook.max_output;
-    let read_out = async move {
-        match stdout {
-            Some(s) => read_capped(s, cap).await,
-            None => (Vec::new(), false),
-        }
+    let mut env = hook.env.clone();
+    env.push((
+        "RADIUM_HOOK_TYPE".to_owned(),
+        hook.hook_type.as_str().to_owned(),
+    ));
+    env.push(("RADIUM_HOOK_NAME".to_owned(), name.clone()));
+    let spec = ProcessSpec {
+        program: hook.program,
+        args: hook.args,
+        cwd: hook.cwd,
+        env,
+        max_output: cap,
     };
-    let read_err = async move {
-        match stderr {
-            Some(s) => read_capped(s, cap).await,
-            None => (Vec::new(), false),
-        }
-    };
-    let ((), (out, out_over), (err, _), status) =
-        tokio::join!(write, read_out, read_err, child.wait());
-    let status = status
-        .map_err(|e| HookError::new(format!("script hook `{name}`: waiting for it failed: {e}")))?;
-    // The leader exited; kill stragglers it left in its group.
-    drop(
-        guard
-            .pgid
-            .take()
-            .map(|pgid| GroupGuard { pgid: Some(pgid) }),
-    );
-    let stderr_text = String::from_utf8_lossy(&err).trim().to_owned();
-    if out_over {
+    let out = run_process(spec, input.into_bytes())
+        .await
+        .map_err(|e| HookError::new(format!("script hook `{name}`: {e}")))?;
+    if out.stdout_over {
         return Err(HookError::new(format!(
             "script hook `{name}` wrote more than {cap} bytes on stdout"
         )));
     }
-    match status.code() {
+    let stderr_text = out.stderr;
+    match out.code {
         Some(0) => {
-            let text = String::from_utf8_lossy(&out);
+            let text = String::from_utf8_lossy(&out.stdout);
             let text = text.trim();
             if text.is_empty() {
                 return Ok(HookResult::Continue);

@@ -24,7 +24,10 @@ fn a_valid_context_passes_and_language_is_detected() {
         "workspace": ws.path(), "selection_range": {"start_line": 3, "end_line": 4}
     }))
     .unwrap();
-    assert_eq!(c.language, "rust", "detected from the extension; the file need not exist");
+    assert_eq!(
+        c.language, "rust",
+        "detected from the extension; the file need not exist"
+    );
     assert_eq!(c.selection_range.unwrap().end_line, 4);
     let j = c.to_json();
     assert_eq!(j["file_path"], file.to_str().unwrap());
@@ -33,7 +36,8 @@ fn a_valid_context_passes_and_language_is_detected() {
     let c = ctx(json!({"file_path": "/x/a.rs", "language": "typescriptreact"})).unwrap();
     assert_eq!(c.language, "typescriptreact");
     // A shebang in the selection.
-    let c = ctx(json!({"file_path": "/x/tool", "selection": "#!/usr/bin/env python3\nprint(1)"})).unwrap();
+    let c = ctx(json!({"file_path": "/x/tool", "selection": "#!/usr/bin/env python3\nprint(1)"}))
+        .unwrap();
     assert_eq!(c.language, "python");
 }
 
@@ -42,7 +46,10 @@ fn a_shebang_in_the_file_is_read() {
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("deploy");
     std::fs::write(&script, "#!/bin/bash\necho hi\n").unwrap();
-    assert_eq!(ctx(json!({"file_path": script})).unwrap().language, "shellscript");
+    assert_eq!(
+        ctx(json!({"file_path": script})).unwrap().language,
+        "shellscript"
+    );
 }
 
 #[test]
@@ -54,30 +61,87 @@ fn control_characters_are_stripped_but_text_is_kept() {
 #[test]
 fn every_refusal_names_the_field_and_the_rule() {
     let cases = [
-        (json!(3), "the editor context must be an object, got a number"),
+        (
+            json!(3),
+            "the editor context must be an object, got a number",
+        ),
         (json!({}), "file_path: is required"),
-        (json!({"file_path": "src/main.rs"}), "file_path: must be an absolute path, got `src/main.rs`"),
+        (
+            json!({"file_path": "src/main.rs"}),
+            "file_path: must be an absolute path, got `src/main.rs`",
+        ),
         (json!({"file_path": ""}), "file_path: is empty"),
-        (json!({"file_path": 7}), "file_path: must be a string, got a number"),
-        (json!({"file_path": "/a/b\u{0}c"}), "file_path: contains a NUL character"),
-        (json!({"file_path": "/a/b\nc"}), "file_path: contains control characters"),
-        (json!({"file_path": format!("/{}", "a".repeat(5000))}), "file_path: is 5001 bytes, over the limit of 4096 bytes"),
-        (json!({"file_path": "/a.rs", "selection": "x\u{0}y"}), "selection: contains a NUL character"),
-        (json!({"file_path": "/a.rs", "selection": ["x"]}), "selection: must be a string, got an array"),
-        (json!({"file_path": "/a.rs", "selection": "x".repeat((1 << 20) + 1)}), "selection: is 1048577 bytes, over the limit of 1048576 bytes"),
-        (json!({"file_path": "/a.rs", "surrounding_lines": "x".repeat((256 << 10) + 1)}), "surrounding_lines: is 262145 bytes, over the limit"),
-        (json!({"file_path": "/a.rs", "language": "rust lang"}), "language: must be a language id"),
-        (json!({"file_path": "/a.rs", "language": 1}), "language: must be a string"),
-        (json!({"file_path": "/a.rs", "workspace": "rel"}), "workspace: must be an absolute path"),
-        (json!({"file_path": "/a.rs", "workspace": "/no/such/dir"}), "workspace: `/no/such/dir` is not a directory"),
-        (json!({"file_path": "/a.rs", "selection_range": {"start_line": 0, "end_line": 1}}), "selection_range: lines are 1-based"),
-        (json!({"file_path": "/a.rs", "selection_range": {"start_line": 5, "end_line": 2}}), "end_line must not be before start_line"),
-        (json!({"file_path": "/a.rs", "selection_range": {"start": 1}}), "selection_range: must be {start_line, end_line}"),
-        (json!({"file_path": "/a.rs", "selction": "typo"}), "selction: unknown field; known fields: file_path, language"),
+        (
+            json!({"file_path": 7}),
+            "file_path: must be a string, got a number",
+        ),
+        (
+            json!({"file_path": "/a/b\u{0}c"}),
+            "file_path: contains a NUL character",
+        ),
+        (
+            json!({"file_path": "/a/b\nc"}),
+            "file_path: contains control characters",
+        ),
+        (
+            json!({"file_path": format!("/{}", "a".repeat(5000))}),
+            "file_path: is 5001 bytes, over the limit of 4096 bytes",
+        ),
+        (
+            json!({"file_path": "/a.rs", "selection": "x\u{0}y"}),
+            "selection: contains a NUL character",
+        ),
+        (
+            json!({"file_path": "/a.rs", "selection": ["x"]}),
+            "selection: must be a string, got an array",
+        ),
+        (
+            json!({"file_path": "/a.rs", "selection": "x".repeat((1 << 20) + 1)}),
+            "selection: is 1048577 bytes, over the limit of 1048576 bytes",
+        ),
+        (
+            json!({"file_path": "/a.rs", "surrounding_lines": "x".repeat((256 << 10) + 1)}),
+            "surrounding_lines: is 262145 bytes, over the limit",
+        ),
+        (
+            json!({"file_path": "/a.rs", "language": "rust lang"}),
+            "language: must be a language id",
+        ),
+        (
+            json!({"file_path": "/a.rs", "language": 1}),
+            "language: must be a string",
+        ),
+        (
+            json!({"file_path": "/a.rs", "workspace": "rel"}),
+            "workspace: must be an absolute path",
+        ),
+        (
+            json!({"file_path": "/a.rs", "workspace": "/no/such/dir"}),
+            "workspace: `/no/such/dir` is not a directory",
+        ),
+        (
+            json!({"file_path": "/a.rs", "selection_range": {"start_line": 0, "end_line": 1}}),
+            "selection_range: lines are 1-based",
+        ),
+        (
+            json!({"file_path": "/a.rs", "selection_range": {"start_line": 5, "end_line": 2}}),
+            "end_line must not be before start_line",
+        ),
+        (
+            json!({"file_path": "/a.rs", "selection_range": {"start": 1}}),
+            "selection_range: must be {start_line, end_line}",
+        ),
+        (
+            json!({"file_path": "/a.rs", "selction": "typo"}),
+            "selction: unknown field; known fields: file_path, language",
+        ),
     ];
     for (value, expected) in cases {
         let err = refused(value.clone());
-        assert!(err.contains(expected), "{value}: got `{err}`, expected `{expected}`");
+        assert!(
+            err.contains(expected),
+            "{value}: got `{err}`, expected `{expected}`"
+        );
         assert!(err.starts_with("invalid editor context: "), "{err}");
     }
 }
@@ -94,13 +158,25 @@ fn file_path_must_stay_inside_the_workspace_after_resolving_symlinks() {
     ctx(json!({"file_path": ws.join("src/a.rs"), "workspace": ws})).unwrap();
     ctx(json!({"file_path": ws.join("new/dir/b.rs"), "workspace": ws})).unwrap();
     let err = refused(json!({"file_path": outside.join("a.rs"), "workspace": ws}));
-    assert!(err.contains("file_path: `") && err.contains("is outside the workspace"), "{err}");
+    assert!(
+        err.contains("file_path: `") && err.contains("is outside the workspace"),
+        "{err}"
+    );
     let err = refused(json!({"file_path": ws.join("escape/a.rs"), "workspace": ws}));
-    assert!(err.contains("is outside the workspace"), "symlink escape: {err}");
+    assert!(
+        err.contains("is outside the workspace"),
+        "symlink escape: {err}"
+    );
     let err = refused(json!({"file_path": ws.join("src/../../outside/a.rs"), "workspace": ws}));
-    assert!(err.contains("is outside the workspace"), "dot-dot escape: {err}");
+    assert!(
+        err.contains("is outside the workspace"),
+        "dot-dot escape: {err}"
+    );
     let err = refused(json!({"file_path": ws.join("missing/../../outside/a.rs"), "workspace": ws}));
-    assert!(err.contains("is outside the workspace"), "dot-dot through a missing dir: {err}");
+    assert!(
+        err.contains("is outside the workspace"),
+        "dot-dot through a missing dir: {err}"
+    );
     // A workspace given through a symlink works.
     let link = root.path().join("ws-link");
     std::os::unix::fs::symlink(&ws, &link).unwrap();
@@ -114,7 +190,11 @@ fn contexts_come_from_the_environment_variables() {
         ("RADIUM_EDITOR_SELECTION", "package main"),
         ("RADIUM_EDITOR_SURROUNDING_LINES", "a\n---\nb"),
     ];
-    let lookup = |k: &str| vars.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string());
+    let lookup = |k: &str| {
+        vars.iter()
+            .find(|(n, _)| *n == k)
+            .map(|(_, v)| v.to_string())
+    };
     let c = EditorContext::from_env(lookup, &ContextLimits::default()).unwrap();
     assert_eq!(c.language, "go");
     assert_eq!(c.selection, "package main");
@@ -122,7 +202,11 @@ fn contexts_come_from_the_environment_variables() {
     assert!(env.contains(&("RADIUM_EDITOR_FILE_PATH", "/p/x.go".to_owned())));
     assert!(env.contains(&("RADIUM_EDITOR_LANGUAGE", "go".to_owned())));
     let err = EditorContext::from_env(|_| None, &ContextLimits::default()).unwrap_err();
-    assert!(err.to_string().contains("file_path: is required (set RADIUM_EDITOR_FILE_PATH"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("file_path: is required (set RADIUM_EDITOR_FILE_PATH"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -141,8 +225,16 @@ fn apply_replaces_a_range_or_the_whole_text_with_a_diff() {
     let p = apply_block(original, "fn b() { todo!() }\n", Some((2, 2)), "src/lib.rs").unwrap();
     assert_eq!(p.new_text, "fn a() {}\nfn b() { todo!() }\nfn c() {}\n");
     assert!(p.changed);
-    assert!(p.diff.starts_with("--- a/src/lib.rs\n+++ b/src/lib.rs\n@@"), "{}", p.diff);
-    assert!(p.diff.contains("-fn b() {}\n+fn b() { todo!() }\n"), "{}", p.diff);
+    assert!(
+        p.diff.starts_with("--- a/src/lib.rs\n+++ b/src/lib.rs\n@@"),
+        "{}",
+        p.diff
+    );
+    assert!(
+        p.diff.contains("-fn b() {}\n+fn b() { todo!() }\n"),
+        "{}",
+        p.diff
+    );
 
     // A block without a final newline still keeps the next line separate.
     let p = apply_block(original, "fn b2() {}", Some((2, 2)), "x").unwrap();
@@ -164,12 +256,24 @@ fn apply_replaces_a_range_or_the_whole_text_with_a_diff() {
     let p = apply_block("a\r\nb\r\n", "B\n", Some((2, 2)), "x").unwrap();
     assert_eq!(p.new_text, "a\r\nB\r\n");
     // Bad ranges are errors.
-    let err = apply_block(original, "x", Some((0, 1)), "x").unwrap_err().to_string();
+    let err = apply_block(original, "x", Some((0, 1)), "x")
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("lines are 1-based"), "{err}");
-    let err = apply_block(original, "x", Some((3, 2)), "x").unwrap_err().to_string();
-    assert!(err.contains("end_line must not be before start_line"), "{err}");
-    let err = apply_block(original, "x", Some((9, 9)), "x").unwrap_err().to_string();
-    assert!(err.contains("start_line 9 is past the end of the text (3 lines)"), "{err}");
+    let err = apply_block(original, "x", Some((3, 2)), "x")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("end_line must not be before start_line"),
+        "{err}"
+    );
+    let err = apply_block(original, "x", Some((9, 9)), "x")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("start_line 9 is past the end of the text (3 lines)"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -180,7 +284,10 @@ fn atomic_writes_keep_permissions_and_leave_no_temporary_files() {
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o750)).unwrap();
     write_atomic(&file, "#!/bin/sh\nnew\n").unwrap();
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "#!/bin/sh\nnew\n");
-    assert_eq!(std::fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o750);
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+        0o750
+    );
     let new_file = dir.path().join("fresh.txt");
     write_atomic(&new_file, "hello").unwrap();
     assert_eq!(std::fs::read_to_string(&new_file).unwrap(), "hello");

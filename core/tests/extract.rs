@@ -30,7 +30,11 @@ fn commonmark_spec_fences() {
             .iter()
             .map(|b| json!({"language": b["language"], "content": b["content"]}))
             .collect();
-        assert_eq!(got_simple, expected_simple, "example {}: {:?}", case["example"], case["markdown"]);
+        assert_eq!(
+            got_simple, expected_simple,
+            "example {}: {:?}",
+            case["example"], case["markdown"]
+        );
         blocks_seen += got.len();
     }
     assert_eq!(blocks_seen, 36);

@@ -37,8 +37,16 @@ fn ping_and_version() {
 fn hook_commands() {
     let e = engine();
     let list = call(&e, json!({"command": "hooks-list"}));
-    assert_eq!(list["data"][0]["name"], "mark");
-    assert_eq!(list["data"][0]["hook_type"], "before_tool");
+    let names: Vec<&str> = list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["name"].as_str().unwrap())
+        .collect();
+    // The built-in hooks are registered in every engine.
+    assert_eq!(names, ["editor-context", "mark", "code-apply"]);
+    assert_eq!(list["data"][1]["hook_type"], "before_tool");
+    assert_eq!(list["data"][0]["matcher"], "step");
 
     let out = call(
         &e,

@@ -28,7 +28,12 @@ pub struct ApplyPreview {
 /// and a replaced range keeps the line break that followed it. A range may
 /// end one line past the end of the text (appending); anything further is an
 /// error.
-pub fn apply_block(original: &str, block: &str, range: Option<(usize, usize)>, label: &str) -> Result<ApplyPreview> {
+pub fn apply_block(
+    original: &str,
+    block: &str,
+    range: Option<(usize, usize)>,
+    label: &str,
+) -> Result<ApplyPreview> {
     let crlf = original.contains("\r\n");
     let mut block = block.replace("\r\n", "\n");
     if crlf {
@@ -57,12 +62,19 @@ pub fn apply_block(original: &str, block: &str, range: Option<(usize, usize)>, l
             let replaced_had_newline = lines
                 .get(end.saturating_sub(1))
                 .is_some_and(|l| l.ends_with('\n'));
-            if !middle.is_empty() && !middle.ends_with('\n') && (replaced_had_newline || !after.is_empty()) {
+            if !middle.is_empty()
+                && !middle.ends_with('\n')
+                && (replaced_had_newline || !after.is_empty())
+            {
                 middle.push_str(newline);
             }
             if !before.is_empty() && !before.ends_with('\n') {
                 // The text had no final newline and we append after it.
-                return Ok(finish(original, format!("{before}{newline}{middle}{after}"), label));
+                return Ok(finish(
+                    original,
+                    format!("{before}{newline}{middle}{after}"),
+                    label,
+                ));
             }
             format!("{before}{middle}{after}")
         }

@@ -69,6 +69,15 @@ pub struct EditorContext {
     pub selection_range: Option<SelectionRange>,
 }
 
+const KNOWN_FIELDS: [&str; 6] = [
+    "file_path",
+    "language",
+    "selection",
+    "surrounding_lines",
+    "workspace",
+    "selection_range",
+];
+
 fn refuse(field: &str, rule: impl std::fmt::Display) -> Error {
     Error::EditorContext(format!("{field}: {rule}"))
 }
@@ -84,7 +93,12 @@ fn text_field(map: &Map<String, Value>, field: &str, max: usize) -> Result<Strin
     let text = match map.get(field) {
         None | Some(Value::Null) => return Ok(String::new()),
         Some(Value::String(s)) => s,
-        Some(other) => return Err(refuse(field, format!("must be a string, got {}", json_kind(other)))),
+        Some(other) => {
+            return Err(refuse(
+                field,
+                format!("must be a string, got {}", json_kind(other)),
+            ))
+        }
     };
     if text.contains('\0') {
         return Err(refuse(field, "contains a NUL character"));
@@ -98,11 +112,20 @@ fn text_field(map: &Map<String, Value>, field: &str, max: usize) -> Result<Strin
     Ok(sanitize(text))
 }
 
-fn path_field(map: &Map<String, Value>, field: &str, limits: &ContextLimits) -> Result<Option<String>> {
+fn path_field(
+    map: &Map<String, Value>,
+    field: &str,
+    limits: &ContextLimits,
+) -> Result<Option<String>> {
     let path = match map.get(field) {
         None | Some(Value::Null) => return Ok(None),
         Some(Value::String(s)) => s,
-        Some(other) => return Err(refuse(field, format!("must be a string, got {}", json_kind(other)))),
+        Some(other) => {
+            return Err(refuse(
+                field,
+                format!("must be a string, got {}", json_kind(other)),
+            ))
+        }
     };
     if path.is_empty() {
         return Err(refuse(field, "is empty"));
@@ -116,11 +139,18 @@ fn path_field(map: &Map<String, Value>, field: &str, limits: &ContextLimits) -> 
     if path.len() > limits.max_path_bytes {
         return Err(refuse(
             field,
-            format!("is {} bytes, over the limit of {} bytes", path.len(), limits.max_path_bytes),
+            format!(
+                "is {} bytes, over the limit of {} bytes",
+                path.len(),
+                limits.max_path_bytes
+            ),
         ));
     }
     if !Path::new(path).is_absolute() {
-        return Err(refuse(field, format!("must be an absolute path, got `{path}`")));
+        return Err(refuse(
+            field,
+            format!("must be an absolute path, got `{path}`"),
+        ));
     }
     Ok(Some(path.clone()))
 }
@@ -160,18 +190,11 @@ impl EditorContext {
                 )))
             }
         };
-        const KNOWN: [&str; 6] = [
-            "file_path",
-            "language",
-            "selection",
-            "surrounding_lines",
-            "workspace",
-            "selection_range",
-        ];
-        if let Some(unknown) = map.keys().find(|k| !KNOWN.contains(&k.as_str())) {
+
+        if let Some(unknown) = map.keys().find(|k| !KNOWN_FIELDS.contains(&k.as_str())) {
             return Err(refuse(
                 unknown,
-                format!("unknown field; known fields: {}", KNOWN.join(", ")),
+                format!("unknown field; known fields: {}", KNOWN_FIELDS.join(", ")),
             ));
         }
         let file_path = path_field(map, "file_path", limits)?
@@ -195,13 +218,15 @@ impl EditorContext {
             }
         }
         let selection = text_field(map, "selection", limits.max_selection_bytes)?;
-        let surrounding_lines =
-            text_field(map, "surrounding_lines", limits.max_surrounding_bytes)?;
+        let surrounding_lines = text_field(map, "surrounding_lines", limits.max_surrounding_bytes)?;
         let language = match map.get("language") {
             None | Some(Value::Null) => String::new(),
             Some(Value::String(s)) => s.clone(),
             Some(other) => {
-                return Err(refuse("language", format!("must be a string, got {}", json_kind(other))))
+                return Err(refuse(
+                    "language",
+                    format!("must be a string, got {}", json_kind(other)),
+                ))
             }
         };
         if !language.is_empty()
@@ -230,7 +255,10 @@ impl EditorContext {
             None | Some(Value::Null) => None,
             Some(v) => {
                 let range = SelectionRange::deserialize(v).map_err(|e| {
-                    refuse("selection_range", format!("must be {{start_line, end_line}}: {e}"))
+                    refuse(
+                        "selection_range",
+                        format!("must be {{start_line, end_line}}: {e}"),
+                    )
                 })?;
                 if range.start_line == 0 || range.end_line < range.start_line {
                     return Err(refuse(
@@ -278,7 +306,10 @@ impl EditorContext {
             ("RADIUM_EDITOR_FILE_PATH", self.file_path.clone()),
             ("RADIUM_EDITOR_LANGUAGE", self.language.clone()),
             ("RADIUM_EDITOR_SELECTION", self.selection.clone()),
-            ("RADIUM_EDITOR_SURROUNDING_LINES", self.surrounding_lines.clone()),
+            (
+                "RADIUM_EDITOR_SURROUNDING_LINES",
+                self.surrounding_lines.clone(),
+            ),
         ];
         if let Some(ws) = &self.workspace {
             vars.push(("RADIUM_EDITOR_WORKSPACE", ws.clone()));

@@ -46,7 +46,9 @@ impl ExtractedAnswer {
 /// The fence that opens the line starting at `start` (after any container
 /// prefix): its character, its length, and the raw info string.
 fn opening_fence(source: &str, start: usize) -> Option<(char, usize, &str)> {
-    let line_end = source[start..].find('\n').map_or(source.len(), |i| start + i);
+    let line_end = source[start..]
+        .find('\n')
+        .map_or(source.len(), |i| start + i);
     let line = &source[start..line_end];
     let trimmed = line.trim_start_matches([' ', '\t']);
     let fence_char = trimmed.chars().next().filter(|c| *c == '`' || *c == '~')?;
@@ -104,7 +106,10 @@ fn looks_like_path(text: &str) -> bool {
         && text.len() <= 4096
         && !text.contains(char::is_whitespace)
         && !text.contains(['`', '*', '<', '>', '|', '"'])
-        && (text.contains('/') || text.rsplit_once('.').is_some_and(|(stem, ext)| !stem.is_empty() && !ext.is_empty() && ext.chars().all(char::is_alphanumeric)))
+        && (text.contains('/')
+            || text.rsplit_once('.').is_some_and(|(stem, ext)| {
+                !stem.is_empty() && !ext.is_empty() && ext.chars().all(char::is_alphanumeric)
+            }))
 }
 
 /// A `File: path` comment on the block's first line.
@@ -148,7 +153,10 @@ fn path_from_line_before(source: &str, fence_start: usize) -> Option<String> {
             break;
         }
     }
-    let text = text.strip_prefix('`').and_then(|t| t.strip_suffix('`')).unwrap_or(text);
+    let text = text
+        .strip_prefix('`')
+        .and_then(|t| t.strip_suffix('`'))
+        .unwrap_or(text);
     looks_like_path(text).then(|| text.to_owned())
 }
 
@@ -184,7 +192,12 @@ pub fn extract_code_blocks(answer: &str) -> Vec<CodeBlock> {
     blocks
 }
 
-fn finish_block(source: &str, range: &std::ops::Range<usize>, mut content: String, index: usize) -> CodeBlock {
+fn finish_block(
+    source: &str,
+    range: &std::ops::Range<usize>,
+    mut content: String,
+    index: usize,
+) -> CodeBlock {
     let (fence, len, info) = opening_fence(source, range.start).unwrap_or(('`', 3, ""));
     let language = info.split([' ', '\t']).next().unwrap_or("");
     let language = language.split(':').next().unwrap_or(language).to_owned();

@@ -158,10 +158,22 @@ mod tests {
         assert_eq!(detect_language("/w/x.h", None), "c");
         assert_eq!(detect_language("/w/Makefile", None), "makefile");
         assert_eq!(detect_language("/w/Dockerfile", None), "dockerfile");
-        assert_eq!(detect_language("/w/bin/tool", Some("#!/usr/bin/env python3")), "python");
-        assert_eq!(detect_language("/w/bin/tool", Some("#!/bin/bash -e")), "shellscript");
-        assert_eq!(detect_language("/w/bin/tool", Some("#!/usr/bin/env -S node --flag")), "javascript");
-        assert_eq!(detect_language("/w/bin/tool", Some("#!/usr/bin/luajit-2.1")), "lua");
+        assert_eq!(
+            detect_language("/w/bin/tool", Some("#!/usr/bin/env python3")),
+            "python"
+        );
+        assert_eq!(
+            detect_language("/w/bin/tool", Some("#!/bin/bash -e")),
+            "shellscript"
+        );
+        assert_eq!(
+            detect_language("/w/bin/tool", Some("#!/usr/bin/env -S node --flag")),
+            "javascript"
+        );
+        assert_eq!(
+            detect_language("/w/bin/tool", Some("#!/usr/bin/luajit-2.1")),
+            "lua"
+        );
         assert_eq!(detect_language("/w/bin/tool", Some("echo hi")), "plaintext");
         assert_eq!(detect_language("/w/notes", None), "plaintext");
         // The extension wins over a shebang.

@@ -5,4 +5,5 @@
 pub mod apply;
 pub mod context;
 pub mod extract;
+pub mod hooks;
 pub mod language;

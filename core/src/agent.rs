@@ -1,0 +1,181 @@
+//! Agents and the agent step.
+//!
+//! An agent is a configured command: it reads the enriched request as JSON on
+//! stdin and answers on stdout, so any command-line model tool can be plugged
+//! in. Agents are listed in `.radium/agents.toml` (the workspace's, which
+//! wins) and `$RADIUM_HOME/agents.toml`:
+//!
+//! ```toml
+//! [[agents]]
+//! id = "example"
+//! command = ["python3", "agents/example.py"]   # program first; no shell
+//! timeout = "60s"                              # default 120s
+//! [agents.env]
+//! MODEL = "small"
+//! ```
+//!
+//! A relative program path with a `/` resolves against the folder of the
+//! `agents.toml` that names it; the agent runs in the workspace (or that
+//! folder when there is none).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::parse_duration;
+use crate::error::{Error, Result};
+
+/// The default time limit of an agent: 120 seconds.
+pub const DEFAULT_AGENT_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The most an agent may print: 4 MiB.
+pub const DEFAULT_AGENT_OUTPUT: usize = 4 << 20;
+
+/// One configured agent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AgentConfig {
+    /// The agent's id (`rad step <id>`).
+    pub id: String,
+    /// The program and its arguments (program resolved to a path when relative).
+    pub command: Vec<String>,
+    /// The time limit of one run.
+    #[serde(rename = "timeout_ms", serialize_with = "ser_ms")]
+    pub timeout: Duration,
+    /// Extra environment variables for the agent's process.
+    pub env: BTreeMap<String, String>,
+    /// Where the agent runs.
+    pub cwd: PathBuf,
+    /// The file that configured it.
+    pub source: PathBuf,
+}
+
+fn ser_ms<S: serde::Serializer>(d: &Duration, s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    #[serde(default)]
+    agents: Vec<toml::Spanned<RawAgent>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAgent {
+    id: String,
+    command: Vec<String>,
+    timeout: Option<toml::Value>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+/// Parses one `agents.toml`; `workspace` is where its agents run.
+pub fn parse_agents(text: &str, path: &Path, workspace: Option<&Path>) -> Result<Vec<AgentConfig>> {
+    let err = |line: usize, message: String| Error::Config {
+        path: path.to_owned(),
+        line,
+        column: usize::from(line != 0),
+        message,
+    };
+    let raw: RawFile = toml::from_str(text).map_err(|e| {
+        err(
+            e.span().map_or(0, |s| line_of(text, s.start)),
+            e.message().trim().to_owned(),
+        )
+    })?;
+    let folder = path.parent().unwrap_or(Path::new("/"));
+    let mut agents: Vec<AgentConfig> = Vec::new();
+    for spanned in raw.agents {
+        let line = line_of(text, spanned.span().start);
+        let agent = spanned.into_inner();
+        if agent.id.trim().is_empty() || agent.id.contains(char::is_whitespace) {
+            return Err(err(
+                line,
+                format!(
+                    "field `id`: `{}` is not a valid agent id (no spaces, not empty)",
+                    agent.id
+                ),
+            ));
+        }
+        if agents.iter().any(|a| a.id == agent.id) {
+            return Err(err(
+                line,
+                format!("field `id`: agent `{}` is configured twice", agent.id),
+            ));
+        }
+        let Some(program) = agent.command.first() else {
+            return Err(err(
+                line,
+                "field `command`: must name a program (a list, program first)".to_owned(),
+            ));
+        };
+        let mut command = agent.command.clone();
+        if program.contains('/') && !Path::new(program).is_absolute() {
+            command[0] = folder.join(program).to_string_lossy().into_owned();
+        }
+        let timeout = match agent.timeout {
+            None => DEFAULT_AGENT_TIMEOUT,
+            Some(toml::Value::Integer(ms)) => u64::try_from(ms)
+                .map(Duration::from_millis)
+                .map_err(|_| err(line, "field `timeout`: cannot be negative".to_owned()))?,
+            Some(toml::Value::String(s)) => {
+                parse_duration(&s).map_err(|e| err(line, format!("field `timeout`: {e}")))?
+            }
+            Some(other) => {
+                return Err(err(
+                    line,
+                    format!("field `timeout`: expected \"30s\" or milliseconds, got {other}"),
+                ))
+            }
+        };
+        agents.push(AgentConfig {
+            id: agent.id,
+            command,
+            timeout,
+            env: agent.env,
+            cwd: workspace.unwrap_or(folder).to_owned(),
+            source: path.to_owned(),
+        });
+    }
+    Ok(agents)
+}
+
+/// The agents of a workspace and of the user, the workspace's first (it wins on the same id).
+pub fn load_agents(workspace: Option<&Path>, radium_home: &Path) -> Result<Vec<AgentConfig>> {
+    let mut all: Vec<AgentConfig> = Vec::new();
+    let mut files = Vec::new();
+    if let Some(ws) = workspace {
+        files.push(ws.join(".radium/agents.toml"));
+    }
+    files.push(radium_home.join("agents.toml"));
+    for file in files {
+        if !file.is_file() {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).map_err(|source| Error::Io {
+            path: file.clone(),
+            source,
+        })?;
+        for agent in parse_agents(&text, &file, workspace)? {
+            if !all.iter().any(|a| a.id == agent.id) {
+                all.push(agent);
+            }
+        }
+    }
+    Ok(all)
+}
+
+/// The default `$RADIUM_HOME`: the variable if set, else `~/.radium`.
+pub fn default_radium_home() -> PathBuf {
+    std::env::var_os("RADIUM_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".radium")))
+        .unwrap_or_else(|| PathBuf::from(".radium"))
+}

@@ -1,0 +1,123 @@
+//! Running an external program for the engine (script hooks, agents): no
+//! shell, input on stdin, capped output, its own process group that is
+//! killed when the run is dropped (time-out, cancellation) or has finished.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+
+/// What to run.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ProcessSpec {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub cwd: Option<PathBuf>,
+    pub env: Vec<(String, String)>,
+    pub max_output: usize,
+}
+
+/// What it did.
+pub(crate) struct ProcessOutput {
+    /// The exit status, `None` when killed by a signal.
+    pub code: Option<i32>,
+    pub stdout: Vec<u8>,
+    /// True when stdout went past the cap (what was read is truncated).
+    pub stdout_over: bool,
+    pub stderr: String,
+}
+
+/// Kills the child's whole process group unless disarmed.
+struct GroupGuard(Option<i32>);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if let Some(pgid) = self.0 {
+            // SAFETY: kill(2) on a process group has no memory-safety preconditions.
+            unsafe {
+                libc::kill(-pgid, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+/// Reads at most `cap` bytes; says whether there was more (and drains the rest).
+async fn read_capped(mut reader: impl AsyncRead + Unpin, cap: usize) -> (Vec<u8>, bool) {
+    let mut buf = Vec::new();
+    let mut chunk = vec![0u8; 8192];
+    let mut over = false;
+    loop {
+        match reader.read(&mut chunk).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) if over => {}
+            Ok(n) => {
+                if buf.len() + n > cap {
+                    buf.extend_from_slice(&chunk[..cap - buf.len()]);
+                    over = true;
+                } else {
+                    buf.extend_from_slice(&chunk[..n]);
+                }
+            }
+        }
+    }
+    (buf, over)
+}
+
+/// Runs the program to its end. `Err` only when it cannot be started.
+/// Must run inside the engine's runtime (it uses tokio's process reactor).
+pub(crate) async fn run_process(
+    spec: ProcessSpec,
+    input: Vec<u8>,
+) -> Result<ProcessOutput, String> {
+    let mut command = tokio::process::Command::new(&spec.program);
+    command
+        .args(&spec.args)
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    if let Some(cwd) = &spec.cwd {
+        command.current_dir(cwd);
+    }
+    let mut child = command
+        .spawn()
+        .map_err(|e| format!("cannot run `{}`: {e}", spec.program.display()))?;
+    let guard = GroupGuard(child.id().and_then(|id| i32::try_from(id).ok()));
+    let stdin = child.stdin.take();
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    let cap = spec.max_output;
+    let write = async move {
+        if let Some(mut stdin) = stdin {
+            // A program that does not read its input closes the pipe early: fine.
+            let _ = stdin.write_all(&input).await;
+            let _ = stdin.shutdown().await;
+        }
+    };
+    let read_out = async move {
+        match stdout {
+            Some(s) => read_capped(s, cap).await,
+            None => (Vec::new(), false),
+        }
+    };
+    let read_err = async move {
+        match stderr {
+            Some(s) => read_capped(s, cap).await,
+            None => (Vec::new(), false),
+        }
+    };
+    let ((), (stdout, stdout_over), (stderr, _), status) =
+        tokio::join!(write, read_out, read_err, child.wait());
+    // The leader has exited; the guard now kills anything it left behind.
+    drop(guard);
+    let status =
+        status.map_err(|e| format!("waiting for `{}` failed: {e}", spec.program.display()))?;
+    Ok(ProcessOutput {
+        code: status.code(),
+        stdout,
+        stdout_over,
+        stderr: String::from_utf8_lossy(&stderr).trim().to_owned(),
+    })
+}
