@@ -254,8 +254,9 @@ enum RadiumStatus radium_hooks_execute(const struct RadiumEngine *engine,
  "error"?, "code"?, "tag"?, "warnings"?}` (freed with `radium_string_free`).
  A command that fails is still a successful call: the response says
  `"ok": false`. Only misuse (NULL, invalid UTF-8, text that is not JSON, a
- dead engine) makes this call fail. Commands today: ping, version,
- hooks-list, hooks-execute, hooks-enable, hooks-disable.
+ dead engine) makes this call fail. The commands and their arguments are
+ listed in docs/protocol.md; a `step` blocks the calling thread until the
+ agent answers.
  */
 enum RadiumStatus radium_request(const struct RadiumEngine *engine,
                                  const char *request_json,

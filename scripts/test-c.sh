@@ -30,12 +30,17 @@ build() { # name compiler std source
   if ldd "$work/$name-static" | grep -q libradium; then echo "$name-static links libradium.so"; exit 1; fi
 }
 build c gcc c11 tests/c/test_radium.c
+gcc -std=c11 "${warn[@]}" $cflags tests/c/vectors.c -o "$work/vectors" $libs -Wl,-rpath,"$prefix/lib"
 build cpp g++ c++17 tests/cpp/test_radium.cpp
 
 echo "--- the README's C example"
 awk '/^```c$/{on=1;next} /^```$/{on=0} on' README.md > "$work/readme.c"
 gcc -std=c11 "${warn[@]}" $cflags "$work/readme.c" -o "$work/readme-example" $libs -Wl,-rpath,"$prefix/lib"
 "$work/readme-example" | grep -q '"stopped_by":{"hook":"guard"' || { echo "README example output changed"; "$work/readme-example"; exit 1; }
+
+echo "--- shared vectors and an agent step through the C JSON door"
+valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 \
+  "$work/vectors" tests/vectors/requests.txt "$PWD/examples/agents/example-agent.sh"
 
 status=0
 for bin in c-shared c-static cpp-shared cpp-static readme-example; do

@@ -531,7 +531,8 @@ pub unsafe extern "C" fn radium_hooks_execute(
         let hook_type: HookType = unsafe { str_arg(hook_type, "hook_type") }?.parse()?;
         let data = unsafe { json_arg(data_json, "data_json") }?;
         let outcome = engine.registry().execute(HookContext::new(hook_type, data));
-        let text = serde_json::to_string(&outcome).unwrap_or_default();
+        // Compact JSON with sorted keys, like every door.
+        let text = outcome.to_json().to_string();
         // SAFETY: checked non-NULL above.
         unsafe { write_string(outcome_json_out, text) };
         Ok(())
@@ -543,8 +544,9 @@ pub unsafe extern "C" fn radium_hooks_execute(
 /// "error"?, "code"?, "tag"?, "warnings"?}` (freed with `radium_string_free`).
 /// A command that fails is still a successful call: the response says
 /// `"ok": false`. Only misuse (NULL, invalid UTF-8, text that is not JSON, a
-/// dead engine) makes this call fail. Commands today: ping, version,
-/// hooks-list, hooks-execute, hooks-enable, hooks-disable.
+/// dead engine) makes this call fail. The commands and their arguments are
+/// listed in docs/protocol.md; a `step` blocks the calling thread until the
+/// agent answers.
 #[no_mangle]
 pub unsafe extern "C" fn radium_request(
     engine: *const RadiumEngine,
@@ -558,7 +560,7 @@ pub unsafe extern "C" fn radium_request(
         let engine = engine_arg(engine)?;
         let request = unsafe { json_arg(request_json, "request_json") }?;
         let response = engine.handle_json(request);
-        let text = serde_json::to_string(&response).unwrap_or_default();
+        let text = response.to_json().to_string();
         // SAFETY: checked non-NULL above.
         unsafe { write_string(response_json_out, text) };
         Ok(())
