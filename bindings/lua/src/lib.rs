@@ -21,8 +21,8 @@ use std::time::Duration;
 
 use mlua::{Function, Lua, Result as LuaResult, Table, UserData, UserDataMethods};
 use radium_core::{
-    ChainOutcome, Engine, EngineConfig, ExecuteOptions, Hook, HookCall, HookContext, HookError,
-    HookOptions, HookPriority, HookResult, HookType, ScriptHook, ToolMatcher,
+    Engine, EngineConfig, ExecuteOptions, Hook, HookCall, HookContext, HookError, HookOptions,
+    HookPriority, HookResult, HookType, Request, Response, ScriptHook, ToolMatcher,
 };
 use serde_json::Value;
 
@@ -139,13 +139,14 @@ impl Wake for Signal {
     }
 }
 
-type ChainFuture = Pin<Box<dyn Future<Output = ChainOutcome> + Send>>;
+/// A non-blocking piece of work: its result as JSON text.
+type PendingFuture = Pin<Box<dyn Future<Output = String> + Send>>;
 
 /// The non-blocking chains of one Lua state, polled on its main thread.
 struct AsyncState {
     signal: Arc<Signal>,
     reader_fd: RefCell<Option<i32>>,
-    pending: RefCell<Vec<(ChainFuture, Function)>>,
+    pending: RefCell<Vec<(PendingFuture, Function)>>,
 }
 
 impl AsyncState {
@@ -189,8 +190,7 @@ fn poll(lua: &Lua, (): ()) -> LuaResult<usize> {
     let mut first_error = None;
     for (mut future, callback) in pending {
         match future.as_mut().poll(&mut cx) {
-            Poll::Ready(outcome) => {
-                let text = serde_json::to_string(&outcome).unwrap_or_default();
+            Poll::Ready(text) => {
                 if let Err(e) = callback.call::<()>(text) {
                     first_error.get_or_insert(e);
                 }
@@ -208,6 +208,14 @@ fn poll(lua: &Lua, (): ()) -> LuaResult<usize> {
         Some(e) => Err(e),
         None => Ok(left),
     }
+}
+
+/// Queues work to be polled on the main loop; nothing runs before the next turn.
+fn queue(lua: &Lua, future: PendingFuture, callback: Function) -> LuaResult<()> {
+    let state = async_state(lua)?;
+    state.pending.borrow_mut().push((future, callback));
+    state.signal.wake_by_ref();
+    Ok(())
 }
 
 /// An engine, as Lua userdata.
@@ -330,12 +338,28 @@ impl UserData for LuaEngine {
                 let options = timeout_ms.map_or_else(ExecuteOptions::default, |ms| {
                     ExecuteOptions::with_timeout(Duration::from_millis(ms))
                 });
-                let future: ChainFuture = Box::pin(this.engine.registry().execute_async(context, options));
-                let state = async_state(lua)?;
-                state.pending.borrow_mut().push((future, callback));
-                // Nothing runs now: the first poll happens on the next turn of the loop.
-                state.signal.wake_by_ref();
-                Ok(())
+                let chain = this.engine.registry().execute_async(context, options);
+                let future: PendingFuture = Box::pin(async move {
+                    serde_json::to_string(&chain.await).unwrap_or_default()
+                });
+                queue(lua, future, callback)
+            },
+        );
+        methods.add_method(
+            "request_async",
+            |lua, this, (request, callback): (String, Function)| {
+                let request = Request::from_json(parse_json(&request, "the request")?);
+                let future: PendingFuture = match request {
+                    Ok(request) => {
+                        let response = this.engine.handle_async(&request);
+                        Box::pin(async move { response.await.to_json().to_string() })
+                    }
+                    Err(e) => {
+                        let text = Response::failure(&e).to_json().to_string();
+                        Box::pin(std::future::ready(text))
+                    }
+                };
+                queue(lua, future, callback)
             },
         );
         methods.add_method("request", |_, this, request: String| {

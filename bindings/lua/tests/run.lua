@@ -47,6 +47,19 @@ local function names(outcome)
   return out
 end
 
+local builtin = { ["editor-context"] = true, ["code-apply"] = true }
+
+-- The hooks a test registered (every engine also has the two built-in ones).
+local function user_hooks(list)
+  local out = {}
+  for _, h in ipairs(list) do
+    if not builtin[h.name] then
+      out[#out + 1] = h
+    end
+  end
+  return out
+end
+
 local function tracer(name)
   return function(ctx)
     local data = ctx.data
@@ -91,7 +104,7 @@ test("engine options", function()
   vim.fn.writefile({ "[[hooks]]", "name = 'late'", "type = 'before_tool'", "priority = 999" }, dir .. "/.radium/hooks.toml")
   local configured = radium.new({ workspace = dir })
   configured:register("late", "before_tool", function() end)
-  eq(configured:list()[1].priority, 999, "hooks.toml applies to a hook registered later")
+  eq(user_hooks(configured:list())[1].priority, 999, "hooks.toml applies to a hook registered later")
   vim.fn.delete(dir, "rf")
 end)
 
@@ -107,7 +120,7 @@ test("priority, ties, chained data", function()
   eq(names(out), { "high", "tie-a", "tie-b", "low" }, "outcome lists hooks in order")
   check(type(out.hooks[1].duration_ns) == "number", "durations")
   local listed = {}
-  for _, h in ipairs(e:list()) do
+  for _, h in ipairs(user_hooks(e:list())) do
     listed[#listed + 1] = h.name .. ":" .. h.priority
   end
   eq(listed, { "high:200", "tie-a:100", "tie-b:100", "low:10" }, "list")
@@ -149,7 +162,7 @@ test("enable, disable, unregister, duplicates, unknown names", function()
   e:register("b", "before_tool", tracer("b"))
   e:disable("a")
   eq(e:execute("before_tool", {}).data.trace, { "b" }, "disabled")
-  eq(e:list()[1].enabled, false, "list shows disabled")
+  eq(user_hooks(e:list())[1].enabled, false, "list shows disabled")
   e:enable("a")
   eq(e:execute("before_tool", {}).data.trace, { "a", "b" }, "enabled")
   e:unregister("b")
@@ -185,7 +198,7 @@ test("matchers", function()
   e:register("all", "before_tool", tracer("all"))
   eq(e:execute("before_tool", { tool_name = "create" }).data.trace, { "writes", "all" }, "matching")
   eq(e:execute("before_tool", { tool_name = "view" }).data.trace, { "all" }, "not matching")
-  eq(e:list()[1].matcher, "create|str-replace", "listed")
+  eq(user_hooks(e:list())[1].matcher, "create|str-replace", "listed")
 end)
 
 test("tables and JSON convert faithfully", function()
@@ -241,9 +254,9 @@ test("the JSON request door", function()
   e:register("a", "before_tool", tracer("a"))
   local v = e:request({ command = "version" })
   eq(v.data, { version = "0.1.0", abi_version = 1 }, "version")
-  eq(e:request({ command = "hooks-list" }).data[1].name, "a", "hooks-list")
+  eq(user_hooks(e:request({ command = "hooks-list" }).data)[1].name, "a", "hooks-list")
   eq(e:request({ command = "hooks-disable", args = { name = "a" } }).data, { name = "a", enabled = false }, "disable")
-  eq(e:list()[1].enabled, false, "disabled through the door")
+  eq(user_hooks(e:list())[1].enabled, false, "disabled through the door")
   local bad = e:request({ command = "dance" })
   eq(bad.ok, false, "unknown command is a response")
   eq(bad.code, "unknown_command", "code")
@@ -331,6 +344,102 @@ test("execute_async: deadlines, several chains, callback errors", function()
   check(other == true, "the other callback ran")
   check(ok or tostring(err):find("callback broke", 1, true), "callback error surfaced: " .. tostring(err))
   _ = errors
+end)
+
+local repo = vim.fn.fnamemodify(root, ":h:h")
+
+test("the shared request vectors", function()
+  local e = radium.new()
+  local lines = vim.fn.readfile(repo .. "/tests/vectors/requests.txt")
+  check(#lines >= 60, "vectors found")
+  for i = 1, #lines, 2 do
+    local got = e:request(vim.json.decode(lines[i]))
+    local want = vim.json.decode(lines[i + 1])
+    check(vim.deep_equal(got, want), "vector " .. lines[i] .. "\n got " .. vim.inspect(got))
+  end
+end)
+
+local function workspace_with_agent()
+  local ws = vim.fn.tempname()
+  vim.fn.mkdir(ws .. "/.radium", "p")
+  vim.fn.mkdir(ws .. "/src", "p")
+  vim.fn.writefile({
+    "[[agents]]",
+    'id = "example"',
+    string.format('command = ["%s/examples/agents/example-agent.sh"]', repo),
+    "",
+    "[[agents]]",
+    'id = "slow"',
+    'command = ["/bin/sh", "-c", "sleep 0.4; cat > /dev/null; printf \'```lua\\nreturn 42\\n```\\n\'"]',
+  }, ws .. "/.radium/agents.toml")
+  return ws
+end
+
+test("step through the Lua door, without blocking", function()
+  local ws = workspace_with_agent()
+  local e = radium.new({ workspace = ws, radium_home = ws })
+  local response
+  local ticks = 0
+  local timer = vim.uv.new_timer()
+  timer:start(20, 20, vim.schedule_wrap(function() ticks = ticks + 1 end))
+  e:step("slow", { file_path = ws .. "/src/a.lua", selection = "return 1", workspace = ws }, "improve", function(r) response = r end)
+  eq(response, nil, "returned before the agent answered")
+  vim.wait(5000, function() return response ~= nil end, 10)
+  timer:stop()
+  timer:close()
+  eq(response and response.ok, true, "step ok: " .. vim.inspect(response))
+  eq(response and response.data.code_blocks[1].content, "return 42\n", "the agent's block")
+  check(ticks >= 10, "the main loop ran " .. ticks .. " timer ticks during the step")
+  local bad
+  e:step("example", { file_path = "relative.lua" }, "", function(r) bad = r end)
+  vim.wait(2000, function() return bad ~= nil end, 10)
+  eq(bad and bad.code, "refused", "invalid context refused")
+  check(bad and bad.error:find("file_path: must be an absolute path", 1, true), bad and bad.error)
+  local unknown
+  e:request_async({ command = "step", args = { agent = "ghost" } }, function(r) unknown = r end)
+  vim.wait(2000, function() return unknown ~= nil end, 10)
+  eq(unknown and unknown.code, "unknown_agent", "unknown agent")
+  vim.fn.delete(ws, "rf")
+end)
+
+test("send a selection, list, preview and apply a block, undo it", function()
+  local ws = workspace_with_agent()
+  vim.cmd("runtime plugin/radium.lua")
+  check(vim.fn.exists(":RadiumSend") == 2, ":RadiumSend exists")
+  check(vim.fn.exists(":RadiumApply") == 2, ":RadiumApply exists")
+  local editor = require("radium.editor")
+  editor.setup({ agent = "example", workspace = ws, notify = false })
+  vim.cmd("edit " .. ws .. "/src/main.rs")
+  vim.api.nvim_buf_set_lines(0, 0, -1, false, { "use std::io;", "", "fn main() {", "    println!(\"hi\");", "}", "", "fn other() {}" })
+  vim.bo.modified = true -- an unsaved buffer: the text comes from the buffer, not the disk
+  local done
+  local ticks = 0
+  local timer = vim.uv.new_timer()
+  timer:start(5, 5, vim.schedule_wrap(function() ticks = ticks + 1 end))
+  editor.send(3, 5, "review", function(r) done = r end)
+  vim.wait(5000, function() return done ~= nil end, 5)
+  timer:stop()
+  timer:close()
+  eq(done and done.ok, true, "answer: " .. vim.inspect(done))
+  eq(#editor.blocks(), 1, "one block")
+  eq(editor.blocks()[1].file_path, "src/main.rs", "annotated path")
+  check(editor.list_lines()[1]:find("1. [rust] src/main.rs", 1, true) ~= nil, editor.list_lines()[1])
+  local preview = editor.preview(1)
+  check(preview.diff:find("+// reviewed by the example agent", 1, true) ~= nil, preview.diff)
+  check(preview.diff:find("--- a/buffer", 1, true) ~= nil, preview.diff)
+  local pbuf = editor.show_preview(1)
+  eq(vim.bo[pbuf].filetype, "diff", "preview buffer")
+  vim.cmd("close")
+  local before = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  vim.cmd("RadiumApply 1")
+  eq(vim.api.nvim_buf_get_lines(0, 0, -1, false), {
+    "use std::io;", "", "// reviewed by the example agent", "fn main() {", "    println!(\"hi\");", "}", "", "fn other() {}",
+  }, "block applied to the selected lines")
+  vim.cmd("silent undo")
+  eq(vim.api.nvim_buf_get_lines(0, 0, -1, false), before, "u restores the text")
+  raises(function() editor.apply(5) end, "no code block 5 (the answer has 1)", "bad block number")
+  vim.cmd("bwipeout!")
+  vim.fn.delete(ws, "rf")
 end)
 
 test(":checkhealth radium", function()

@@ -217,6 +217,30 @@ function Engine:request(req)
   return decode(call(self._handle.request, self._handle, json_arg(req, "the request")))
 end
 
+--- The JSON request door without blocking: `callback(response)` runs later on
+--- the main loop. Use it for commands that wait, such as "step".
+function Engine:request_async(req, callback)
+  check_type(req, "table", "the request")
+  check_type(callback, "function", "the callback")
+  ensure_watcher()
+  call(self._handle.request_async, self._handle, json_arg(req, "the request"), function(response_json)
+    callback(decode(response_json))
+  end)
+end
+
+--- Runs an agent step without blocking: before_tool (editor-context) →
+--- before_model → the agent → after_model → after_tool (code-apply).
+--- `callback(response)`: { ok = true, data = { code_blocks, block_count, original_output, ... } }
+--- or { ok = false, error, code }.
+function Engine:step(agent, context, prompt, callback)
+  check_type(agent, "string", "the agent id")
+  check_type(callback, "function", "the callback")
+  self:request_async({
+    command = "step",
+    args = { agent = agent, context = context or vim.NIL, prompt = prompt or "" },
+  }, callback)
+end
+
 --- Non-blocking chains still in flight (for tests and :checkhealth).
 function M.pending()
   return native.pending()
