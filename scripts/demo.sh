@@ -5,7 +5,7 @@ cd "$(dirname "$0")/.."
 
 command -v cargo >/dev/null || { echo "demo: cargo is required (https://rustup.rs)" >&2; exit 1; }
 
-echo "==> building the workspace"
-cargo build --workspace --all-targets --quiet
-echo "==> running the demo"
+echo "==> building the workspace (engine, C library, Neovim module, rad)"
+cargo build --workspace --exclude radium-node --quiet
+echo "==> running the demo: an editor selection sent to the bundled example agent"
 cargo run --quiet -p radium-core --example demo
