@@ -9,7 +9,11 @@ use radium_core::{Engine, EngineConfig};
 use serde_json::{json, Value};
 
 fn read(name: &str) -> String {
-    std::fs::read_to_string(format!("{}/../tests/vectors/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    std::fs::read_to_string(format!(
+        "{}/../tests/vectors/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
 }
 
 #[test]
@@ -38,6 +42,12 @@ fn requests_txt_is_generated_from_the_sources() {
         expected.push(json!({"command": "context", "args": c["context"]}));
         expected.push(c["response"].clone());
     }
-    let actual: Vec<Value> = read("requests.txt").lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(actual, expected, "tests/vectors/requests.txt is stale: run python3 tests/vectors/gen_requests.py");
+    let actual: Vec<Value> = read("requests.txt")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        actual, expected,
+        "tests/vectors/requests.txt is stale: run python3 tests/vectors/gen_requests.py"
+    );
 }

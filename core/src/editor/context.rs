@@ -84,9 +84,20 @@ fn refuse(field: &str, rule: impl std::fmt::Display) -> Error {
 
 /// Removes control characters other than tab, newline and carriage return.
 fn sanitize(text: &str) -> String {
-    text.chars()
-        .filter(|c| !c.is_control() || matches!(c, '\t' | '\n' | '\r'))
-        .collect()
+    let stripped = |c: char| c.is_control() && !matches!(c, '\t' | '\n' | '\r');
+    // Fast path: control characters are C0 (< 0x20), DEL (0x7f) and C1
+    // (U+0080..U+009F, encoded as 0xC2 0x80..0x9F); most text has none.
+    let bytes = text.as_bytes();
+    let suspicious = bytes.iter().enumerate().any(|(i, &b)| {
+        (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r'))
+            || b == 0x7f
+            || (b == 0xc2 && bytes.get(i + 1).is_some_and(|n| (0x80..=0x9f).contains(n)))
+    });
+    if suspicious {
+        text.chars().filter(|&c| !stripped(c)).collect()
+    } else {
+        text.to_owned()
+    }
 }
 
 fn text_field(map: &Map<String, Value>, field: &str, max: usize) -> Result<String> {

@@ -15,7 +15,7 @@ use crate::result::HookResult;
 /// The tool name of an agent step, which the built-in hooks match.
 pub const STEP_TOOL: &str = "step";
 
-/// Validates the editor's context (`data.editor_context`) and puts it into
+/// Validates the editor's context (`data.editor_context`) and moves it into
 /// the tool arguments (`data.arguments.context`), where the step and the
 /// agent read it. An invalid context stops the step, with the rule it broke
 /// as the reason.
@@ -54,6 +54,10 @@ impl Hook for EditorContextHook {
         match EditorContext::from_json(raw, &self.limits) {
             Ok(valid) => {
                 let mut data = context.data.clone();
+                // The validated context replaces the raw one (no second copy).
+                if let Value::Object(map) = &mut data {
+                    map.remove("editor_context");
+                }
                 if !data["arguments"].is_object() {
                     data["arguments"] = Value::Object(serde_json::Map::new());
                 }

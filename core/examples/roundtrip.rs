@@ -1,0 +1,39 @@
+//! The send-selection round trip in-process from Rust: the before_tool chain
+//! (editor-context + 5 no-op hooks) on a 4 KiB context, then after_tool
+//! (code-apply) on a 4 KiB answer with 3 blocks, as two JSON requests.
+//! Prints microseconds per round trip. Used by scripts/bench-roundtrip.sh.
+
+#![allow(clippy::print_stdout, clippy::unwrap_used)]
+
+use std::time::Instant;
+
+use radium_core::{Engine, EngineConfig, FnHook, HookResult, HookType};
+
+fn main() {
+    let path = std::env::args().nth(1).unwrap_or_else(|| "tests/vectors/roundtrip.txt".into());
+    let iterations: u32 = std::env::args().nth(2).and_then(|n| n.parse().ok()).unwrap_or(2000);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines = text.lines();
+    let (before, after) = (lines.next().unwrap().to_owned(), lines.next().unwrap().to_owned());
+    let engine = Engine::new(EngineConfig::default()).unwrap();
+    for i in 0..5 {
+        engine
+            .registry()
+            .register(FnHook::new(format!("noop-{i}"), HookType::BeforeTool, |_| Ok(HookResult::success())))
+            .unwrap();
+    }
+    let round_trip = || {
+        let a = engine.handle_json(serde_json::from_str(&before).unwrap()).to_json().to_string();
+        let b = engine.handle_json(serde_json::from_str(&after).unwrap()).to_json().to_string();
+        assert!(a.contains("\"status\":\"completed\"") && b.contains("\"block_count\":3"));
+    };
+    for _ in 0..iterations / 10 {
+        round_trip();
+    }
+    let start = Instant::now();
+    for _ in 0..iterations {
+        round_trip();
+    }
+    let us = start.elapsed().as_secs_f64() * 1e6 / f64::from(iterations);
+    println!("{us:.1}");
+}
