@@ -4,6 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Tests never touch the user's ~/.radium (trust store, extensions).
+RADIUM_HOME=$(mktemp -d)
+export RADIUM_HOME
+trap 'rm -rf "$RADIUM_HOME"' EXIT
+
 step() { printf '\n==> %s\n' "$*"; }
 die() { echo "test: $*" >&2; exit 1; }
 

@@ -43,6 +43,8 @@ fn editor_round_trip() -> Result<(), Box<dyn std::error::Error>> {
         radium_home: Some(ws.path().to_owned()),
         ..EngineConfig::default()
     })?;
+    // The workspace's own agents run only once the user trusts it.
+    engine.handle(&Request::new("trust", json!({"path": ws.path()})));
     // A hook of the editor's: counts the lines of the selection before the agent sees them.
     engine.registry().register(FnHook::new(
         "selection-size",

@@ -10,21 +10,39 @@ use std::time::Instant;
 use radium_core::{Engine, EngineConfig, FnHook, HookResult, HookType};
 
 fn main() {
-    let path = std::env::args().nth(1).unwrap_or_else(|| "tests/vectors/roundtrip.txt".into());
-    let iterations: u32 = std::env::args().nth(2).and_then(|n| n.parse().ok()).unwrap_or(2000);
+    let path = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "tests/vectors/roundtrip.txt".into());
+    let iterations: u32 = std::env::args()
+        .nth(2)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(2000);
     let text = std::fs::read_to_string(&path).unwrap();
     let mut lines = text.lines();
-    let (before, after) = (lines.next().unwrap().to_owned(), lines.next().unwrap().to_owned());
+    let (before, after) = (
+        lines.next().unwrap().to_owned(),
+        lines.next().unwrap().to_owned(),
+    );
     let engine = Engine::new(EngineConfig::default()).unwrap();
     for i in 0..5 {
         engine
             .registry()
-            .register(FnHook::new(format!("noop-{i}"), HookType::BeforeTool, |_| Ok(HookResult::success())))
+            .register(FnHook::new(
+                format!("noop-{i}"),
+                HookType::BeforeTool,
+                |_| Ok(HookResult::success()),
+            ))
             .unwrap();
     }
     let round_trip = || {
-        let a = engine.handle_json(serde_json::from_str(&before).unwrap()).to_json().to_string();
-        let b = engine.handle_json(serde_json::from_str(&after).unwrap()).to_json().to_string();
+        let a = engine
+            .handle_json(serde_json::from_str(&before).unwrap())
+            .to_json()
+            .to_string();
+        let b = engine
+            .handle_json(serde_json::from_str(&after).unwrap())
+            .to_json()
+            .to_string();
         assert!(a.contains("\"status\":\"completed\"") && b.contains("\"block_count\":3"));
     };
     for _ in 0..iterations / 10 {

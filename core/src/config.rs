@@ -46,6 +46,11 @@ pub struct HookSettings {
     pub config: Option<Value>,
     /// Where the entry came from: file and 1-based line.
     pub source: Option<(PathBuf, usize)>,
+    /// For hooks defined by an extension: the program to run (relative to
+    /// the extension's folder), and its arguments.
+    pub script: Option<String>,
+    /// Arguments for `script`.
+    pub args: Vec<String>,
 }
 
 impl HookSettings {
@@ -60,6 +65,8 @@ impl HookSettings {
             timeout: None,
             config: None,
             source: None,
+            script: None,
+            args: Vec::new(),
         }
     }
 
@@ -110,6 +117,9 @@ struct RawHook {
     #[serde(default, deserialize_with = "de_timeout")]
     timeout: Option<Duration>,
     config: Option<toml::Table>,
+    script: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
 }
 
 fn de_timeout<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<Duration>, D::Error> {
@@ -219,6 +229,8 @@ impl HookConfigFile {
                 timeout: hook.timeout,
                 config,
                 source: Some((path.clone(), line)),
+                script: hook.script,
+                args: hook.args,
             });
         }
         Ok(HookConfigFile { path, hooks })

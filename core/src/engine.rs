@@ -9,6 +9,9 @@ use std::future::Future;
 use std::path::Path;
 use std::pin::Pin;
 
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
 use crate::agent::{default_radium_home, load_agents, AgentConfig};
 use crate::config::HookLoader;
 use crate::context::HookContext;
@@ -17,13 +20,16 @@ use crate::editor::context::{ContextLimits, EditorContext};
 use crate::editor::extract::ExtractedAnswer;
 use crate::editor::hooks::{CodeApplyHook, EditorContextHook, STEP_TOOL};
 use crate::error::{Error, Result};
+use crate::extension::{copy_tree, discover, read_extension, Extension, Level, MANIFEST};
 use crate::hook_type::HookType;
 use crate::matcher::ToolMatcher;
 use crate::protocol::{Request, Response};
 use crate::registry::HookOptions;
 use crate::registry::{ExecuteOptions, HookRegistry};
 use crate::result::json_kind;
+use crate::script::ScriptHook;
 use crate::step::{run_step, StepRequest};
+use crate::trust::TrustStore;
 
 /// The version of the request protocol and of the C ABI built on it.
 pub const ABI_VERSION: u32 = 1;
@@ -41,6 +47,10 @@ pub const COMMANDS: &[&str] = &[
     "apply",
     "agents",
     "step",
+    "ext-install",
+    "ext-list",
+    "ext-remove",
+    "trust",
 ];
 
 /// Engine settings, as the doors pass them (JSON object, every field optional).
@@ -126,6 +136,8 @@ const KNOWN_CONFIG: [&str; 4] = [
 pub struct Engine {
     registry: HookRegistry,
     config: EngineConfig,
+    /// Active extensions: name → the hooks registered for it.
+    extensions: Arc<Mutex<BTreeMap<String, Vec<String>>>>,
 }
 
 fn args_object(request: &Request) -> Result<&Map<String, Value>> {
@@ -266,11 +278,250 @@ impl Engine {
         Ok(out)
     }
 
+    fn trust_store(&self) -> TrustStore {
+        TrustStore::new(&self.radium_home())
+    }
+
+    /// Whether the engine's workspace is trusted (no workspace: nothing to trust).
+    pub fn workspace_trusted(&self, workspace: Option<&Path>) -> bool {
+        workspace.is_some_and(|ws| self.trust_store().is_trusted(ws))
+    }
+
+    fn lock_extensions(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Vec<String>>> {
+        self.extensions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Registers the hooks of every runnable discovered extension that is not active yet.
+    fn activate_discovered(&self) {
+        let workspace = self.config.workspace.clone();
+        let trusted = self.workspace_trusted(workspace.as_deref());
+        for found in discover(workspace.as_deref(), &self.radium_home()) {
+            if let Ok(ext) = found.extension {
+                let runnable = ext.level == Level::User || trusted;
+                if runnable && !self.lock_extensions().contains_key(&ext.manifest.name) {
+                    let _ = self.activate(&ext);
+                }
+            }
+        }
+    }
+
+    /// Registers an extension's hooks (all or none).
+    fn activate(&self, ext: &Extension) -> Result<Vec<String>> {
+        let mut names: Vec<String> = Vec::new();
+        for settings in &ext.hooks {
+            let Some(hook_type) = settings.hook_type else {
+                continue;
+            };
+            let script = settings.script.clone().unwrap_or_default();
+            let hook = ScriptHook::new(settings.name.clone(), hook_type, ext.path.join(script))
+                .with_args(settings.args.iter().cloned())
+                .with_cwd(&ext.path)
+                .with_priority(settings.priority.unwrap_or_default());
+            let options = HookOptions {
+                priority: settings.priority,
+                disabled: settings.enabled == Some(false),
+                matcher: settings.matcher.clone(),
+                timeout: settings.timeout,
+            };
+            if let Err(e) = self.registry.register_with(hook, options) {
+                for name in &names {
+                    let _ = self.registry.unregister(name);
+                }
+                return Err(Error::Extension(format!(
+                    "extension `{}`: hook `{}`: {e}",
+                    ext.manifest.name, settings.name
+                )));
+            }
+            names.push(settings.name.clone());
+        }
+        self.lock_extensions()
+            .insert(ext.manifest.name.clone(), names.clone());
+        Ok(names)
+    }
+
+    fn deactivate(&self, name: &str) {
+        if let Some(hooks) = self.lock_extensions().remove(name) {
+            for hook in hooks {
+                let _ = self.registry.unregister(&hook);
+            }
+        }
+    }
+
+    fn level_arg(command: &str, args: &Map<String, Value>) -> Result<Option<Level>> {
+        match args.get("level") {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(l)) if l == "user" => Ok(Some(Level::User)),
+            Some(Value::String(l)) if l == "workspace" => Ok(Some(Level::Workspace)),
+            Some(other) => Err(Error::InvalidArgument(format!(
+                "`{command}`: argument `level` must be \"user\" or \"workspace\", got {other}"
+            ))),
+        }
+    }
+
+    fn ext_list(&self, request: &Request) -> Value {
+        let workspace = self.workspace_for(request.cwd.as_deref());
+        let trusted = self.workspace_trusted(workspace.as_deref());
+        let active = self.lock_extensions().clone();
+        let list: Vec<Value> = discover(workspace.as_deref(), &self.radium_home())
+            .into_iter()
+            .map(|found| match found.extension {
+                Err(e) => json!({
+                    "path": found.path, "level": found.level, "status": "error", "reason": e.to_string(),
+                }),
+                Ok(ext) => {
+                    let (status, reason) = if ext.level == Level::Workspace && !trusted {
+                        ("blocked", Some("the workspace is not trusted: run `rad trust` in it to allow its extensions"))
+                    } else if active.contains_key(&ext.manifest.name) {
+                        ("active", None)
+                    } else {
+                        ("error", Some("its hooks could not be registered (a name clash?)"))
+                    };
+                    let hooks: Vec<Value> = ext
+                        .hooks
+                        .iter()
+                        .map(|h| json!({
+                            "name": h.name,
+                            "hook_type": h.hook_type,
+                            "enabled": self.registry.is_enabled(&h.name).unwrap_or(false) && status == "active",
+                        }))
+                        .collect();
+                    let mut v = serde_json::to_value(&ext).unwrap_or_default();
+                    v["status"] = json!(status);
+                    v["hooks"] = json!(hooks);
+                    if let Some(reason) = reason {
+                        v["reason"] = json!(reason);
+                    }
+                    v
+                }
+            })
+            .collect();
+        Value::Array(list)
+    }
+
+    fn ext_install(&self, request: &Request, args: &Map<String, Value>) -> Result<Value> {
+        let source = PathBuf::from(string_arg("ext-install", args, "path")?);
+        let source = match &request.cwd {
+            Some(cwd) if source.is_relative() => Path::new(cwd).join(source),
+            _ => source,
+        };
+        let force = args.get("force").and_then(Value::as_bool).unwrap_or(false);
+        let level = Self::level_arg("ext-install", args)?.unwrap_or(Level::User);
+        let workspace = self.workspace_for(request.cwd.as_deref());
+        let ext = read_extension(&source, level)?;
+        let folder = level
+            .folder(workspace.as_deref(), &self.radium_home())
+            .ok_or_else(|| {
+                Error::InvalidArgument(
+                    "`ext-install`: level `workspace` needs a workspace (cwd)".into(),
+                )
+            })?;
+        let dest = folder.join(&ext.manifest.name);
+        if dest.exists() && !force {
+            return Err(Error::Extension(format!(
+                "extension `{}` is already installed at {}; install with force to replace it",
+                ext.manifest.name,
+                dest.display()
+            )));
+        }
+        let io = |path: &Path| {
+            let path = path.to_owned();
+            move |source| Error::Io { path, source }
+        };
+        std::fs::create_dir_all(&folder).map_err(io(&folder))?;
+        let staging = folder.join(format!(
+            ".{}.installing-{}",
+            ext.manifest.name,
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&staging);
+        copy_tree(&source, &staging).map_err(io(&staging))?;
+        self.deactivate(&ext.manifest.name);
+        if dest.exists() {
+            std::fs::remove_dir_all(&dest).map_err(io(&dest))?;
+        }
+        std::fs::rename(&staging, &dest).map_err(io(&dest))?;
+        let installed = read_extension(&dest, level)?;
+        let runnable = level == Level::User || self.workspace_trusted(workspace.as_deref());
+        let hooks = if runnable {
+            self.activate(&installed)?
+        } else {
+            Vec::new()
+        };
+        Ok(json!({
+            "name": installed.manifest.name,
+            "version": installed.manifest.version,
+            "level": level,
+            "path": dest,
+            "hooks": hooks,
+            "active": runnable,
+        }))
+    }
+
+    fn ext_remove(&self, request: &Request, args: &Map<String, Value>) -> Result<Value> {
+        let name = string_arg("ext-remove", args, "name")?;
+        let wanted = Self::level_arg("ext-remove", args)?;
+        let workspace = self.workspace_for(request.cwd.as_deref());
+        for level in [Level::Workspace, Level::User] {
+            if wanted.is_some_and(|w| w != level) {
+                continue;
+            }
+            let Some(folder) = level.folder(workspace.as_deref(), &self.radium_home()) else {
+                continue;
+            };
+            let dir = folder.join(name);
+            if dir.join(MANIFEST).exists() {
+                self.deactivate(name);
+                std::fs::remove_dir_all(&dir).map_err(|source| Error::Io {
+                    path: dir.clone(),
+                    source,
+                })?;
+                // A user extension hidden by the removed workspace one may run now.
+                self.activate_discovered();
+                return Ok(json!({"name": name, "level": level, "path": dir}));
+            }
+        }
+        Err(Error::Extension(format!(
+            "no extension named `{name}` is installed"
+        )))
+    }
+
+    fn trust(&self, request: &Request, args: &Map<String, Value>) -> Result<Value> {
+        let path = match args.get("path") {
+            Some(Value::String(p)) => Some(PathBuf::from(p)),
+            None | Some(Value::Null) => self.workspace_for(request.cwd.as_deref()),
+            Some(other) => {
+                return Err(Error::InvalidArgument(format!(
+                    "`trust`: argument `path` must be a string, got {}",
+                    json_kind(other)
+                )))
+            }
+        }
+        .ok_or_else(|| Error::InvalidArgument("`trust`: give a `path` (or a `cwd`)".into()))?;
+        let revoke = args.get("revoke").and_then(Value::as_bool).unwrap_or(false);
+        let store = self.trust_store();
+        if revoke {
+            store.revoke(&path)?;
+            // Workspace extensions already running stop now.
+            for found in discover(self.config.workspace.as_deref(), &self.radium_home()) {
+                if let (Ok(ext), Level::Workspace) = (&found.extension, found.level) {
+                    self.deactivate(&ext.manifest.name);
+                }
+            }
+            return Ok(json!({"path": path, "trusted": false}));
+        }
+        let real = store.trust(&path)?;
+        self.activate_discovered();
+        Ok(json!({"path": real, "trusted": true}))
+    }
+
     /// An engine with `config`; applies the workspace's `.radium/hooks.toml` if there is one.
     pub fn new(config: EngineConfig) -> Result<Self> {
         let engine = Engine {
             registry: HookRegistry::new(),
             config,
+            extensions: Arc::default(),
         };
         let step_only = || HookOptions {
             matcher: ToolMatcher::new(STEP_TOOL).ok(),
@@ -280,6 +531,9 @@ impl Engine {
             .registry
             .register_with(EditorContextHook::new(engine.config.limits), step_only())?;
         engine.registry.register_with(CodeApplyHook, step_only())?;
+        // A broken extension must not stop the editor: it is listed by
+        // `ext-list` with its error instead.
+        engine.activate_discovered();
         if let Some(workspace) = &engine.config.workspace {
             HookLoader::new(workspace).apply(&engine.registry)?;
         }
@@ -310,12 +564,38 @@ impl Engine {
             .or_else(|| self.config.workspace.clone())
     }
 
-    /// The agents configured for `workspace` (or the engine's) and the user.
+    /// The agents configured for `workspace` (or the engine's) and the
+    /// user. The workspace's own agents are left out unless the workspace is
+    /// trusted.
     pub fn agents(&self, workspace: Option<&Path>) -> Result<Vec<AgentConfig>> {
         let ws = workspace
             .map(Path::to_owned)
             .or_else(|| self.config.workspace.clone());
-        load_agents(ws.as_deref(), &self.radium_home())
+        let all = load_agents(ws.as_deref(), &self.radium_home())?;
+        let trusted = self.workspace_trusted(ws.as_deref());
+        let home = self.radium_home();
+        Ok(all
+            .into_iter()
+            .filter(|a| trusted || a.source.starts_with(&home))
+            .collect())
+    }
+
+    /// A clear error for an agent that exists only in an untrusted workspace.
+    fn untrusted_agent(&self, id: &str, workspace: Option<&Path>) -> Option<Error> {
+        let ws = workspace
+            .map(Path::to_owned)
+            .or_else(|| self.config.workspace.clone())?;
+        if self.workspace_trusted(Some(&ws)) {
+            return None;
+        }
+        let all = load_agents(Some(&ws), &self.radium_home()).ok()?;
+        all.iter().find(|a| a.id == id && !a.source.starts_with(self.radium_home())).map(|a| {
+            Error::Untrusted(format!(
+                "agent `{id}` is defined in {}, but the workspace {} is not trusted; trust it first (`rad trust`, or the `trust` command)",
+                a.source.display(),
+                ws.display()
+            ))
+        })
     }
 
     /// Runs an agent step (see [`crate::agent`]); the future is `Send +
@@ -328,9 +608,19 @@ impl Engine {
         workspace: Option<&Path>,
     ) -> impl Future<Output = Result<Value>> + Send + 'static {
         let agents = self.agents(workspace);
+        let untrusted = agents
+            .as_ref()
+            .ok()
+            .filter(|list| !list.iter().any(|a| a.id == request.agent))
+            .and_then(|_| self.untrusted_agent(&request.agent, workspace));
         let registry = self.registry.clone();
         let limits = self.config.limits;
-        async move { run_step(registry, agents?, request, limits).await }
+        async move {
+            if let Some(error) = untrusted {
+                return Err(error);
+            }
+            run_step(registry, agents?, request, limits).await
+        }
     }
 
     /// Answers a request. Never panics on bad input: every problem becomes
@@ -468,6 +758,10 @@ impl Engine {
                 Ok(serde_json::to_value(ExtractedAnswer::from_answer(text)).unwrap_or_default())
             }
             "apply" => self.apply(request, args),
+            "ext-list" => Ok(self.ext_list(request)),
+            "ext-install" => self.ext_install(request, args),
+            "ext-remove" => self.ext_remove(request, args),
+            "trust" => self.trust(request, args),
             "agents" => {
                 let workspace = self.workspace_for(request.cwd.as_deref());
                 Ok(serde_json::to_value(self.agents(workspace.as_deref())?).unwrap_or_default())

@@ -120,6 +120,14 @@ pub enum Error {
     #[error("{0}")]
     Cancelled(String),
 
+    /// Workspace code that needs the workspace to be trusted first.
+    #[error("{0}")]
+    Untrusted(String),
+
+    /// An extension could not be installed, removed or loaded.
+    #[error("{0}")]
+    Extension(String),
+
     /// The engine's async runtime could not be started.
     #[error("cannot start the engine's async runtime: {0}")]
     Runtime(String),
@@ -147,6 +155,8 @@ impl Error {
             Error::AgentFailed(_) => "agent_failed",
             Error::AgentTimeout(_) => "agent_timeout",
             Error::Cancelled(_) => "cancelled",
+            Error::Extension(_) => "extension",
+            Error::Untrusted(_) => "untrusted",
             Error::Runtime(_) => "runtime",
         }
     }

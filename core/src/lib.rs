@@ -41,6 +41,7 @@ mod context;
 pub mod editor;
 mod engine;
 mod error;
+pub mod extension;
 mod hook;
 mod hook_type;
 mod matcher;
@@ -52,6 +53,7 @@ mod registry;
 mod result;
 mod script;
 mod step;
+pub mod trust;
 
 pub use config::{parse_duration, HookConfigFile, HookLoader, HookSettings, WORKSPACE_CONFIG};
 pub use context::{

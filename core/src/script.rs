@@ -11,6 +11,7 @@
 use std::path::PathBuf;
 
 use crate::context::HookContext;
+use crate::editor::context::EditorContext;
 use crate::hook::{Hook, HookCall, HookOutput};
 use crate::hook_type::{HookPriority, HookType};
 use crate::process::{run_process, ProcessSpec};
@@ -157,6 +158,21 @@ impl Hook for ScriptHook {
         self.priority
     }
     fn call(&self, context: &HookContext) -> HookCall {
-        HookCall::pending(run(self.clone(), context.to_json_text().to_owned()))
+        let mut hook = self.clone();
+        // The editor context of an agent step travels in RADIUM_EDITOR_*.
+        let editor = context
+            .data
+            .pointer("/arguments/context")
+            .or_else(|| context.data.get("context"))
+            .and_then(|v| serde_json::from_value::<EditorContext>(v.clone()).ok());
+        if let Some(editor) = editor {
+            hook.env.extend(
+                editor
+                    .env_vars()
+                    .into_iter()
+                    .map(|(k, v)| (k.to_owned(), v)),
+            );
+        }
+        HookCall::pending(run(hook, context.to_json_text().to_owned()))
     }
 }

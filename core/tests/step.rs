@@ -36,6 +36,10 @@ fn setup(agents_toml: &str) -> Setup {
         ..EngineConfig::default()
     })
     .unwrap();
+    let trusted = engine
+        .handle(&Request::new("trust", json!({"path": ws})))
+        .to_json();
+    assert_eq!(trusted["data"]["trusted"], true, "{trusted}");
     Setup {
         _dir: dir,
         ws,
@@ -401,4 +405,44 @@ fn the_async_form_does_not_block_its_executor() {
         ticks.load(std::sync::atomic::Ordering::SeqCst)
     });
     assert!(ticks >= 10, "{ticks}");
+}
+
+#[test]
+fn workspace_agents_need_a_trusted_workspace() {
+    let s = setup(&example_toml());
+    let r = s
+        .engine
+        .handle(&Request::new(
+            "trust",
+            json!({"path": s.ws, "revoke": true}),
+        ))
+        .to_json();
+    assert_eq!(r["data"]["trusted"], false);
+    let r = step(&s, "example", "x", Value::Null);
+    assert_eq!(r["code"], "untrusted", "{r}");
+    let err = r["error"].as_str().unwrap();
+    assert!(err.starts_with("agent `example` is defined in "), "{err}");
+    assert!(err.contains("is not trusted; trust it first"), "{err}");
+    let list = s
+        .engine
+        .handle(&Request::new("agents", Value::Null))
+        .to_json();
+    assert_eq!(
+        list["data"],
+        json!([]),
+        "untrusted workspace agents are not listed"
+    );
+    // User-level agents need no trust.
+    std::fs::write(
+        s.home.join("agents.toml"),
+        "[[agents]]\nid = \"mine\"\ncommand = [\"/bin/echo\", \"hi\"]\n",
+    )
+    .unwrap();
+    assert_eq!(
+        step(&s, "mine", "", Value::Null)["data"]["original_output"],
+        "hi\n"
+    );
+    s.engine
+        .handle(&Request::new("trust", json!({"path": s.ws})));
+    assert_eq!(step(&s, "example", "x", Value::Null)["ok"], true);
 }

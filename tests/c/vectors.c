@@ -62,6 +62,10 @@ static void run_step(const char *agent) {
     snprintf(config, sizeof config, "{\"workspace\":\"%s\",\"radium_home\":\"%s\"}", dir, dir);
     RadiumEngine *engine = NULL;
     check(radium_engine_new(config, &engine, NULL) == RADIUM_STATUS_OK, "engine with a workspace", config);
+    snprintf(req, sizeof req, "{\"command\":\"trust\",\"args\":{\"path\":\"%s\"}}", dir);
+    char *trusted = request(engine, req);
+    check(trusted && strstr(trusted, "\"trusted\":true"), "trust the workspace", trusted);
+    radium_string_free(trusted);
     snprintf(req, sizeof req,
              "{\"command\":\"step\",\"args\":{\"agent\":\"example\",\"prompt\":\"review\","
              "\"context\":{\"file_path\":\"%s/src/lib.c\",\"selection\":\"int x;\",\"workspace\":\"%s\"}}}",
@@ -75,6 +79,8 @@ static void run_step(const char *agent) {
     check(got && strstr(got, "\"code\":\"unknown_agent\""), "unknown agent", got);
     radium_string_free(got);
     radium_engine_free(engine);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/trust.json", dir);
     unlink(path);
     snprintf(path, sizeof path, "%s/.radium", dir);
     rmdir(path);

@@ -48,8 +48,41 @@ enum Command {
         /// The request, e.g. '{"command":"ping"}'; read from stdin when absent.
         json: Option<String>,
     },
+    /// Install, list or remove extensions.
+    #[command(subcommand)]
+    Ext(ExtCommand),
+    /// Trust a workspace (default: the current one) so its extensions and agents may run.
+    Trust {
+        /// The workspace folder.
+        path: Option<PathBuf>,
+        /// Withdraw trust instead.
+        #[arg(long)]
+        revoke: bool,
+    },
     /// Print the version and ABI version.
     Version,
+}
+
+#[derive(Subcommand)]
+enum ExtCommand {
+    /// Install an extension from a local folder (copied after validation).
+    Install {
+        /// The extension's folder (holding radium-extension.json).
+        path: PathBuf,
+        /// Install for the workspace instead of the user.
+        #[arg(long)]
+        workspace_level: bool,
+        /// Replace an installed extension of the same name.
+        #[arg(long)]
+        force: bool,
+    },
+    /// List extensions: name, version, level, hooks, status (active, blocked and why).
+    List,
+    /// Remove an installed extension.
+    Remove {
+        /// The extension's name.
+        name: String,
+    },
 }
 
 fn read_stdin() -> Result<String, String> {
@@ -84,12 +117,32 @@ fn run(cli: Cli) -> Result<Value, String> {
             .map_err(|e| format!("cannot read the current directory: {e}"))?,
     };
     let engine = Engine::new(EngineConfig {
-        workspace: Some(workspace),
+        workspace: Some(workspace.clone()),
         ..EngineConfig::default()
     })
     .map_err(|e| e.to_string())?;
     let request = match cli.command {
         Command::Version => Request::new("version", Value::Null),
+        Command::Ext(ExtCommand::List) => Request::new("ext-list", Value::Null),
+        Command::Ext(ExtCommand::Install {
+            path,
+            workspace_level,
+            force,
+        }) => {
+            let path = std::path::absolute(&path).unwrap_or(path);
+            let level = if workspace_level { "workspace" } else { "user" };
+            Request::new(
+                "ext-install",
+                json!({"path": path, "level": level, "force": force}),
+            )
+        }
+        Command::Ext(ExtCommand::Remove { name }) => {
+            Request::new("ext-remove", json!({"name": name}))
+        }
+        Command::Trust { path, revoke } => {
+            let path = path.map(|p| std::path::absolute(&p).unwrap_or(p));
+            Request::new("trust", json!({"path": path, "revoke": revoke}))
+        }
         Command::Agents => Request::new("agents", Value::Null),
         Command::Extract => Request::new("extract", json!({"text": read_stdin()?})),
         Command::Context => {

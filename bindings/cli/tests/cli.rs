@@ -196,3 +196,85 @@ fn usage_errors_exit_2() {
     let out = rad(&["--version"], "", &[], dir.path());
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("rad 0.1.0"));
 }
+
+#[test]
+fn extensions_and_trust_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let ws = root.join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let ext = root.join("my-ext");
+    std::fs::create_dir_all(ext.join("hooks")).unwrap();
+    std::fs::write(
+        ext.join("radium-extension.json"),
+        r#"{"name": "greeter", "version": "0.2.0", "components": {"hooks": ["hooks/*.toml"]}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        ext.join("hooks/h.toml"),
+        "[[hooks]]\nname = \"greet\"\ntype = \"before_tool\"\nscript = \"greet.sh\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        ext.join("greet.sh"),
+        "#!/bin/sh\ncat >/dev/null\necho '{\"data\":{\"greeting\":\"hello\"}}'\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        ext.join("greet.sh"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+
+    let home = root.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let run = |args: &[&str]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rad"))
+            .args(args)
+            .env("RADIUM_HOME", &home)
+            .current_dir(&ws)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let _ = child.stdin.take();
+        child.wait_with_output().unwrap()
+    };
+    let out = run(&["ext", "install", ext.to_str().unwrap(), "--compact"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(json(&out)["hooks"], serde_json::json!(["greet"]));
+    let out = run(&["ext", "list", "--compact"]);
+    assert_eq!(json(&out)[0]["status"], "active");
+    let out = run(&[
+        "request",
+        r#"{"command":"hooks-execute","args":{"hook_type":"before_tool","data":{}}}"#,
+    ]);
+    assert_eq!(json(&out)["data"]["data"]["greeting"], "hello");
+    let out = run(&["ext", "install", ext.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("is already installed"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&["ext", "install", ext.to_str().unwrap(), "--workspace-level"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = run(&["ext", "list", "--compact"]);
+    let list = json(&out);
+    assert_eq!(list[0]["level"], "workspace");
+    assert_eq!(list[0]["status"], "blocked");
+    let out = run(&["trust", "--compact"]);
+    assert!(out.status.success());
+    let out = run(&["ext", "list", "--compact"]);
+    assert_eq!(json(&out)[0]["status"], "active");
+    let out = run(&["ext", "remove", "greeter"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = run(&["ext", "remove", "nobody"]);
+    assert_eq!(
+        stderr(&out),
+        "rad: no extension named `nobody` is installed\n"
+    );
+    let out = run(&["trust", "--revoke", "--compact"]);
+    assert_eq!(json(&out)["trusted"], false);
+}

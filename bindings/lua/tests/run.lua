@@ -378,6 +378,7 @@ end
 test("step through the Lua door, without blocking", function()
   local ws = workspace_with_agent()
   local e = radium.new({ workspace = ws, radium_home = ws })
+  eq(e:request({ command = "trust", args = { path = ws } }).data.trusted, true, "trust the workspace")
   local response
   local ticks = 0
   local timer = vim.uv.new_timer()
@@ -408,7 +409,8 @@ test("send a selection, list, preview and apply a block, undo it", function()
   check(vim.fn.exists(":RadiumSend") == 2, ":RadiumSend exists")
   check(vim.fn.exists(":RadiumApply") == 2, ":RadiumApply exists")
   local editor = require("radium.editor")
-  editor.setup({ agent = "example", workspace = ws, notify = false })
+  editor.setup({ agent = "example", workspace = ws, radium_home = ws, notify = false })
+  eq(editor.engine():request({ command = "trust", args = { path = ws } }).ok, true, "trust")
   vim.cmd("edit " .. ws .. "/src/main.rs")
   vim.api.nvim_buf_set_lines(0, 0, -1, false, { "use std::io;", "", "fn main() {", "    println!(\"hi\");", "}", "", "fn other() {}" })
   vim.bo.modified = true -- an unsaved buffer: the text comes from the buffer, not the disk

@@ -7,6 +7,7 @@ M.config = {
   agent = "example",       -- the agent id (from .radium/agents.toml or $RADIUM_HOME/agents.toml)
   surrounding_lines = 5,   -- lines of context above and below the selection
   workspace = nil,         -- default: the current working directory
+  radium_home = nil,       -- default: $RADIUM_HOME, else ~/.radium
   notify = true,
 }
 
@@ -17,7 +18,7 @@ local engine
 function M.engine()
   if not engine then
     local radium = require("radium")
-    engine = radium.new({ workspace = M.config.workspace or vim.fn.getcwd() })
+    engine = radium.new({ workspace = M.config.workspace or vim.fn.getcwd(), radium_home = M.config.radium_home })
   end
   return engine
 end
