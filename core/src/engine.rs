@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex};
 use crate::agent::{default_radium_home, load_agents, AgentConfig};
 use crate::config::HookLoader;
 use crate::context::HookContext;
+use crate::edit::{EditOutcome, EditSession, DEFAULT_DEPTH, EDIT_COMMANDS};
 use crate::editor::apply::{apply_block, write_atomic};
 use crate::editor::context::{ContextLimits, EditorContext};
 use crate::editor::extract::ExtractedAnswer;
@@ -51,10 +52,17 @@ pub const COMMANDS: &[&str] = &[
     "ext-list",
     "ext-remove",
     "trust",
+    "view",
+    "create",
+    "str-replace",
+    "insert",
+    "undo",
+    "redo",
+    "solve-conflict",
 ];
 
 /// Engine settings, as the doors pass them (JSON object, every field optional).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EngineConfig {
     /// The workspace root; its `.radium/hooks.toml`, if any, is applied, and
     /// its `.radium/agents.toml` lists agents.
@@ -63,6 +71,19 @@ pub struct EngineConfig {
     pub radium_home: Option<PathBuf>,
     /// Size limits for editor contexts.
     pub limits: ContextLimits,
+    /// How many changesets the edit history keeps per project (default 100).
+    pub history_depth: u64,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            workspace: None,
+            radium_home: None,
+            limits: ContextLimits::default(),
+            history_depth: DEFAULT_DEPTH,
+        }
+    }
 }
 
 impl EngineConfig {
@@ -643,7 +664,7 @@ impl Engine {
     pub fn handle_async(
         &self,
         request: &Request,
-    ) -> impl Future<Output = Response> + Send + 'static {
+    ) -> Pin<Box<dyn Future<Output = Response> + Send + 'static>> {
         let work: Pin<Box<dyn Future<Output = Result<Value>> + Send>> =
             match request.command.as_str() {
                 "step" => match self.step_request(request) {
@@ -654,14 +675,67 @@ impl Engine {
                     Ok(chain) => Box::pin(async move { Ok(chain.await.to_json()) }),
                     Err(e) => Box::pin(std::future::ready(Err(e))),
                 },
+                cmd if EDIT_COMMANDS.contains(&cmd) => {
+                    return Box::pin(std::future::ready(self.edit(request)));
+                }
                 _ => Box::pin(std::future::ready(self.dispatch(request))),
             };
-        async move {
+        Box::pin(async move {
             match work.await {
                 Ok(data) => Response::success(data),
                 Err(e) => Response::failure(&e),
             }
+        })
+    }
+
+    /// An edit command: through the tool hooks, under the project lock, with
+    /// the session's tag and rewind warnings in the response.
+    fn edit(&self, request: &Request) -> Response {
+        match self.edit_inner(request) {
+            Ok(outcome) => {
+                let mut response = Response::success(outcome.data);
+                response.tag = outcome.tag;
+                response.warnings = outcome.warnings;
+                response
+            }
+            Err(e) => Response::failure(&e),
         }
+    }
+
+    fn edit_inner(&self, request: &Request) -> Result<EditOutcome> {
+        let command = request.command.as_str();
+        let root = self.workspace_for(request.cwd.as_deref()).ok_or_else(|| {
+            Error::InvalidArgument(format!("`{command}`: give the project root as `cwd`"))
+        })?;
+        let args = args_object(request)?.clone();
+        let before = self.registry.execute(HookContext::new(
+            HookType::BeforeTool,
+            json!({"tool_name": command, "arguments": args}),
+        ));
+        if let Some(stop) = before.stopped_by {
+            return Err(Error::Refused {
+                hook: stop.hook,
+                reason: stop.reason,
+                stage: "before_tool".into(),
+            });
+        }
+        let args = match before.data.get("arguments") {
+            Some(Value::Object(map)) => map.clone(),
+            _ => args,
+        };
+        let mut outcome = {
+            let mut session =
+                EditSession::open(&root, &self.radium_home(), self.config.history_depth)?;
+            session.run(command, &args, request.tag.as_deref())?
+        };
+        let after = self.registry.execute(HookContext::new(
+            HookType::AfterTool,
+            json!({"tool_name": command, "arguments": args, "result": outcome.data}),
+        ));
+        if let Some(result) = after.data.get("result") {
+            outcome.data = result.clone();
+        }
+        Ok(outcome)
     }
 
     fn execute_request(

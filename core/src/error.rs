@@ -120,6 +120,14 @@ pub enum Error {
     #[error("{0}")]
     Cancelled(String),
 
+    /// An edit command that cannot be done (no match, nothing to undo, ...).
+    #[error("{0}")]
+    Edit(String),
+
+    /// A path outside the project root.
+    #[error("{0}")]
+    OutsideProject(String),
+
     /// Workspace code that needs the workspace to be trusted first.
     #[error("{0}")]
     Untrusted(String),
@@ -157,6 +165,8 @@ impl Error {
             Error::Cancelled(_) => "cancelled",
             Error::Extension(_) => "extension",
             Error::Untrusted(_) => "untrusted",
+            Error::Edit(_) => "edit",
+            Error::OutsideProject(_) => "outside_project",
             Error::Runtime(_) => "runtime",
         }
     }

@@ -169,7 +169,7 @@ fn path_field(
 /// Resolves `path` component by component: every prefix that exists is
 /// canonicalised (symlinks followed), so `..` after a symlink goes where the
 /// file system goes; parts that do not exist yet are joined as written.
-fn resolve(path: &Path) -> PathBuf {
+pub(crate) fn resolve(path: &Path) -> PathBuf {
     let mut out = PathBuf::from("/");
     for component in path.components() {
         match component {

@@ -1,0 +1,436 @@
+//! Edit tools with undo/redo and dog-tag sessions (seed 001).
+//!
+//! Commands: `view`, `create`, `str-replace`, `insert`, `undo`, `redo`,
+//! `solve-conflict`. Every path is confined to the project root (the
+//! request's `cwd`, or the engine's workspace); every write is atomic, recorded
+//! as a changeset, serialised by the project lock, and answered with a new dog
+//! tag. A request carrying an older tag first undoes what was done after it.
+
+mod conflict;
+mod history;
+mod project;
+
+use std::io::Read as _;
+use std::path::Path;
+
+use serde_json::{json, Map, Value};
+
+pub use conflict::{find_conflicts, Conflict};
+pub use history::{Changeset, History, Session};
+pub use project::{Project, ProjectLock};
+
+use crate::error::{Error, Result};
+use crate::result::json_kind;
+
+/// The edit commands.
+pub const EDIT_COMMANDS: &[&str] = &[
+    "view",
+    "create",
+    "str-replace",
+    "insert",
+    "undo",
+    "redo",
+    "solve-conflict",
+];
+
+/// The default history depth.
+pub const DEFAULT_DEPTH: u64 = 100;
+
+/// What an edit command produced, with the session's tag and warnings.
+#[derive(Debug, Clone, Default)]
+pub struct EditOutcome {
+    /// The command's result.
+    pub data: Value,
+    /// The tag of the state after the command.
+    pub tag: Option<String>,
+    /// Rewind warnings and the like.
+    pub warnings: Vec<String>,
+}
+
+fn random_tag_part() -> String {
+    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    let mut bytes = [0u8; 8];
+    if std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .is_err()
+    {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        bytes = (u64::try_from(nanos % u128::from(u64::MAX)).unwrap_or(0)
+            ^ u64::from(std::process::id()))
+        .to_le_bytes();
+    }
+    bytes
+        .iter()
+        .map(|b| ALPHABET[usize::from(*b) % ALPHABET.len()] as char)
+        .collect()
+}
+
+fn arg_str<'a>(command: &str, args: &'a Map<String, Value>, name: &str) -> Result<&'a str> {
+    match args.get(name) {
+        Some(Value::String(s)) => Ok(s),
+        None | Some(Value::Null) => Err(Error::InvalidArgument(format!(
+            "`{command}`: missing argument `{name}`"
+        ))),
+        Some(other) => Err(Error::InvalidArgument(format!(
+            "`{command}`: argument `{name}` must be a string, got {}",
+            json_kind(other)
+        ))),
+    }
+}
+
+fn arg_line(command: &str, args: &Map<String, Value>, name: &str) -> Result<Option<usize>> {
+    match args.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) if n.as_u64().is_some() => {
+            Ok(n.as_u64().and_then(|n| usize::try_from(n).ok()))
+        }
+        Some(other) => Err(Error::InvalidArgument(format!(
+            "`{command}`: argument `{name}` must be a line number, got {}",
+            json_kind(other)
+        ))),
+    }
+}
+
+fn read_text(path: &Path, shown: &str) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => Error::Edit(format!("`{shown}` does not exist")),
+        std::io::ErrorKind::InvalidData => Error::Edit(format!("`{shown}` is not UTF-8 text")),
+        _ => Error::Io {
+            path: path.to_owned(),
+            source: e,
+        },
+    })
+}
+
+fn line_of(text: &str, byte: usize) -> usize {
+    text[..byte].matches('\n').count() + 1
+}
+
+/// One project's edit session, under its lock.
+pub struct EditSession {
+    project: Project,
+    history: History,
+    _lock: ProjectLock,
+}
+
+impl EditSession {
+    /// Opens the project at `root`, taking its lock.
+    pub fn open(root: &Path, radium_home: &Path, depth: u64) -> Result<Self> {
+        let project = Project::open(root, radium_home)?;
+        let lock = project.lock()?;
+        let history = History::load(&project, depth)?;
+        Ok(EditSession {
+            project,
+            history,
+            _lock: lock,
+        })
+    }
+
+    fn new_tag(&mut self) -> String {
+        let tag = format!("{}-{}", self.project.tag_prefix(), random_tag_part());
+        let s = &mut self.history.session;
+        s.tags.insert(tag.clone(), s.applied);
+        s.tag_order.push(tag.clone());
+        // Keep the tag map bounded.
+        while s.tag_order.len() > 1000 {
+            let old = s.tag_order.remove(0);
+            s.tags.remove(&old);
+        }
+        s.current_tag = Some(tag.clone());
+        tag
+    }
+
+    /// The tag of the current state (issuing one if the session has none).
+    fn current_tag(&mut self) -> String {
+        let s = &self.history.session;
+        match &s.current_tag {
+            Some(t) if s.tags.get(t) == Some(&s.applied) => t.clone(),
+            _ => self.new_tag(),
+        }
+    }
+
+    /// Rewinds to `tag` if it is older than the current state; returns warnings.
+    fn rewind(&mut self, tag: &str) -> Vec<String> {
+        let mut warnings = Vec::new();
+        let Some(&target) = self.history.session.tags.get(tag) else {
+            if tag.split('-').next() == Some(self.project.tag_prefix()) {
+                warnings.push(format!(
+                    "unknown tag `{tag}` (too old or never issued); nothing undone"
+                ));
+            } else {
+                warnings.push(format!(
+                    "tag `{tag}` belongs to another project (or is not a tag); nothing undone"
+                ));
+            }
+            return warnings;
+        };
+        let applied = self.history.session.applied;
+        if target > applied {
+            warnings.push(format!(
+                "tag `{tag}` is from the future (it follows operation {target}, the files are at {applied}); nothing redone"
+            ));
+            return warnings;
+        }
+        if target < applied {
+            warnings.push(format!(
+                "conversation rewind detected. Undoing {} operation(s).",
+                applied - target
+            ));
+            while self.history.session.applied > target {
+                match self.history.undo() {
+                    Ok(cs) => warnings.push(format!(
+                        "  undone: {} ({}) [seq:{}]",
+                        cs.command, cs.file, cs.seq
+                    )),
+                    Err(e) => {
+                        warnings.push(format!(
+                            "partial rewind: stopped at operation {}: {e}",
+                            self.history.session.applied
+                        ));
+                        return warnings;
+                    }
+                }
+            }
+            self.history.session.current_tag = Some(tag.to_owned());
+            let _ = self.history.save();
+        }
+        warnings
+    }
+
+    /// Runs one edit command with its (hook-processed) arguments.
+    pub fn run(
+        &mut self,
+        command: &str,
+        args: &Map<String, Value>,
+        tag: Option<&str>,
+    ) -> Result<EditOutcome> {
+        let read_only =
+            command == "view" || (command == "solve-conflict" && args.get("id").is_none());
+        let write = !read_only;
+        let mut warnings = Vec::new();
+        match tag {
+            Some(tag) => warnings = self.rewind(tag),
+            None if write
+                && !self.history.session.tags.is_empty()
+                && self.history.session.top > 0 =>
+            {
+                return Err(Error::Edit(format!(
+                    "this project has an edit session: pass the latest tag with every write (the current one is `{}`)",
+                    self.history.session.current_tag.clone().unwrap_or_default()
+                )));
+            }
+            None => {}
+        }
+        let data = match command {
+            "view" => self.view(args)?,
+            "create" => self.create(args)?,
+            "str-replace" => self.str_replace(args)?,
+            "insert" => self.insert(args)?,
+            "undo" => {
+                let cs = self.history.undo()?;
+                json!({"undone": {"seq": cs.seq, "command": cs.command, "file": cs.file}})
+            }
+            "redo" => {
+                let cs = self.history.redo()?;
+                json!({"redone": {"seq": cs.seq, "command": cs.command, "file": cs.file}})
+            }
+            "solve-conflict" => self.solve_conflict(args)?,
+            other => return Err(Error::UnknownCommand(other.to_owned())),
+        };
+        let tag = if write {
+            self.new_tag()
+        } else {
+            self.current_tag()
+        };
+        self.history.save()?;
+        Ok(EditOutcome {
+            data,
+            tag: Some(tag),
+            warnings,
+        })
+    }
+
+    fn view(&self, args: &Map<String, Value>) -> Result<Value> {
+        let shown = arg_str("view", args, "path")?;
+        let path = self.project.confine(shown)?;
+        if path.is_dir() {
+            let mut entries: Vec<String> = std::fs::read_dir(&path)
+                .map_err(|source| Error::Io {
+                    path: path.clone(),
+                    source,
+                })?
+                .filter_map(std::result::Result::ok)
+                .map(|e| {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    if e.path().is_dir() {
+                        format!("{name}/")
+                    } else {
+                        name
+                    }
+                })
+                .collect();
+            entries.sort();
+            return Ok(json!({"path": self.project.relative(&path), "entries": entries}));
+        }
+        let text = read_text(&path, shown)?;
+        let lines: Vec<&str> = text.lines().collect();
+        let start = arg_line("view", args, "start_line")?.unwrap_or(1).max(1);
+        let end = arg_line("view", args, "end_line")?
+            .unwrap_or(lines.len())
+            .min(lines.len());
+        if start > lines.len().max(1) {
+            return Err(Error::Edit(format!(
+                "`{shown}` has {} lines; start_line {start} is past the end",
+                lines.len()
+            )));
+        }
+        let mut numbered = String::new();
+        for (i, l) in lines
+            .iter()
+            .enumerate()
+            .skip(start - 1)
+            .take(end.saturating_sub(start - 1))
+        {
+            use std::fmt::Write as _;
+            let _ = writeln!(numbered, "{:>6}\t{l}", i + 1);
+        }
+        Ok(json!({"path": self.project.relative(&path), "text": numbered, "lines": lines.len()}))
+    }
+
+    fn create(&mut self, args: &Map<String, Value>) -> Result<Value> {
+        let shown = arg_str("create", args, "path")?;
+        let content = arg_str("create", args, "content")?;
+        let overwrite = args
+            .get("overwrite")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let path = self.project.confine(shown)?;
+        if path.is_dir() {
+            return Err(Error::Edit(format!("`{shown}` is a directory")));
+        }
+        let before = std::fs::read_to_string(&path).ok();
+        if before.is_some() && !overwrite {
+            return Err(Error::Edit(format!(
+                "`{shown}` already exists (pass overwrite to replace it)"
+            )));
+        }
+        let cs = self
+            .history
+            .record("create", &path, before.as_deref(), content)?;
+        Ok(json!({"path": cs.file, "created": !cs.existed_before, "seq": cs.seq}))
+    }
+
+    fn str_replace(&mut self, args: &Map<String, Value>) -> Result<Value> {
+        let shown = arg_str("str-replace", args, "path")?;
+        let old = arg_str("str-replace", args, "old")?;
+        let new = arg_str("str-replace", args, "new")?;
+        if old.is_empty() {
+            return Err(Error::InvalidArgument(
+                "`str-replace`: `old` must not be empty".into(),
+            ));
+        }
+        let path = self.project.confine(shown)?;
+        let text = read_text(&path, shown)?;
+        let found: Vec<usize> = text.match_indices(old).map(|(i, _)| i).collect();
+        match found.len() {
+            0 => Err(Error::Edit(format!("no match for `old` in `{shown}`"))),
+            1 => {
+                let at = found[0];
+                let after = format!("{}{new}{}", &text[..at], &text[at + old.len()..]);
+                let cs = self
+                    .history
+                    .record("str-replace", &path, Some(&text), &after)?;
+                Ok(json!({"path": cs.file, "line": line_of(&text, at), "seq": cs.seq}))
+            }
+            n => {
+                let lines: Vec<String> = found
+                    .iter()
+                    .map(|&i| line_of(&text, i).to_string())
+                    .collect();
+                Err(Error::Edit(format!(
+                    "`old` occurs {n} times in `{shown}` (lines {}); include more text to make it unique",
+                    lines.join(", ")
+                )))
+            }
+        }
+    }
+
+    fn insert(&mut self, args: &Map<String, Value>) -> Result<Value> {
+        let shown = arg_str("insert", args, "path")?;
+        let text_in = arg_str("insert", args, "text")?;
+        let line = arg_line("insert", args, "line")?.ok_or_else(|| {
+            Error::InvalidArgument("`insert`: missing argument `line` (0 = top)".into())
+        })?;
+        let path = self.project.confine(shown)?;
+        let text = read_text(&path, shown)?;
+        let count = text.lines().count();
+        if line > count {
+            return Err(Error::Edit(format!(
+                "`{shown}` has {count} lines; cannot insert after line {line}"
+            )));
+        }
+        let at = if line == 0 {
+            0
+        } else {
+            text.match_indices('\n')
+                .nth(line - 1)
+                .map_or(text.len(), |(i, _)| i + 1)
+        };
+        let mut piece = text_in.to_owned();
+        if !piece.ends_with('\n') {
+            piece.push('\n');
+        }
+        let mut base = text.clone();
+        if at == base.len() && !base.is_empty() && !base.ends_with('\n') {
+            base.push('\n');
+        }
+        let at = at.min(base.len());
+        let after = format!("{}{piece}{}", &base[..at], &base[at..]);
+        let cs = self.history.record("insert", &path, Some(&text), &after)?;
+        Ok(json!({"path": cs.file, "after_line": line, "seq": cs.seq}))
+    }
+
+    fn solve_conflict(&mut self, args: &Map<String, Value>) -> Result<Value> {
+        let shown = arg_str("solve-conflict", args, "path")?;
+        let path = self.project.confine(shown)?;
+        let text = read_text(&path, shown)?;
+        let conflicts = find_conflicts(&text)?;
+        let Some(id) = args.get("id") else {
+            return Ok(json!({"path": self.project.relative(&path), "conflicts": conflicts}));
+        };
+        let id = id.as_u64().ok_or_else(|| {
+            Error::InvalidArgument("`solve-conflict`: `id` must be a number".into())
+        })?;
+        let conflict = conflicts.iter().find(|c| c.id == id).ok_or_else(|| {
+            Error::Edit(format!(
+                "`{shown}` has no conflict {id} ({} conflicts)",
+                conflicts.len()
+            ))
+        })?;
+        let resolution = arg_str("solve-conflict", args, "resolution")?;
+        let replacement = match resolution {
+            "ours" => conflict.ours.clone(),
+            "theirs" => conflict.theirs.clone(),
+            "both" => format!("{}{}", conflict.ours, conflict.theirs),
+            "text" => arg_str("solve-conflict", args, "text")?.to_owned(),
+            other => {
+                return Err(Error::InvalidArgument(format!(
+                    "`solve-conflict`: resolution `{other}` must be ours, theirs, both or text"
+                )))
+            }
+        };
+        let after = format!(
+            "{}{replacement}{}",
+            &text[..conflict.start],
+            &text[conflict.end..]
+        );
+        let cs = self
+            .history
+            .record("solve-conflict", &path, Some(&text), &after)?;
+        Ok(
+            json!({"path": cs.file, "resolved": id, "remaining": conflicts.len() - 1, "seq": cs.seq}),
+        )
+    }
+}

@@ -1,0 +1,138 @@
+//! A project: its root, its hash, its state folder under `$RADIUM_HOME`, its
+//! lock, and paths confined to the root.
+
+use std::fs::File;
+use std::os::fd::AsRawFd as _;
+use std::path::{Component, Path, PathBuf};
+
+use crate::editor::context::resolve;
+use crate::error::{Error, Result};
+
+/// A project rooted at a folder.
+#[derive(Debug, Clone)]
+pub struct Project {
+    /// The root, with symlinks resolved.
+    pub root: PathBuf,
+    /// 16 hex digits of the root's hash; the first 4 start every dog tag.
+    pub hash: String,
+    /// `$RADIUM_HOME/<hash>/`: `history/` and `session.json`.
+    pub state_dir: PathBuf,
+}
+
+/// FNV-1a, 64 bits: stable across runs and machines (unlike `DefaultHasher`).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        hash ^= u64::from(*b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+
+/// A short content hash (for checking a file still holds what history expects).
+pub(crate) fn content_hash(text: &str) -> String {
+    format!("{:016x}", fnv1a(text.as_bytes()))
+}
+
+impl Project {
+    /// The project rooted at `root` (which must be an existing folder).
+    pub fn open(root: &Path, radium_home: &Path) -> Result<Self> {
+        let real = root.canonicalize().map_err(|source| Error::Io {
+            path: root.to_owned(),
+            source,
+        })?;
+        if !real.is_dir() {
+            return Err(Error::InvalidArgument(format!(
+                "the project root `{}` is not a directory",
+                root.display()
+            )));
+        }
+        let hash = format!("{:016x}", fnv1a(real.as_os_str().as_encoded_bytes()));
+        let state_dir = radium_home.join(&hash);
+        Ok(Project {
+            root: real,
+            hash,
+            state_dir,
+        })
+    }
+
+    /// The 4-character prefix of this project's dog tags.
+    pub fn tag_prefix(&self) -> &str {
+        &self.hash[..4]
+    }
+
+    /// Resolves `path` (relative to the root, or absolute) to a path inside
+    /// the root after resolving symlinks. `..` that climbs out, an absolute
+    /// path elsewhere, a symlink that leads out, and NUL are refused.
+    pub fn confine(&self, path: &str) -> Result<PathBuf> {
+        if path.is_empty() {
+            return Err(Error::InvalidArgument("path: is empty".into()));
+        }
+        if path.contains('\0') {
+            return Err(Error::InvalidArgument(
+                "path: contains a NUL character".into(),
+            ));
+        }
+        let candidate = Path::new(path);
+        let joined = if candidate.is_absolute() {
+            candidate.to_path_buf()
+        } else {
+            self.root.join(candidate)
+        };
+        let real = resolve(&joined);
+        if !real.starts_with(&self.root) {
+            return Err(Error::OutsideProject(format!(
+                "path `{path}` is outside the project `{}` (it resolves to `{}`)",
+                self.root.display(),
+                real.display()
+            )));
+        }
+        Ok(real)
+    }
+
+    /// `path` relative to the root, for messages and history.
+    pub fn relative(&self, path: &Path) -> String {
+        path.strip_prefix(&self.root)
+            .unwrap_or(path)
+            .components()
+            .filter(|c| matches!(c, Component::Normal(_)))
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/")
+    }
+
+    /// Takes the project's write lock (an exclusive `flock` on
+    /// `<state_dir>/lock`), released when the guard drops. Serialises writers
+    /// across processes (two editors, an editor and the daemon).
+    pub fn lock(&self) -> Result<ProjectLock> {
+        std::fs::create_dir_all(self.state_dir.join("history")).map_err(|source| Error::Io {
+            path: self.state_dir.clone(),
+            source,
+        })?;
+        let path = self.state_dir.join("lock");
+        let file = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|source| Error::Io {
+                path: path.clone(),
+                source,
+            })?;
+        // SAFETY: flock on a file descriptor we own; no memory is involved.
+        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
+        if rc != 0 {
+            return Err(Error::Io {
+                path,
+                source: std::io::Error::last_os_error(),
+            });
+        }
+        Ok(ProjectLock { _file: file })
+    }
+}
+
+/// The project's write lock; released on drop (closing the file releases the flock).
+#[derive(Debug)]
+pub struct ProjectLock {
+    _file: File,
+}
