@@ -38,6 +38,7 @@ pub const ABI_VERSION: u32 = 1;
 /// The commands [`Engine::handle`] answers today.
 pub const COMMANDS: &[&str] = &[
     "ping",
+    "shutdown",
     "version",
     "hooks-list",
     "hooks-execute",
@@ -804,6 +805,7 @@ impl Engine {
         let command = request.command.as_str();
         match command {
             "ping" => Ok(json!("pong")),
+            "shutdown" => Ok(json!("nothing to shut down: this engine runs in-process")),
             "version" => Ok(json!({"version": crate::VERSION, "abi_version": ABI_VERSION})),
             "hooks-list" => Ok(serde_json::to_value(self.registry.list()).unwrap_or_default()),
             "hooks-enable" | "hooks-disable" => {

@@ -38,6 +38,7 @@ pub mod agent;
 mod chain;
 mod config;
 mod context;
+pub mod daemon;
 pub mod edit;
 pub mod editor;
 mod engine;

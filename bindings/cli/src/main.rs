@@ -22,6 +22,10 @@ struct Cli {
     /// Print compact JSON instead of indented JSON.
     #[arg(long, global = true)]
     compact: bool,
+    /// The dog tag of the conversation state (edit commands): an older tag
+    /// undoes the edits made after it.
+    #[arg(long, global = true)]
+    tag: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -61,6 +65,78 @@ enum Command {
     },
     /// Print the version and ABI version.
     Version,
+    /// Show a file with numbered lines, or list a folder (through the daemon).
+    View {
+        /// The file or folder, relative to the project (the current directory).
+        path: String,
+        /// First line to show.
+        #[arg(long)]
+        start: Option<u64>,
+        /// Last line to show.
+        #[arg(long)]
+        end: Option<u64>,
+    },
+    /// Create a file (content from --content or stdin).
+    Create {
+        /// The new file.
+        path: String,
+        /// Its content (default: stdin).
+        #[arg(long)]
+        content: Option<String>,
+        /// Replace an existing file.
+        #[arg(long)]
+        overwrite: bool,
+    },
+    /// Replace text that occurs exactly once in a file.
+    StrReplace {
+        /// The file.
+        path: String,
+        /// The text to find (must occur exactly once).
+        #[arg(long)]
+        old: String,
+        /// Its replacement.
+        #[arg(long)]
+        new: String,
+    },
+    /// Insert text after a line (0 = top).
+    Insert {
+        /// The file.
+        path: String,
+        /// The line to insert after.
+        #[arg(long)]
+        line: u64,
+        /// The text.
+        #[arg(long)]
+        text: String,
+    },
+    /// Undo the last edit.
+    Undo,
+    /// Redo the last undone edit.
+    Redo,
+    /// List a file's conflicts, or resolve one (--id with --resolution ours|theirs|both|text).
+    SolveConflict {
+        /// The file with conflict markers.
+        path: String,
+        /// The conflict to resolve.
+        #[arg(long)]
+        id: Option<u64>,
+        /// ours, theirs, both or text.
+        #[arg(long)]
+        resolution: Option<String>,
+        /// The text for --resolution text.
+        #[arg(long)]
+        text: Option<String>,
+    },
+    /// Check that the daemon answers.
+    Ping,
+    /// Stop the daemon.
+    Shutdown,
+    /// Run the daemon in the foreground (normally started on first use).
+    Daemon {
+        /// Seconds without requests before it exits.
+        #[arg(long, default_value_t = 900)]
+        idle: u64,
+    },
 }
 
 #[derive(Subcommand)]
@@ -110,6 +186,80 @@ fn editor_context(stdin: &str) -> Result<Value, String> {
     Ok(Value::Null)
 }
 
+fn radium_home() -> PathBuf {
+    radium_core::agent::default_radium_home()
+}
+
+/// Sends a request to the daemon, starting it on first use.
+fn through_daemon(request: &Request) -> Result<radium_core::Response, String> {
+    let home = radium_home();
+    if let Ok(response) = radium_core::daemon::send(&home, request) {
+        return Ok(response);
+    }
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find rad itself: {e}"))?;
+    // RADIUM_DAEMON_IDLE (seconds) shortens the idle time, for tests and scripts.
+    let idle = std::env::var("RADIUM_DAEMON_IDLE").unwrap_or_else(|_| "900".into());
+    std::process::Command::new(exe)
+        .args(["daemon", "--idle", &idle])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start the daemon: {e}"))?;
+    let started = std::time::Instant::now();
+    loop {
+        match radium_core::daemon::send(&home, request) {
+            Ok(response) => return Ok(response),
+            Err(e) if started.elapsed() > std::time::Duration::from_secs(5) => {
+                return Err(format!("the daemon did not start: {e}"))
+            }
+            Err(_) => std::thread::sleep(std::time::Duration::from_millis(20)),
+        }
+    }
+}
+
+/// Edit commands: through the daemon, printing the result and `[tag: ...]`.
+fn run_edit(command: &str, args: Value, tag: Option<String>, workspace: PathBuf) -> ExitCode {
+    let mut request = Request::new(command, args);
+    request.tag = tag;
+    request.cwd = Some(workspace.to_string_lossy().into_owned());
+    let response = match through_daemon(&request) {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "rad: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let mut err = std::io::stderr().lock();
+    for warning in &response.warnings {
+        let _ = writeln!(err, "warning: {warning}");
+    }
+    if !response.ok {
+        let _ = writeln!(err, "rad: {}", response.error.unwrap_or_default());
+        return ExitCode::from(1);
+    }
+    let mut out = std::io::stdout().lock();
+    let data = response.data.unwrap_or(Value::Null);
+    let text = if let Some(text) = data.get("text").and_then(Value::as_str) {
+        text.to_owned()
+    } else if let Some(entries) = data.get("entries").and_then(Value::as_array) {
+        entries
+            .iter()
+            .filter_map(Value::as_str)
+            .map(|e| format!("{e}\n"))
+            .collect()
+    } else if let Some(s) = data.as_str() {
+        format!("{s}\n")
+    } else {
+        format!("{data}\n")
+    };
+    let _ = write!(out, "{text}");
+    if let Some(tag) = response.tag {
+        let _ = writeln!(out, "[tag: {tag}]");
+    }
+    ExitCode::SUCCESS
+}
+
 fn run(cli: Cli) -> Result<Value, String> {
     let workspace = match cli.workspace {
         Some(ws) => ws,
@@ -123,6 +273,16 @@ fn run(cli: Cli) -> Result<Value, String> {
     .map_err(|e| e.to_string())?;
     let request = match cli.command {
         Command::Version => Request::new("version", Value::Null),
+        Command::View { .. }
+        | Command::Create { .. }
+        | Command::StrReplace { .. }
+        | Command::Insert { .. }
+        | Command::Undo
+        | Command::Redo
+        | Command::SolveConflict { .. }
+        | Command::Ping
+        | Command::Shutdown
+        | Command::Daemon { .. } => return Err("internal: handled elsewhere".into()),
         Command::Ext(ExtCommand::List) => Request::new("ext-list", Value::Null),
         Command::Ext(ExtCommand::Install {
             path,
@@ -186,6 +346,87 @@ fn run(cli: Cli) -> Result<Value, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let workspace = cli
+        .workspace
+        .clone()
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_default();
+    let edit = match &cli.command {
+        Command::View { path, start, end } => Some((
+            "view",
+            json!({"path": path, "start_line": start, "end_line": end}),
+        )),
+        Command::Create {
+            path,
+            content,
+            overwrite,
+        } => {
+            let content = match content {
+                Some(c) => c.clone(),
+                None => match read_stdin() {
+                    Ok(c) => c,
+                    Err(e) => {
+                        let _ = writeln!(std::io::stderr(), "rad: {e}");
+                        return ExitCode::from(1);
+                    }
+                },
+            };
+            Some((
+                "create",
+                json!({"path": path, "content": content, "overwrite": overwrite}),
+            ))
+        }
+        Command::StrReplace { path, old, new } => {
+            Some(("str-replace", json!({"path": path, "old": old, "new": new})))
+        }
+        Command::Insert { path, line, text } => {
+            Some(("insert", json!({"path": path, "line": line, "text": text})))
+        }
+        Command::Undo => Some(("undo", Value::Null)),
+        Command::Redo => Some(("redo", Value::Null)),
+        Command::SolveConflict {
+            path,
+            id,
+            resolution,
+            text,
+        } => Some((
+            "solve-conflict",
+            json!({"path": path, "id": id, "resolution": resolution, "text": text}),
+        )),
+        Command::Ping => Some(("ping", Value::Null)),
+        Command::Shutdown => Some(("shutdown", Value::Null)),
+        _ => None,
+    };
+    if let Some((command, args)) = edit {
+        // Drop null arguments so the engine sees them as absent.
+        let args = match args {
+            Value::Object(map) => {
+                Value::Object(map.into_iter().filter(|(_, v)| !v.is_null()).collect())
+            }
+            other => other,
+        };
+        return run_edit(command, args, cli.tag.clone(), workspace);
+    }
+    if let Command::Daemon { idle } = &cli.command {
+        let engine = match Engine::new(EngineConfig::default()) {
+            Ok(e) => e,
+            Err(e) => {
+                let _ = writeln!(std::io::stderr(), "rad: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        return match radium_core::daemon::serve(
+            &engine,
+            &radium_home(),
+            std::time::Duration::from_secs(*idle),
+        ) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                let _ = writeln!(std::io::stderr(), "rad: {e}");
+                ExitCode::from(1)
+            }
+        };
+    }
     let compact = cli.compact;
     let raw_request = matches!(cli.command, Command::Request { .. });
     match run(cli) {

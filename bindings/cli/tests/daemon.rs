@@ -1,0 +1,267 @@
+//! The daemon and the edit commands of `rad`, as real processes over a real
+//! Unix socket.
+
+#![allow(clippy::unwrap_used, clippy::pedantic)]
+
+use std::io::{Read, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+struct Env {
+    _dir: tempfile::TempDir,
+    project: PathBuf,
+    home: PathBuf,
+}
+
+fn env() -> Env {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("p");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&project).unwrap();
+    Env {
+        _dir: dir,
+        project,
+        home,
+    }
+}
+
+impl Env {
+    fn rad(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_rad"))
+            .args(args)
+            .env("RADIUM_HOME", &self.home)
+            .env("RADIUM_DAEMON_IDLE", "20")
+            .current_dir(&self.project)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    }
+    fn socket(&self) -> PathBuf {
+        self.home.join("daemon.sock")
+    }
+}
+
+impl Drop for Env {
+    fn drop(&mut self) {
+        let _ = self.rad(&["shutdown"]);
+    }
+}
+
+fn out(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn tag_of(o: &Output) -> String {
+    out(o)
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("[tag: ")
+                .map(|t| t.trim_end_matches(']').to_owned())
+        })
+        .unwrap_or_else(|| panic!("no tag: {}{}", out(o), err(o)))
+}
+
+#[test]
+fn the_rewind_scenario_of_seed_001_through_the_cli() {
+    let e = env();
+    std::fs::write(e.project.join("file.ts"), "const x = \"A\";\n").unwrap();
+    let first = e.rad(&["str-replace", "file.ts", "--old", "A", "--new", "B"]);
+    assert!(first.status.success(), "{}", err(&first));
+    let t1 = tag_of(&first);
+    let second = e.rad(&[
+        "str-replace",
+        "file.ts",
+        "--old",
+        "B",
+        "--new",
+        "C",
+        "--tag",
+        &t1,
+    ]);
+    let t2 = tag_of(&second);
+    assert_ne!(t1, t2);
+    let view = e.rad(&["view", "file.ts", "--tag", &t1]);
+    assert_eq!(
+        err(&view),
+        "warning: conversation rewind detected. Undoing 1 operation(s).\nwarning:   undone: str-replace (file.ts) [seq:2]\n"
+    );
+    assert_eq!(
+        out(&view),
+        format!("     1\tconst x = \"B\";\n[tag: {t1}]\n")
+    );
+    assert_eq!(
+        std::fs::read_to_string(e.project.join("file.ts")).unwrap(),
+        "const x = \"B\";\n"
+    );
+
+    // Errors exit 1 with the message; the socket is the owner's only.
+    let none = e.rad(&[
+        "str-replace",
+        "file.ts",
+        "--old",
+        "Z",
+        "--new",
+        "Y",
+        "--tag",
+        &t1,
+    ]);
+    assert_eq!(none.status.code(), Some(1));
+    assert_eq!(err(&none), "rad: no match for `old` in `file.ts`\n");
+    let untagged = e.rad(&["insert", "file.ts", "--line", "0", "--text", "x"]);
+    assert!(
+        err(&untagged).contains("pass the latest tag"),
+        "{}",
+        err(&untagged)
+    );
+    let mode = std::fs::metadata(e.socket()).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    assert_eq!(out(&e.rad(&["ping"])), "pong\n");
+}
+
+fn raw(socket: &Path, header: &[u8], body: &[u8]) -> Option<serde_json::Value> {
+    let mut s = UnixStream::connect(socket).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    s.write_all(header).unwrap();
+    s.write_all(body).unwrap();
+    let mut len = [0u8; 4];
+    s.read_exact(&mut len).ok()?;
+    let mut buf = vec![0u8; u32::from_be_bytes(len) as usize];
+    s.read_exact(&mut buf).ok()?;
+    Some(serde_json::from_slice(&buf).unwrap())
+}
+
+#[test]
+fn frame_errors_get_clear_answers_and_the_daemon_keeps_serving() {
+    let e = env();
+    assert!(e.rad(&["ping"]).status.success());
+    let socket = e.socket();
+    let body = br#"{"command":"ping"}"#;
+    let ok = raw(&socket, &(body.len() as u32).to_be_bytes(), body).unwrap();
+    assert_eq!(ok["data"], "pong");
+    let huge = raw(&socket, &u32::MAX.to_be_bytes(), b"").unwrap();
+    assert_eq!(huge["code"], "invalid_request");
+    assert!(
+        huge["error"]
+            .as_str()
+            .unwrap()
+            .contains("over the limit of 67108864 bytes"),
+        "{huge}"
+    );
+    let junk = b"not json at all";
+    let bad = raw(&socket, &(junk.len() as u32).to_be_bytes(), junk).unwrap();
+    assert!(
+        bad["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("invalid request: the frame is not JSON"),
+        "{bad}"
+    );
+    let notreq = br#"[1,2]"#;
+    let bad = raw(&socket, &(notreq.len() as u32).to_be_bytes(), notreq).unwrap();
+    assert_eq!(bad["code"], "invalid_request");
+    // A truncated frame: the connection is dropped, nothing is answered.
+    {
+        let mut s = UnixStream::connect(&socket).unwrap();
+        s.write_all(&100u32.to_be_bytes()).unwrap();
+        s.write_all(b"{\"comm").unwrap();
+    }
+    assert_eq!(out(&e.rad(&["ping"])), "pong\n", "still serving");
+}
+
+#[test]
+fn an_idle_daemon_exits_and_removes_its_socket() {
+    let e = env();
+    let mut daemon = Command::new(env!("CARGO_BIN_EXE_rad"))
+        .args(["daemon", "--idle", "1"])
+        .env("RADIUM_HOME", &e.home)
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while !e.socket().exists() && t.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(e.socket().exists());
+    let status = daemon.wait().unwrap();
+    assert!(status.success());
+    assert!(t.elapsed() >= Duration::from_millis(900));
+    assert!(!e.socket().exists());
+}
+
+#[test]
+fn a_writer_killed_with_sigkill_leaves_files_old_or_new_and_history_readable() {
+    let e = env();
+    let file = e.project.join("log.txt");
+    std::fs::write(&file, "").unwrap();
+    // A shell loop of tagged inserts through rad (and its daemon), killed mid-run.
+    let script = format!(
+        r#"rad={rad}; tag=""
+for i in $(seq 1 90); do
+  if [ -z "$tag" ]; then o=$($rad insert log.txt --line 0 --text "line $i"); else o=$($rad insert log.txt --line 0 --text "line $i" --tag "$tag"); fi
+  tag=$(printf '%s\n' "$o" | sed -n 's/^\[tag: \(.*\)\]$/\1/p')
+done"#,
+        rad = env!("CARGO_BIN_EXE_rad")
+    );
+    let mut child = Command::new("/bin/sh")
+        .args(["-c", &script])
+        .env("RADIUM_HOME", &e.home)
+        .env("RADIUM_DAEMON_IDLE", "20")
+        .current_dir(&e.project)
+        .process_group(0)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Fewer writes than the history depth (100), so every one can be undone.
+    std::thread::sleep(Duration::from_millis(300));
+    let pgid = child.id() as i32;
+    // Kill the loop, the client in flight and the daemon it started, all at once.
+    unsafe {
+        libc_kill(-pgid, 9);
+    }
+    let _ = child.wait();
+    let _ = std::fs::remove_file(e.socket());
+    let text = std::fs::read_to_string(&file).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(!lines.is_empty(), "some writes happened");
+    for (i, line) in lines.iter().enumerate() {
+        assert_eq!(
+            *line,
+            format!("line {}", lines.len() - i),
+            "the file is exactly some prefix of the writes: {text:?}"
+        );
+    }
+    // The history is readable and undoes every write back to the empty file.
+    let view = e.rad(&["view", "log.txt"]);
+    assert!(view.status.success(), "{}", err(&view));
+    let mut tag = tag_of(&view);
+    let mut undone = 0;
+    loop {
+        let u = e.rad(&["undo", "--tag", &tag]);
+        if !u.status.success() {
+            assert!(err(&u).contains("nothing to undo"), "{}", err(&u));
+            break;
+        }
+        tag = tag_of(&u);
+        undone += 1;
+    }
+    assert_eq!(
+        undone,
+        lines.len(),
+        "one changeset per write that reached the file"
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "");
+}
+
+extern "C" {
+    #[link_name = "kill"]
+    fn libc_kill(pid: i32, sig: i32) -> i32;
+}
+
+use std::os::unix::process::CommandExt as _;

@@ -1,0 +1,198 @@
+//! The daemon: the engine's requests over a Unix socket
+//! (`$RADIUM_HOME/daemon.sock`, only the owner can connect). Each frame is a
+//! 4-byte big-endian length, then that many bytes of JSON; the answer is
+//! framed the same way. Frames over [`MAX_FRAME`] are refused. The daemon
+//! exits after [`DEFAULT_IDLE`] without requests, or on `shutdown`.
+
+use std::io::{Read, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use crate::protocol::{Request, Response};
+
+/// The largest frame accepted: 64 MiB.
+pub const MAX_FRAME: u32 = 64 << 20;
+
+/// The default idle time before the daemon exits: 900 seconds.
+pub const DEFAULT_IDLE: Duration = Duration::from_secs(900);
+
+/// The socket path in `radium_home`.
+pub fn socket_path(radium_home: &Path) -> PathBuf {
+    radium_home.join("daemon.sock")
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+    move |source| Error::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// Writes one frame.
+pub fn write_frame(stream: &mut impl Write, payload: &[u8]) -> std::io::Result<()> {
+    let len = u32::try_from(payload.len()).map_err(|_| std::io::Error::other("frame too large"))?;
+    stream.write_all(&len.to_be_bytes())?;
+    stream.write_all(payload)?;
+    stream.flush()
+}
+
+/// What reading a frame gave.
+pub enum Frame {
+    /// A whole frame.
+    Data(Vec<u8>),
+    /// The peer closed the connection between frames.
+    Closed,
+    /// A length over the limit (the connection cannot be resynchronised).
+    TooLarge(u32),
+}
+
+/// Reads one frame.
+pub fn read_frame(stream: &mut impl Read, limit: u32) -> std::io::Result<Frame> {
+    let mut len = [0u8; 4];
+    match stream.read_exact(&mut len) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(Frame::Closed),
+        Err(e) => return Err(e),
+    }
+    let len = u32::from_be_bytes(len);
+    if len > limit {
+        return Ok(Frame::TooLarge(len));
+    }
+    let mut payload = vec![0u8; len as usize];
+    stream.read_exact(&mut payload)?;
+    Ok(Frame::Data(payload))
+}
+
+fn answer(engine: &Engine, payload: &[u8]) -> (Response, bool) {
+    let value: Value = match serde_json::from_slice(payload) {
+        Ok(v) => v,
+        Err(e) => {
+            return (
+                Response::failure(&Error::InvalidRequest(format!(
+                    "the frame is not JSON: {e}"
+                ))),
+                false,
+            )
+        }
+    };
+    let shutdown = value.get("command").and_then(Value::as_str) == Some("shutdown");
+    if shutdown {
+        return (
+            Response::success(Value::String("shutting down".into())),
+            true,
+        );
+    }
+    (engine.handle_json(value), false)
+}
+
+fn serve_connection(
+    engine: &Engine,
+    mut stream: UnixStream,
+    last: &Mutex<Instant>,
+    stop: &AtomicBool,
+) {
+    loop {
+        // A truncated frame or an I/O error drops the connection.
+        let Ok(frame) = read_frame(&mut stream, MAX_FRAME) else {
+            return;
+        };
+        *last
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Instant::now();
+        let (response, shutdown) = match frame {
+            Frame::Closed => return,
+            Frame::TooLarge(len) => {
+                let r = Response::failure(&Error::InvalidRequest(format!(
+                    "frame of {len} bytes is over the limit of {MAX_FRAME} bytes"
+                )));
+                let _ = write_frame(&mut stream, r.to_json().to_string().as_bytes());
+                return;
+            }
+            Frame::Data(payload) => answer(engine, &payload),
+        };
+        if write_frame(&mut stream, response.to_json().to_string().as_bytes()).is_err() {
+            return;
+        }
+        if shutdown {
+            stop.store(true, Ordering::SeqCst);
+            return;
+        }
+    }
+}
+
+/// Serves `engine` on the socket in `radium_home` until idle for `idle` or
+/// asked to shut down. Refuses to start when another daemon answers there.
+pub fn serve(engine: &Engine, radium_home: &Path, idle: Duration) -> Result<()> {
+    std::fs::create_dir_all(radium_home).map_err(io_err(radium_home))?;
+    let _ = std::fs::set_permissions(radium_home, std::fs::Permissions::from_mode(0o700));
+    let path = socket_path(radium_home);
+    if UnixStream::connect(&path).is_ok() {
+        return Err(Error::InvalidArgument(format!(
+            "a daemon is already running on {}",
+            path.display()
+        )));
+    }
+    let _ = std::fs::remove_file(&path);
+    let listener = UnixListener::bind(&path).map_err(io_err(&path))?;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
+        .map_err(io_err(&path))?;
+    listener.set_nonblocking(true).map_err(io_err(&path))?;
+    let last = Arc::new(Mutex::new(Instant::now()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let active = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    while !stop.load(Ordering::SeqCst) {
+        match listener.accept() {
+            Ok((stream, _)) => {
+                let _ = stream.set_nonblocking(false);
+                let (engine, last, stop, active) = (
+                    engine.clone(),
+                    Arc::clone(&last),
+                    Arc::clone(&stop),
+                    Arc::clone(&active),
+                );
+                active.fetch_add(1, Ordering::SeqCst);
+                std::thread::spawn(move || {
+                    serve_connection(&engine, stream, &last, &stop);
+                    active.fetch_sub(1, Ordering::SeqCst);
+                });
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                let idle_for = last
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .elapsed();
+                if idle_for >= idle && active.load(Ordering::SeqCst) == 0 {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(_) => std::thread::sleep(Duration::from_millis(20)),
+        }
+    }
+    let _ = std::fs::remove_file(&path);
+    Ok(())
+}
+
+/// Sends one request to the daemon in `radium_home` and returns its answer.
+pub fn send(radium_home: &Path, request: &Request) -> Result<Response> {
+    let path = socket_path(radium_home);
+    let mut stream = UnixStream::connect(&path).map_err(io_err(&path))?;
+    let payload = serde_json::to_vec(request).unwrap_or_default();
+    write_frame(&mut stream, &payload).map_err(io_err(&path))?;
+    match read_frame(&mut stream, MAX_FRAME).map_err(io_err(&path))? {
+        Frame::Data(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+            Error::InvalidRequest(format!("the daemon's answer is not a response: {e}"))
+        }),
+        Frame::Closed | Frame::TooLarge(_) => Err(Error::InvalidRequest(
+            "the daemon closed the connection without answering".into(),
+        )),
+    }
+}
