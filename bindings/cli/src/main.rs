@@ -6,7 +6,7 @@
 //! stderr as `rad: ...`); 2 bad usage.
 
 use std::io::{IsTerminal, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -219,7 +219,7 @@ fn through_daemon(request: &Request) -> Result<radium_core::Response, String> {
 }
 
 /// Edit commands: through the daemon, printing the result and `[tag: ...]`.
-fn run_edit(command: &str, args: Value, tag: Option<String>, workspace: PathBuf) -> ExitCode {
+fn run_edit(command: &str, args: Value, tag: Option<String>, workspace: &Path) -> ExitCode {
     let mut request = Request::new(command, args);
     request.tag = tag;
     request.cwd = Some(workspace.to_string_lossy().into_owned());
@@ -246,8 +246,11 @@ fn run_edit(command: &str, args: Value, tag: Option<String>, workspace: PathBuf)
         entries
             .iter()
             .filter_map(Value::as_str)
-            .map(|e| format!("{e}\n"))
-            .collect()
+            .fold(String::new(), |mut acc, e| {
+                acc.push_str(e);
+                acc.push('\n');
+                acc
+            })
     } else if let Some(s) = data.as_str() {
         format!("{s}\n")
     } else {
@@ -405,7 +408,7 @@ fn main() -> ExitCode {
             }
             other => other,
         };
-        return run_edit(command, args, cli.tag.clone(), workspace);
+        return run_edit(command, args, cli.tag.clone(), &workspace);
     }
     if let Command::Daemon { idle } = &cli.command {
         let engine = match Engine::new(EngineConfig::default()) {
