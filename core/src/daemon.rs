@@ -39,8 +39,11 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
 /// Writes one frame.
 pub fn write_frame(stream: &mut impl Write, payload: &[u8]) -> std::io::Result<()> {
     let len = u32::try_from(payload.len()).map_err(|_| std::io::Error::other("frame too large"))?;
-    stream.write_all(&len.to_be_bytes())?;
-    stream.write_all(payload)?;
+    // One write: the peer gets the whole frame at once.
+    let mut frame = Vec::with_capacity(payload.len() + 4);
+    frame.extend_from_slice(&len.to_be_bytes());
+    frame.extend_from_slice(payload);
+    stream.write_all(&frame)?;
     stream.flush()
 }
 
@@ -144,38 +147,49 @@ pub fn serve(engine: &Engine, radium_home: &Path, idle: Duration) -> Result<()> 
     let listener = UnixListener::bind(&path).map_err(io_err(&path))?;
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
         .map_err(io_err(&path))?;
-    listener.set_nonblocking(true).map_err(io_err(&path))?;
     let last = Arc::new(Mutex::new(Instant::now()));
     let stop = Arc::new(AtomicBool::new(false));
     let active = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    while !stop.load(Ordering::SeqCst) {
-        match listener.accept() {
-            Ok((stream, _)) => {
-                let _ = stream.set_nonblocking(false);
-                let (engine, last, stop, active) = (
-                    engine.clone(),
-                    Arc::clone(&last),
-                    Arc::clone(&stop),
-                    Arc::clone(&active),
-                );
-                active.fetch_add(1, Ordering::SeqCst);
-                std::thread::spawn(move || {
-                    serve_connection(&engine, stream, &last, &stop);
-                    active.fetch_sub(1, Ordering::SeqCst);
-                });
+    // The watchdog ends the accept loop when idle (or asked to stop) by
+    // setting `stop` and connecting once to wake the blocking accept.
+    {
+        let (last, stop, active, path) = (
+            Arc::clone(&last),
+            Arc::clone(&stop),
+            Arc::clone(&active),
+            path.clone(),
+        );
+        std::thread::spawn(move || loop {
+            std::thread::sleep(Duration::from_millis(50));
+            let idle_for = last
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .elapsed();
+            if stop.load(Ordering::SeqCst)
+                || (idle_for >= idle && active.load(Ordering::SeqCst) == 0)
+            {
+                stop.store(true, Ordering::SeqCst);
+                let _ = UnixStream::connect(&path);
+                return;
             }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                let idle_for = last
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .elapsed();
-                if idle_for >= idle && active.load(Ordering::SeqCst) == 0 {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            Err(_) => std::thread::sleep(Duration::from_millis(20)),
+        });
+    }
+    for stream in listener.incoming() {
+        if stop.load(Ordering::SeqCst) {
+            break;
         }
+        let Ok(stream) = stream else { continue };
+        let (engine, last, stop, active) = (
+            engine.clone(),
+            Arc::clone(&last),
+            Arc::clone(&stop),
+            Arc::clone(&active),
+        );
+        active.fetch_add(1, Ordering::SeqCst);
+        std::thread::spawn(move || {
+            serve_connection(&engine, stream, &last, &stop);
+            active.fetch_sub(1, Ordering::SeqCst);
+        });
     }
     let _ = std::fs::remove_file(&path);
     Ok(())
