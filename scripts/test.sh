@@ -33,6 +33,9 @@ nvim=$(bash scripts/ensure-nvim.sh)
 bash bindings/lua/build.sh
 timeout 300 "$nvim" --headless -u NONE -l bindings/lua/tests/run.lua
 
+step "Node door and VS Code extension: napi build, node --test, tsc (npm ci when needed)"
+bash scripts/test-node.sh
+
 step "benchmarks run once in test mode"
 cargo bench --workspace --exclude radium-lua --quiet -- --test
 

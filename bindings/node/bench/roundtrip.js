@@ -1,0 +1,29 @@
+'use strict'
+// The send-selection round trip through the Node door (see
+// core/examples/roundtrip.rs): two `request` calls with JS objects in and
+// out, 5 no-op JS hooks on before_tool. Prints microseconds per round trip.
+//   node bindings/node/bench/roundtrip.js [vectors] [iterations]   (scripts/bench-roundtrip.sh)
+
+const fs = require('node:fs')
+const path = require('node:path')
+const { performance } = require('node:perf_hooks')
+const radium = require('..')
+
+const file = process.argv[2] || path.join(__dirname, '..', '..', '..', 'tests', 'vectors', 'roundtrip.txt')
+const iterations = Number(process.argv[3]) || 2000
+const [before, after] = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line))
+const engine = new radium.Engine()
+for (let i = 1; i <= 5; i++) engine.register(`noop-${i}`, 'before_tool', () => {})
+
+function roundTrip() {
+  const a = engine.request(before)
+  const b = engine.request(after)
+  if (!a.ok || a.data.status !== 'completed' || b.data.data.result.block_count !== 3) {
+    throw new Error(`unexpected answers: ${JSON.stringify(a).slice(0, 200)} ${JSON.stringify(b).slice(0, 200)}`)
+  }
+}
+
+for (let i = 0; i < iterations / 10; i++) roundTrip()
+const start = performance.now()
+for (let i = 0; i < iterations; i++) roundTrip()
+console.log((((performance.now() - start) * 1000) / iterations).toFixed(1))

@@ -1,0 +1,87 @@
+'use strict'
+// The extension without VS Code: the compiled loader with plain Node, and
+// activate() + the command against a stand-in `vscode` module.
+//   npm run compile && node --test test/
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const Module = require('node:module')
+
+const root = path.join(__dirname, '..')
+const manifest = require('../package.json')
+const { loadRadium, candidates, EXPECTED_ABI } = require('../out/native.js')
+
+test('the manifest contributes the command and points at the compiled code', () => {
+  assert.equal(manifest.engines.vscode, '^1.100.0')
+  assert.ok(fs.existsSync(path.join(root, manifest.main)), `${manifest.main} is compiled`)
+  assert.deepEqual(manifest.contributes.commands, [{ command: 'radium.showVersion', title: 'Show Version', category: 'Radium' }])
+  assert.deepEqual(manifest.activationEvents, ['onCommand:radium.showVersion'])
+})
+
+test('the loader finds the Node door of this repository', () => {
+  const { radium, path: where } = loadRadium(root, {})
+  assert.equal(where, path.join(root, '..', 'node'))
+  assert.equal(radium.abiVersion(), EXPECTED_ABI)
+  assert.match(radium.version(), /^\d+\.\d+\.\d+/)
+})
+
+test('the loader tries RADIUM_NODE_MODULE, then radium.node, then ../node, and says what it tried', () => {
+  const env = { RADIUM_NODE_MODULE: '/nonexistent/radium.node' }
+  assert.deepEqual(candidates(root, env), ['/nonexistent/radium.node', path.join(root, 'radium.node'), path.join(root, '..', 'node')])
+  assert.equal(loadRadium(root, env).path, path.join(root, '..', 'node'))
+  const lonely = fs.mkdtempSync(path.join(os.tmpdir(), 'radium-ext-'))
+  try {
+    const ext = path.join(lonely, 'ext')
+    fs.mkdirSync(ext)
+    assert.throws(() => loadRadium(ext, {}), (e) => {
+      assert.match(e.message, /the radium native module was not found or did not load; tried:/)
+      assert.ok(e.message.includes(path.join(ext, 'radium.node') + ' (not found)'))
+      return true
+    })
+  } finally {
+    fs.rmSync(lonely, { recursive: true, force: true })
+  }
+})
+
+test('Radium: Show Version reports the version and ABI in a message and the Radium output channel', () => {
+  const calls = { commands: {}, info: [], errors: [], channels: [] }
+  const vscode = {
+    commands: { registerCommand: (id, fn) => { calls.commands[id] = fn; return { dispose() {} } } },
+    window: {
+      showInformationMessage: (m) => { calls.info.push(m); return Promise.resolve(undefined) },
+      showErrorMessage: (m) => { calls.errors.push(m); return Promise.resolve(undefined) },
+      createOutputChannel: (name) => {
+        const channel = { name, lines: [], appendLine(l) { this.lines.push(l) }, show() {}, dispose() {} }
+        calls.channels.push(channel)
+        return channel
+      },
+    },
+  }
+  const resolve = Module._resolveFilename
+  Module._resolveFilename = function (request, ...rest) {
+    return request === 'vscode' ? 'vscode' : resolve.call(this, request, ...rest)
+  }
+  require.cache.vscode = { id: 'vscode', filename: 'vscode', loaded: true, exports: vscode }
+  try {
+    const extension = require('../out/extension.js')
+    const context = { extensionPath: root, subscriptions: [] }
+    extension.activate(context)
+    assert.equal(context.subscriptions.length, 2)
+    assert.deepEqual(Object.keys(calls.commands), ['radium.showVersion'])
+    calls.commands['radium.showVersion']()
+    const radium = require('../../node')
+    const expected = `Radium ${radium.version()} (ABI ${radium.abiVersion()})`
+    assert.deepEqual(calls.info, [expected])
+    assert.deepEqual(calls.errors, [])
+    assert.equal(calls.channels.length, 1)
+    assert.equal(calls.channels[0].name, 'Radium')
+    assert.deepEqual(calls.channels[0].lines, [`${expected}, native module: ${path.join(root, '..', 'node')}`])
+    extension.deactivate()
+  } finally {
+    Module._resolveFilename = resolve
+    delete require.cache.vscode
+  }
+})
