@@ -546,17 +546,38 @@ fn a_rewind_that_cannot_finish_says_so() {
     let e = env();
     let r = e.call("create", json!({"path": "a.txt", "content": "1\n"}), None);
     let t1 = tag(&r);
-    let r = e.call("create", json!({"path": "b.txt", "content": "2\n"}), Some(&t1));
+    let r = e.call(
+        "create",
+        json!({"path": "b.txt", "content": "2\n"}),
+        Some(&t1),
+    );
     let t2 = tag(&r);
-    let r = e.call("create", json!({"path": "c.txt", "content": "3\n"}), Some(&t2));
+    let r = e.call(
+        "create",
+        json!({"path": "c.txt", "content": "3\n"}),
+        Some(&t2),
+    );
     let _t3 = tag(&r);
     // Someone edits b.txt outside the engine: the rewind to t1 undoes c.txt, then stops.
     std::fs::write(e.root.join("b.txt"), "edited by hand\n").unwrap();
     let v = e.call("view", json!({"path": "."}), Some(&t1));
-    let w: Vec<&str> = v["warnings"].as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect();
-    assert_eq!(w[0], "conversation rewind detected. Undoing 2 operation(s).");
+    let w: Vec<&str> = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        w[0],
+        "conversation rewind detected. Undoing 2 operation(s)."
+    );
     assert_eq!(w[1], "  undone: create (c.txt) [seq:3]");
-    assert!(w[2].starts_with("partial rewind: stopped at operation 2: cannot undo create (b.txt) [seq:2]"), "{w:?}");
+    assert!(
+        w[2].starts_with(
+            "partial rewind: stopped at operation 2: cannot undo create (b.txt) [seq:2]"
+        ),
+        "{w:?}"
+    );
     assert!(!e.root.join("c.txt").exists());
     assert_eq!(e.read("b.txt"), "edited by hand\n");
 }
