@@ -95,7 +95,7 @@ fn every_bad_request_is_a_clear_error() {
         (
             json!({"command": "dance"}),
             "unknown_command",
-            "unknown command `dance`; known commands: ping, version",
+            "unknown command `dance`; known commands: ping, shutdown, version",
         ),
         (
             json!({"command": "ping", "args": [1]}),

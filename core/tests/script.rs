@@ -207,3 +207,32 @@ fn cancelling_a_chain_kills_its_script() {
         assert!(!alive(pid), "process {pid} survived cancellation");
     }
 }
+
+#[test]
+fn scripts_get_the_editor_context_in_radium_editor_variables() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_file = dir.path().join("env.txt");
+    let hook = sh(
+        "editor-env",
+        &format!(
+            "cat > /dev/null; printf '%s|%s|%s' \"$RADIUM_EDITOR_FILE_PATH\" \"$RADIUM_EDITOR_LANGUAGE\" \"$RADIUM_EDITOR_SELECTION\" > '{}'",
+            out_file.display()
+        ),
+    );
+    let r = HookRegistry::new();
+    r.register(hook).unwrap();
+    let data = json!({"tool_name": "step", "arguments": {"context": {
+        "file_path": "/w/a.py", "language": "python", "selection": "x = 1", "surrounding_lines": ""
+    }}});
+    let out = r.execute(HookContext::new(HookType::BeforeTool, data));
+    assert_eq!(
+        out.hooks[0].status,
+        HookRunStatus::Continued,
+        "{:?}",
+        out.hooks[0].error
+    );
+    assert_eq!(
+        std::fs::read_to_string(out_file).unwrap(),
+        "/w/a.py|python|x = 1"
+    );
+}
