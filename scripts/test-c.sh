@@ -40,13 +40,14 @@ gcc -std=c11 "${warn[@]}" $cflags "$work/readme.c" -o "$work/readme-example" $li
 
 echo "--- shared vectors and an agent step through the C JSON door"
 valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 \
-  "$work/vectors" tests/vectors/requests.txt "$PWD/examples/agents/example-agent.sh"
+  --suppressions=tests/c/valgrind.supp "$work/vectors" tests/vectors/requests.txt "$PWD/examples/agents/example-agent.sh"
 
 status=0
 for bin in c-shared c-static cpp-shared cpp-static readme-example; do
   echo "--- $bin under valgrind"
   if ! valgrind -q --leak-check=full --show-leak-kinds=definite,indirect,possible \
-       --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 "$work/$bin"; then
+       --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 \
+       --suppressions=tests/c/valgrind.supp "$work/$bin"; then
     echo "FAILED: $bin"; status=1
   fi
 done
