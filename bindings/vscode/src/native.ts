@@ -7,6 +7,12 @@ import * as path from 'path'
 /** The radium module's API, typed by the Node door's generated index.d.ts. */
 export type Radium = typeof import('../../node')
 
+/** An engine of the module. */
+export type Engine = import('../../node').Engine
+
+/** An answer of the engine's request door. */
+export type Response = import('../../node').Response
+
 /** The ABI this extension was written against (RADIUM_ABI_VERSION). */
 export const EXPECTED_ABI = 1
 

@@ -1,6 +1,7 @@
 'use strict'
 // The extension without VS Code: the compiled loader with plain Node, and
-// activate() + the command against a stand-in `vscode` module.
+// activate() + Show Version against a stand-in `vscode` module (the editor
+// commands are in commands.test.js).
 //   npm run compile && node --test test/
 
 const { test } = require('node:test')
@@ -17,8 +18,24 @@ const { loadRadium, candidates, EXPECTED_ABI } = require('../out/native.js')
 test('the manifest contributes the command and points at the compiled code', () => {
   assert.equal(manifest.engines.vscode, '^1.100.0')
   assert.ok(fs.existsSync(path.join(root, manifest.main)), `${manifest.main} is compiled`)
-  assert.deepEqual(manifest.contributes.commands, [{ command: 'radium.showVersion', title: 'Show Version', category: 'Radium' }])
-  assert.deepEqual(manifest.activationEvents, ['onCommand:radium.showVersion'])
+  assert.deepEqual(manifest.contributes.commands, [
+    { command: 'radium.showVersion', title: 'Show Version', category: 'Radium' },
+    { command: 'radium.sendSelection', title: 'Send Selection to Agent', category: 'Radium' },
+    { command: 'radium.applyCode', title: 'Apply Code Block', category: 'Radium' },
+  ])
+  assert.deepEqual(manifest.activationEvents, ['onCommand:radium.showVersion', 'onCommand:radium.sendSelection', 'onCommand:radium.applyCode'])
+  const settings = manifest.contributes.configuration.properties
+  assert.deepEqual(
+    Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, [v.type, v.default]])),
+    {
+      'radium.agent': ['string', 'example'],
+      'radium.surroundingLines': ['number', 5],
+      'radium.previewBeforeApply': ['boolean', true],
+      'radium.radiumHome': ['string', ''],
+    },
+  )
+  // A workspace must not move the trust store and user agents elsewhere.
+  assert.equal(settings['radium.radiumHome'].scope, 'machine')
 })
 
 test('the loader finds the Node door of this repository', () => {
@@ -59,6 +76,7 @@ test('Radium: Show Version reports the version and ABI in a message and the Radi
         return channel
       },
     },
+    workspace: { registerTextDocumentContentProvider: (scheme) => { calls.providers = [scheme]; return { dispose() {} } } },
   }
   const resolve = Module._resolveFilename
   Module._resolveFilename = function (request, ...rest) {
@@ -69,8 +87,9 @@ test('Radium: Show Version reports the version and ABI in a message and the Radi
     const extension = require('../out/extension.js')
     const context = { extensionPath: root, subscriptions: [] }
     extension.activate(context)
-    assert.equal(context.subscriptions.length, 2)
-    assert.deepEqual(Object.keys(calls.commands), ['radium.showVersion'])
+    assert.equal(context.subscriptions.length, 5)
+    assert.deepEqual(Object.keys(calls.commands), ['radium.showVersion', 'radium.sendSelection', 'radium.applyCode'])
+    assert.deepEqual(calls.providers, ['radium-preview'])
     calls.commands['radium.showVersion']()
     const radium = require('../../node')
     const expected = `Radium ${radium.version()} (ABI ${radium.abiVersion()})`
