@@ -13,6 +13,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 gcc -O2 -std=c11 -I include tests/c/bench_roundtrip.c -o "$tmp/c" -L target/release -lradium -Wl,-rpath,"$PWD/target/release"
 
 rust=$(target/release/examples/roundtrip "$vectors" 3000)
+rust_values=$(target/release/examples/roundtrip "$vectors" 3000 --values)
 c=$("$tmp/c" "$vectors" 3000)
 lua=$(timeout 300 "$nvim" --headless -u NONE -l bindings/lua/bench/roundtrip.lua "$PWD/$vectors" 1000 2>&1 | tail -1)
 node="n/a"
@@ -31,7 +32,7 @@ done
 spawn=$(awk -v s="$start" -v e="$(date +%s%N)" -v n=$n 'BEGIN {printf "%.1f", (e - s) / 1000 / n}')
 
 printf '%-28s %14s %10s\n' "door" "µs/round trip" "vs spawn"
-for row in "Rust (in-process):$rust" "C (radium_request):$c" "Lua in Neovim:$lua" "Node:$node" "spawning rad (2 per trip):$spawn"; do
+for row in "Rust API (parsed values):$rust_values" "Rust (JSON text in/out):$rust" "C (radium_request):$c" "Lua in Neovim:$lua" "Node:$node" "spawning rad (2 per trip):$spawn"; do
   name=${row%%:*}; us=${row##*:}
   ratio=$(awk -v s="$spawn" -v u="$us" 'BEGIN { if (u + 0 > 0) printf "%.0f×", s / u; else print "-" }')
   printf '%-28s %14s %10s\n' "$name" "$us" "$ratio"

@@ -125,6 +125,11 @@ fn editor_round_trip() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // One hook of the tour panics on purpose; say so in one line instead of
+    // the default panic report (this is the demo's own process, not a host).
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("(demo) a hook panicked on purpose and was isolated: {info}");
+    }));
     editor_round_trip()?;
     println!("\n== 4. a tour of the hook engine");
     let registry = HookRegistry::new();

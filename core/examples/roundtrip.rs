@@ -53,5 +53,32 @@ fn main() {
         round_trip();
     }
     let us = start.elapsed().as_secs_f64() * 1e6 / f64::from(iterations);
+    if std::env::args().nth(3).as_deref() == Some("--values") {
+        // The Rust API without JSON text: the two chains on parsed values.
+        let b: serde_json::Value = serde_json::from_str(&before).unwrap();
+        let a: serde_json::Value = serde_json::from_str(&after).unwrap();
+        let (bd, ad) = (b["args"]["data"].clone(), a["args"]["data"].clone());
+        let run = || {
+            let x = engine.registry().execute(radium_core::HookContext::new(
+                HookType::BeforeTool,
+                bd.clone(),
+            ));
+            let y = engine.registry().execute(radium_core::HookContext::new(
+                HookType::AfterTool,
+                ad.clone(),
+            ));
+            assert!(x.completed() && y.data["result"]["block_count"] == 3);
+        };
+        for _ in 0..iterations / 10 {
+            run();
+        }
+        let start = Instant::now();
+        for _ in 0..iterations {
+            run();
+        }
+        let values = start.elapsed().as_secs_f64() * 1e6 / f64::from(iterations);
+        println!("{values:.1}");
+        return;
+    }
     println!("{us:.1}");
 }
