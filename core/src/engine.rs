@@ -175,7 +175,11 @@ fn args_object(request: &Request) -> Result<&Map<String, Value>> {
     }
 }
 
-fn string_arg<'a>(command: &str, args: &'a Map<String, Value>, name: &str) -> Result<&'a str> {
+pub(crate) fn string_arg<'a>(
+    command: &str,
+    args: &'a Map<String, Value>,
+    name: &str,
+) -> Result<&'a str> {
     match args.get(name) {
         Some(Value::String(s)) => Ok(s),
         None | Some(Value::Null) => Err(Error::InvalidArgument(format!(
@@ -188,14 +192,18 @@ fn string_arg<'a>(command: &str, args: &'a Map<String, Value>, name: &str) -> Re
     }
 }
 
-fn line_arg(command: &str, args: &Map<String, Value>, name: &str) -> Result<Option<usize>> {
+pub(crate) fn line_arg(
+    command: &str,
+    args: &Map<String, Value>,
+    name: &str,
+) -> Result<Option<usize>> {
     match args.get(name) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) if n.as_u64().is_some() => Ok(Some(
             usize::try_from(n.as_u64().unwrap_or(0)).unwrap_or(usize::MAX),
         )),
         Some(other) => Err(Error::InvalidArgument(format!(
-            "`{command}`: argument `{name}` must be a line number (1-based), got {}",
+            "`{command}`: argument `{name}` must be a line number, got {}",
             json_kind(other)
         ))),
     }

@@ -19,8 +19,8 @@ pub use conflict::{find_conflicts, Conflict};
 pub use history::{Changeset, History, Session};
 pub use project::{Project, ProjectLock};
 
+use crate::engine::{line_arg, string_arg};
 use crate::error::{Error, Result};
-use crate::result::json_kind;
 
 /// The edit commands.
 pub const EDIT_COMMANDS: &[&str] = &[
@@ -65,32 +65,6 @@ fn random_tag_part() -> String {
         .iter()
         .map(|b| ALPHABET[usize::from(*b) % ALPHABET.len()] as char)
         .collect()
-}
-
-fn arg_str<'a>(command: &str, args: &'a Map<String, Value>, name: &str) -> Result<&'a str> {
-    match args.get(name) {
-        Some(Value::String(s)) => Ok(s),
-        None | Some(Value::Null) => Err(Error::InvalidArgument(format!(
-            "`{command}`: missing argument `{name}`"
-        ))),
-        Some(other) => Err(Error::InvalidArgument(format!(
-            "`{command}`: argument `{name}` must be a string, got {}",
-            json_kind(other)
-        ))),
-    }
-}
-
-fn arg_line(command: &str, args: &Map<String, Value>, name: &str) -> Result<Option<usize>> {
-    match args.get(name) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Number(n)) if n.as_u64().is_some() => {
-            Ok(n.as_u64().and_then(|n| usize::try_from(n).ok()))
-        }
-        Some(other) => Err(Error::InvalidArgument(format!(
-            "`{command}`: argument `{name}` must be a line number, got {}",
-            json_kind(other)
-        ))),
-    }
 }
 
 fn read_text(path: &Path, shown: &str) -> Result<String> {
@@ -253,7 +227,7 @@ impl EditSession {
     }
 
     fn view(&self, args: &Map<String, Value>) -> Result<Value> {
-        let shown = arg_str("view", args, "path")?;
+        let shown = string_arg("view", args, "path")?;
         let path = self.project.confine(shown)?;
         if path.is_dir() {
             let mut entries: Vec<String> = std::fs::read_dir(&path)
@@ -276,8 +250,8 @@ impl EditSession {
         }
         let text = read_text(&path, shown)?;
         let lines: Vec<&str> = text.lines().collect();
-        let start = arg_line("view", args, "start_line")?.unwrap_or(1).max(1);
-        let end = arg_line("view", args, "end_line")?
+        let start = line_arg("view", args, "start_line")?.unwrap_or(1).max(1);
+        let end = line_arg("view", args, "end_line")?
             .unwrap_or(lines.len())
             .min(lines.len());
         if start > lines.len().max(1) {
@@ -300,8 +274,8 @@ impl EditSession {
     }
 
     fn create(&mut self, args: &Map<String, Value>) -> Result<Value> {
-        let shown = arg_str("create", args, "path")?;
-        let content = arg_str("create", args, "content")?;
+        let shown = string_arg("create", args, "path")?;
+        let content = string_arg("create", args, "content")?;
         let overwrite = args
             .get("overwrite")
             .and_then(Value::as_bool)
@@ -323,9 +297,9 @@ impl EditSession {
     }
 
     fn str_replace(&mut self, args: &Map<String, Value>) -> Result<Value> {
-        let shown = arg_str("str-replace", args, "path")?;
-        let old = arg_str("str-replace", args, "old")?;
-        let new = arg_str("str-replace", args, "new")?;
+        let shown = string_arg("str-replace", args, "path")?;
+        let old = string_arg("str-replace", args, "old")?;
+        let new = string_arg("str-replace", args, "new")?;
         if old.is_empty() {
             return Err(Error::InvalidArgument(
                 "`str-replace`: `old` must not be empty".into(),
@@ -358,9 +332,9 @@ impl EditSession {
     }
 
     fn insert(&mut self, args: &Map<String, Value>) -> Result<Value> {
-        let shown = arg_str("insert", args, "path")?;
-        let text_in = arg_str("insert", args, "text")?;
-        let line = arg_line("insert", args, "line")?.ok_or_else(|| {
+        let shown = string_arg("insert", args, "path")?;
+        let text_in = string_arg("insert", args, "text")?;
+        let line = line_arg("insert", args, "line")?.ok_or_else(|| {
             Error::InvalidArgument("`insert`: missing argument `line` (0 = top)".into())
         })?;
         let path = self.project.confine(shown)?;
@@ -393,7 +367,7 @@ impl EditSession {
     }
 
     fn solve_conflict(&mut self, args: &Map<String, Value>) -> Result<Value> {
-        let shown = arg_str("solve-conflict", args, "path")?;
+        let shown = string_arg("solve-conflict", args, "path")?;
         let path = self.project.confine(shown)?;
         let text = read_text(&path, shown)?;
         let conflicts = find_conflicts(&text)?;
@@ -409,12 +383,12 @@ impl EditSession {
                 conflicts.len()
             ))
         })?;
-        let resolution = arg_str("solve-conflict", args, "resolution")?;
+        let resolution = string_arg("solve-conflict", args, "resolution")?;
         let replacement = match resolution {
             "ours" => conflict.ours.clone(),
             "theirs" => conflict.theirs.clone(),
             "both" => format!("{}{}", conflict.ours, conflict.theirs),
-            "text" => arg_str("solve-conflict", args, "text")?.to_owned(),
+            "text" => string_arg("solve-conflict", args, "text")?.to_owned(),
             other => {
                 return Err(Error::InvalidArgument(format!(
                     "`solve-conflict`: resolution `{other}` must be ours, theirs, both or text"
