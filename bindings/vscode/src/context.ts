@@ -44,9 +44,11 @@ export function splitLines(text: string): string[] {
 
 /**
  * The editor context of a selection, and its 1-based line range (the lines
- * `apply` replaces). An empty selection sends its whole line. A selection
- * that ends at column 0 of a later line (whole lines selected) ends on the
- * line before, and its text stops at that line's end.
+ * `apply` replaces). The selection is widened to whole lines, because
+ * applying a block replaces whole lines: the agent sees exactly the text that
+ * its answer will replace. An empty selection sends its line. A selection that
+ * ends at column 0 of a later line (whole lines selected) ends on the line
+ * before.
  */
 export function editorContext(input: ContextInput): EditorContext {
   const lines = splitLines(input.text)
@@ -54,23 +56,10 @@ export function editorContext(input: ContextInput): EditorContext {
   const clampLine = (n: number) => Math.min(Math.max(0, n), last)
   const startLine = clampLine(input.start.line)
   let endLine = clampLine(input.end.line)
-  let endChar = input.end.character
-  const empty = startLine === endLine && input.start.character === input.end.character
-  let selection: string
-  if (empty) {
-    selection = lines[startLine]
-  } else {
-    if (endLine > startLine && endChar === 0) {
-      endLine -= 1
-      endChar = lines[endLine].length
-    }
-    const first = lines[startLine]
-    if (startLine === endLine) {
-      selection = first.slice(input.start.character, endChar)
-    } else {
-      selection = [first.slice(input.start.character), ...lines.slice(startLine + 1, endLine), lines[endLine].slice(0, endChar)].join('\n')
-    }
+  if (endLine > startLine && input.end.character === 0) {
+    endLine -= 1
   }
+  const selection = lines.slice(startLine, endLine + 1).join('\n')
   const n = Number.isFinite(input.surroundingLines) ? Math.max(0, Math.floor(input.surroundingLines)) : 0
   const above = lines.slice(Math.max(0, startLine - n), startLine).join('\n')
   const below = lines.slice(endLine + 1, endLine + 1 + n).join('\n')

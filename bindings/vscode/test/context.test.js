@@ -22,11 +22,11 @@ function ctx(start, end, extra = {}) {
   })
 }
 
-test('a selection: its text, 1-based range, and the lines around it', () => {
+test('a selection: widened to whole lines, 1-based range, and the lines around it', () => {
   assert.deepEqual(ctx([2, 1], [3, 2]), {
     file_path: '/ws/a.txt',
     language: 'plaintext',
-    selection: 'hree\nfo',
+    selection: 'three\nfour',
     surrounding_lines: 'one\ntwo\n---\nfive\nsix',
     workspace: '/ws',
     selection_range: { start_line: 3, end_line: 4 },
