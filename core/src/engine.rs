@@ -175,6 +175,20 @@ fn args_object(request: &Request) -> Result<&Map<String, Value>> {
     }
 }
 
+/// Runs a future on this thread: one poll with a no-op waker first (work
+/// that needs no waiting finishes there, with no executor set up), then
+/// blocking until it is done.
+fn block_on<F: Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    match future
+        .as_mut()
+        .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
+    {
+        std::task::Poll::Ready(output) => output,
+        std::task::Poll::Pending => pollster::block_on(future),
+    }
+}
+
 pub(crate) fn string_arg<'a>(
     command: &str,
     args: &'a Map<String, Value>,
@@ -657,14 +671,7 @@ impl Engine {
     /// `{ok: false, error, code}`. A `step` blocks this thread until the
     /// agent answers: use [`handle_async`](Self::handle_async) where that matters.
     pub fn handle(&self, request: &Request) -> Response {
-        let mut future = std::pin::pin!(self.handle_async(request));
-        match future
-            .as_mut()
-            .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
-        {
-            std::task::Poll::Ready(response) => response,
-            std::task::Poll::Pending => pollster::block_on(future),
-        }
+        block_on(self.handle_async(request))
     }
 
     /// Answers a request as a future (`Send + 'static`): commands that wait
@@ -821,18 +828,7 @@ impl Engine {
                 self.registry.set_enabled(name, command == "hooks-enable")?;
                 Ok(json!({"name": name, "enabled": command == "hooks-enable"}))
             }
-            "hooks-execute" => {
-                let chain = self.execute_request(request)?;
-                let mut chain = std::pin::pin!(chain);
-                let outcome = match chain
-                    .as_mut()
-                    .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
-                {
-                    std::task::Poll::Ready(outcome) => outcome,
-                    std::task::Poll::Pending => pollster::block_on(chain),
-                };
-                Ok(outcome.to_json())
-            }
+            "hooks-execute" => Ok(block_on(self.execute_request(request)?).to_json()),
             "context" => {
                 let context = EditorContext::from_json(&request.args, &self.config.limits)?;
                 Ok(context.to_json())
