@@ -131,6 +131,8 @@ export interface Request {
   args?: Record<string, unknown> | null
   tag?: string
   cwd?: string
+  /** An id of your choosing: `{command: 'cancel', args: {id}}` stops the request while it runs. */
+  id?: string
 }
 
 /** The engine's answer. A failed command is `{ ok: false, error, code }`, not an exception. */

@@ -8,9 +8,13 @@ use serde_json::{json, Map, Value};
 use std::future::Future;
 use std::path::Path;
 use std::pin::Pin;
+use std::task::Poll;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+
+use tokio_util::sync::CancellationToken;
 
 use crate::agent::{default_radium_home, load_agents, AgentConfig};
 use crate::config::HookLoader;
@@ -49,6 +53,7 @@ pub const COMMANDS: &[&str] = &[
     "apply",
     "agents",
     "step",
+    "cancel",
     "ext-install",
     "ext-list",
     "ext-remove",
@@ -160,6 +165,69 @@ pub struct Engine {
     config: EngineConfig,
     /// Active extensions: name → the hooks registered for it.
     extensions: Arc<Mutex<BTreeMap<String, Vec<String>>>>,
+    /// Requests in flight that carry an `id`, for `cancel`.
+    inflight: Arc<Inflight>,
+}
+
+/// The cancel tokens of the requests in flight that carry an `id`.
+#[derive(Debug, Default)]
+struct Inflight {
+    next: AtomicU64,
+    by_id: Mutex<HashMap<String, Vec<(u64, CancellationToken)>>>,
+}
+
+impl Inflight {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vec<(u64, CancellationToken)>>> {
+        // A panic while the map is held cannot leave it inconsistent (each
+        // change is one insert or remove), so a poisoned lock is still usable.
+        self.by_id
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Registers a request; the guard unregisters it when the request ends
+    /// or is dropped.
+    fn register(self: &Arc<Self>, id: &str) -> (CancellationToken, InflightGuard) {
+        let seq = self.next.fetch_add(1, Ordering::Relaxed);
+        let token = CancellationToken::new();
+        self.lock()
+            .entry(id.to_owned())
+            .or_default()
+            .push((seq, token.clone()));
+        let guard = InflightGuard {
+            inflight: Arc::clone(self),
+            id: id.to_owned(),
+            seq,
+        };
+        (token, guard)
+    }
+
+    /// Cancels every request in flight with `id`; answers how many.
+    fn cancel(&self, id: &str) -> usize {
+        let tokens = self.lock().remove(id).unwrap_or_default();
+        for (_, token) in &tokens {
+            token.cancel();
+        }
+        tokens.len()
+    }
+}
+
+struct InflightGuard {
+    inflight: Arc<Inflight>,
+    id: String,
+    seq: u64,
+}
+
+impl Drop for InflightGuard {
+    fn drop(&mut self) {
+        let mut map = self.inflight.lock();
+        if let Some(list) = map.get_mut(&self.id) {
+            list.retain(|(seq, _)| *seq != self.seq);
+            if list.is_empty() {
+                map.remove(&self.id);
+            }
+        }
+    }
 }
 
 fn args_object(request: &Request) -> Result<&Map<String, Value>> {
@@ -566,6 +634,7 @@ impl Engine {
             registry: HookRegistry::new(),
             config,
             extensions: Arc::default(),
+            inflight: Arc::default(),
         };
         let step_only = || HookOptions {
             matcher: ToolMatcher::new(STEP_TOOL).ok(),
@@ -696,12 +765,49 @@ impl Engine {
                 }
                 _ => Box::pin(std::future::ready(self.dispatch(request))),
             };
+        let Some(id) = request.id.as_deref() else {
+            return Box::pin(async move {
+                match work.await {
+                    Ok(data) => Response::success(data),
+                    Err(e) => Response::failure(&e),
+                }
+            });
+        };
+        let (token, guard) = self.inflight.register(id);
         Box::pin(async move {
-            match work.await {
+            let guard_id = guard.id.clone();
+            let mut work = work;
+            let result = {
+                let cancelled = token.cancelled();
+                let mut cancelled = std::pin::pin!(cancelled);
+                std::future::poll_fn(|cx| {
+                    if let Poll::Ready(result) = work.as_mut().poll(cx) {
+                        return Poll::Ready(result);
+                    }
+                    cancelled.as_mut().poll(cx).map(|()| {
+                        Err(Error::Cancelled(format!(
+                            "request `{guard_id}` was cancelled"
+                        )))
+                    })
+                })
+                .await
+            };
+            // Dropping the work now stops what it waits on (an agent's or a
+            // script's process group is killed).
+            drop(work);
+            drop(guard);
+            match result {
                 Ok(data) => Response::success(data),
                 Err(e) => Response::failure(&e),
             }
         })
+    }
+
+    /// Cancels the requests in flight that carry `id` (see [`Request::id`]);
+    /// answers how many there were. Each one answers `{ok: false, code:
+    /// "cancelled"}`, and the agent or script it waited on is killed.
+    pub fn cancel(&self, id: &str) -> usize {
+        self.inflight.cancel(id)
     }
 
     /// An edit command: through the tool hooks, under the project lock, with
@@ -842,6 +948,10 @@ impl Engine {
             "ext-install" => self.ext_install(request, args),
             "ext-remove" => self.ext_remove(request, args),
             "trust" => self.trust(request, args),
+            "cancel" => {
+                let id = string_arg(command, args, "id")?;
+                Ok(json!({"id": id, "cancelled": self.cancel(id)}))
+            }
             "agents" => {
                 let workspace = self.workspace_for(request.cwd.as_deref());
                 Ok(serde_json::to_value(self.agents(workspace.as_deref())?).unwrap_or_default())

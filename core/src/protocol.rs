@@ -22,6 +22,10 @@ pub struct Request {
     /// The caller's working directory (the project root), for commands that use one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
+    /// An id of the caller's choosing: while the request runs, the `cancel`
+    /// command with this id stops it (and the agent or script it waits on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
 }
 
 impl Request {
@@ -32,6 +36,7 @@ impl Request {
             args,
             tag: None,
             cwd: None,
+            id: None,
         }
     }
 

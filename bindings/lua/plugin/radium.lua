@@ -12,6 +12,12 @@ vim.api.nvim_create_user_command("RadiumSend", function(opts)
   editor().send(opts.line1, opts.line2, opts.args)
 end, { range = true, nargs = "?", desc = "Send the selection (or the current line) to the agent" })
 
+vim.api.nvim_create_user_command("RadiumCancel", function()
+  if not editor().cancel() then
+    vim.notify("radium: no request is running")
+  end
+end, { desc = "Stop the agent that is answering (its process is killed)" })
+
 vim.api.nvim_create_user_command("RadiumBlocks", function()
   local lines = editor().list_lines()
   if #lines == 0 then

@@ -444,6 +444,46 @@ test("send a selection, list, preview and apply a block, undo it", function()
   vim.fn.delete(ws, "rf")
 end)
 
+test(":RadiumCancel stops the agent that is answering", function()
+  local ws = vim.fn.tempname()
+  vim.fn.mkdir(ws, "p")
+  local pidfile = ws .. "/pid"
+  vim.fn.writefile({
+    "[[agents]]",
+    'id = "sleepy"',
+    'command = ["/bin/sh", "-c", "echo $$ > ' .. pidfile .. '; exec sleep 60"]',
+    'timeout = "90s"',
+  }, ws .. "/agents.toml")
+  vim.cmd("runtime plugin/radium.lua")
+  local editor = require("radium.editor")
+  editor.setup({ agent = "sleepy", workspace = ws, radium_home = ws, notify = false })
+  vim.cmd("enew")
+  vim.api.nvim_buf_set_lines(0, 0, -1, false, { "x = 1" })
+  vim.api.nvim_buf_set_name(0, ws .. "/a.py")
+  eq(editor.cancel(), false, "nothing to cancel yet")
+  local done
+  editor.send(1, 1, "", function(r) done = r end)
+  check(editor.running ~= nil, "a step is running")
+  vim.wait(5000, function() return vim.fn.filereadable(pidfile) == 1 and #vim.fn.readfile(pidfile) > 0 end, 10)
+  local pid = tonumber(vim.fn.readfile(pidfile)[1])
+  check(pid ~= nil, "the agent wrote its pid")
+  vim.cmd("RadiumCancel")
+  vim.wait(5000, function() return done ~= nil end, 10)
+  eq(done and done.code, "cancelled", "the step answers cancelled: " .. vim.inspect(done))
+  eq(editor.running, nil, "nothing runs any more")
+  local gone = vim.wait(5000, function()
+    local stat = io.open("/proc/" .. pid .. "/stat")
+    if not stat then return true end
+    local text = stat:read("*a")
+    stat:close()
+    return text:find(") Z ", 1, true) ~= nil
+  end, 10)
+  check(gone, "the agent process " .. tostring(pid) .. " is gone")
+  editor.setup({ agent = "example" })
+  vim.cmd("bwipeout!")
+  vim.fn.delete(ws, "rf")
+end)
+
 test("edit tools and dog tags through the Lua door", function()
   local ws = vim.fn.tempname()
   vim.fn.mkdir(ws, "p")

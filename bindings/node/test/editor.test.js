@@ -87,3 +87,45 @@ test('edit tools and the dog-tag rewind through the Node door', () => {
   assert.equal(fs.readFileSync(path.join(ws, 'file.ts'), 'utf8'), 'const x = "B";\n')
   fs.rmSync(ws, { recursive: true, force: true })
 })
+
+test('cancel stops a requestAsync step and kills its agent', async () => {
+  const ws = tempdir()
+  const home = path.join(ws, '.home')
+  fs.mkdirSync(home)
+  const pidFile = path.join(ws, 'pid')
+  fs.writeFileSync(
+    path.join(home, 'agents.toml'),
+    `[[agents]]\nid = "sleepy"\ncommand = ["/bin/sh", "-c", "echo $$ > '${pidFile}'; exec sleep 60"]\ntimeout = "90s"\n`,
+  )
+  const engine = new Engine({ workspace: ws, radium_home: home })
+  const pending = engine.requestAsync({ command: 'step', args: { agent: 'sleepy' }, id: 'vscode-step-1' })
+  const started = Date.now()
+  while (!fs.existsSync(pidFile) || fs.readFileSync(pidFile, 'utf8').trim() === '') {
+    assert.ok(Date.now() - started < 10000, 'the agent never started')
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  const pid = Number(fs.readFileSync(pidFile, 'utf8').trim())
+  assert.deepEqual(engine.request({ command: 'cancel', args: { id: 'other' } }), {
+    ok: true,
+    data: { id: 'other', cancelled: 0 },
+  })
+  assert.deepEqual(engine.request({ command: 'cancel', args: { id: 'vscode-step-1' } }), {
+    ok: true,
+    data: { id: 'vscode-step-1', cancelled: 1 },
+  })
+  const response = await pending
+  assert.deepEqual(response, { ok: false, code: 'cancelled', error: 'request `vscode-step-1` was cancelled' })
+  const alive = () => {
+    try {
+      process.kill(pid, 0)
+      return !fs.readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ')
+    } catch {
+      return false
+    }
+  }
+  while (alive()) {
+    assert.ok(Date.now() - started < 10000, `the agent (pid ${pid}) survived the cancel`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  assert.equal(engine.request({ command: 'cancel', args: { id: 'vscode-step-1' } }).data.cancelled, 0)
+})

@@ -13,6 +13,9 @@ M.config = {
 
 -- The last answer, and the buffer and lines it is about.
 M.last = nil
+--- The id of the step in flight, if any.
+M.running = nil
+local seq = 0
 local engine
 
 function M.engine()
@@ -68,8 +71,18 @@ function M.send(first, last, prompt, on_done)
   local buf = vim.api.nvim_get_current_buf()
   local ctx = M.context(buf, first, last)
   local agent = M.config.agent
-  notify(string.format("asking agent `%s`...", agent))
-  M.engine():step(agent, ctx, prompt or "", function(response)
+  notify(string.format("asking agent `%s`... (:RadiumCancel stops it)", agent))
+  seq = seq + 1
+  local id = "nvim-step-" .. seq
+  M.running = id
+  M.engine():request_async({
+    command = "step",
+    id = id,
+    args = { agent = agent, context = ctx, prompt = prompt or "" },
+  }, function(response)
+    if M.running == id then
+      M.running = nil
+    end
     if response.ok then
       M.last = { buf = buf, first = first, last = last, answer = response.data }
       notify(string.format("%d code block(s) from `%s`: :RadiumBlocks, :RadiumPreview, :RadiumApply", response.data.block_count, agent))
@@ -80,6 +93,16 @@ function M.send(first, last, prompt, on_done)
       on_done(response)
     end
   end)
+end
+
+--- Stops the step in flight (its agent process is killed); its callback
+--- gets `{ ok = false, code = "cancelled" }`. Returns false when none runs.
+function M.cancel()
+  if not M.running then
+    return false
+  end
+  local r = M.engine():request({ command = "cancel", args = { id = M.running } })
+  return r.ok and r.data.cancelled > 0
 end
 
 local function block(n)
