@@ -1,16 +1,50 @@
 // The radium extension: loads the native engine in the extension host and
 // contributes its editor commands:
 // - Radium: Show Version
-// - Radium: Send Selection to Agent (a `step` with the editor context)
+// - Radium: Send Selection to Agent (a cancellable `step` with the editor
+//   context, then the answer's code blocks are offered)
 // - Radium: Apply Code Block (an `apply` of one of the answer's blocks, with a
 //   diff preview, as one undoable edit)
+// - Radium: List Agents (the `agents` request; picking one makes it the agent)
+// Its `activate` returns the API other extensions use to add JS hooks.
 
 import * as os from 'os'
 import * as path from 'path'
 import * as vscode from 'vscode'
 
 import { changedRegion, editorContext, splitLines, type EditorContext } from './context'
-import { loadRadium, type Engine, type Loaded, type Response } from './native'
+import { HookSet } from './hooks'
+import { loadRadium, type Engine, type HookFn, type HookOptions, type HookType, type Loaded, type Response } from './native'
+import {
+  agentItems,
+  cancelRequest,
+  failureText,
+  stepId,
+  timedRequest,
+  timedRequestAsync,
+  type AgentInfo,
+  type AgentItem,
+} from './requests'
+
+/**
+ * What `activate` returns, for other extensions:
+ * `(await vscode.extensions.getExtension('radium.radium')!.activate()) as RadiumApi`.
+ */
+export interface RadiumApi {
+  /**
+   * Registers a JS hook on every engine of the extension, the existing ones
+   * and those created later (one per workspace folder). `fn` runs on the
+   * extension host's thread, may return a Promise, and gets
+   * `{hook_type, data, metadata}` (docs/hooks.md). Throws an Error with a
+   * `code` when the name is taken or the type unknown. Dispose the result
+   * to remove the hook from every engine.
+   */
+  registerHook(name: string, hookType: HookType, fn: HookFn, options?: HookOptions): vscode.Disposable
+  /** The engine's version, e.g. `"0.1.0"` (loads the native module). */
+  engineVersion(): string
+  /** The engine's ABI version. */
+  abiVersion(): number
+}
 
 /** The scheme of the virtual documents shown on the right of a preview diff. */
 export const PREVIEW_SCHEME = 'radium-preview'
@@ -58,6 +92,7 @@ let cached: Loaded | undefined
 const engines = new Map<string, Engine>()
 let answer: Answer | undefined
 let stepSeq = 0
+const hooks = new HookSet((line) => channel().appendLine(line))
 
 function channel(): vscode.OutputChannel {
   output ??= vscode.window.createOutputChannel('Radium')
@@ -102,6 +137,7 @@ function engineFor(context: vscode.ExtensionContext, workspace: string | undefin
     const { radium } = loaded(context)
     engine = new radium.Engine({ workspace: workspace ?? null, radium_home: radiumHome ?? null })
     engines.set(key, engine)
+    hooks.attach(engine)
   }
   return engine
 }
@@ -115,8 +151,17 @@ function ms(ns: number | undefined): string {
   return ns === undefined ? '?' : (ns / 1e6).toFixed(1)
 }
 
-async function sendSelection(context: vscode.ExtensionContext): Promise<void> {
+/** The engine, agent and workspace of an editor's document, from the settings. */
+function settingsOf(context: vscode.ExtensionContext, document: vscode.TextDocument) {
+  const config = vscode.workspace.getConfiguration('radium', document.uri)
+  const workspace = workspaceOf(document)
+  const radiumHome = config.get<string>('radiumHome', '') || undefined
+  return { config, workspace, agent: config.get<string>('agent', 'example').trim(), engine: () => engineFor(context, workspace, radiumHome) }
+}
+
+async function sendSelection(context: vscode.ExtensionContext, previews: Previews): Promise<void> {
   const out = channel()
+  const log = (line: string) => out.appendLine(line)
   try {
     const editor = vscode.window.activeTextEditor
     if (!editor) {
@@ -124,10 +169,11 @@ async function sendSelection(context: vscode.ExtensionContext): Promise<void> {
       return
     }
     const document = editor.document
-    const config = vscode.workspace.getConfiguration('radium', document.uri)
-    const agent = config.get<string>('agent', 'example')
-    const radiumHome = config.get<string>('radiumHome', '') || undefined
-    const workspace = workspaceOf(document)
+    const { config, workspace, agent, engine: makeEngine } = settingsOf(context, document)
+    if (agent === '') {
+      fail('no agent configured: set "radium.agent" to an agent of .radium/agents.toml or $RADIUM_HOME/agents.toml ("Radium: List Agents")')
+      return
+    }
     const ctx = editorContext({
       text: document.getText(),
       languageId: document.languageId,
@@ -138,20 +184,24 @@ async function sendSelection(context: vscode.ExtensionContext): Promise<void> {
       surroundingLines: config.get<number>('surroundingLines', 5),
       fallbackDir: os.tmpdir(),
     })
-    const engine = engineFor(context, workspace, radiumHome)
+    const engine = makeEngine()
     const { start_line: startLine, end_line: endLine } = ctx.selection_range
-    out.appendLine(`step ${agent}: ${ctx.file_path} lines ${startLine}-${endLine} (${ctx.language})`)
     const seq = ++stepSeq
+    const id = stepId(seq)
+    out.appendLine(`step ${agent} (${id}): ${ctx.file_path} lines ${startLine}-${endLine} (${ctx.language})`)
     const started = Date.now()
     const response = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Radium: asking ${agent}…`, cancellable: true },
       (_progress, token) =>
         new Promise<Response | undefined>((resolve, reject) => {
-          // The engine has no way to stop a request yet: on cancel the agent
-          // runs on (until it ends or reaches its time limit) and its answer
-          // is ignored.
-          const sub = token.onCancellationRequested(() => resolve(undefined))
-          engine.requestAsync({ command: 'step', args: { agent, prompt: '', context: ctx } }).then(
+          // Cancel asks the engine to stop the step (it kills the agent's
+          // process group); the notification closes at once either way.
+          const sub = token.onCancellationRequested(() => {
+            sub.dispose()
+            out.appendLine(`step ${agent}: ${cancelRequest(engine, id, log)}`)
+            resolve(undefined)
+          })
+          timedRequestAsync(engine, { command: 'step', args: { agent, prompt: '', context: ctx }, id }, log).then(
             (r) => {
               sub.dispose()
               resolve(r)
@@ -164,13 +214,17 @@ async function sendSelection(context: vscode.ExtensionContext): Promise<void> {
         }),
     )
     if (response === undefined) {
-      out.appendLine(`step ${agent}: cancelled (its answer will be ignored)`)
+      out.appendLine(`step ${agent}: cancelled`)
       return
     }
     const elapsed = Date.now() - started
     for (const warning of response.warnings ?? []) out.appendLine(`warning: ${warning}`)
     if (!response.ok) {
-      fail(response.error ?? 'the step failed')
+      if (response.code === 'cancelled') {
+        out.appendLine(`step ${agent}: cancelled (${response.error ?? 'by a cancel request'})`)
+        return
+      }
+      fail(failureText(response, 'the step failed'))
       return
     }
     const data = response.data as StepData
@@ -186,12 +240,10 @@ async function sendSelection(context: vscode.ExtensionContext): Promise<void> {
     answer = { engine, agent, blocks, uri: document.uri, startLine, endLine }
     if (blocks.length === 0) {
       out.appendLine(data.original_output)
-      void vscode.window.showInformationMessage(`Radium: ${agent} answered without a code block (see the Radium output)`)
-    } else {
-      void vscode.window.showInformationMessage(
-        `Radium: ${agent} answered with ${blocks.length} code block${blocks.length === 1 ? '' : 's'}; run "Radium: Apply Code Block" to apply`,
-      )
+      void vscode.window.showWarningMessage(`Radium: ${agent} answered without a code block (its answer is in the Radium output)`)
+      return
     }
+    await offerBlocks(previews)
   } catch (e) {
     fail(messageOf(e))
   }
@@ -208,16 +260,19 @@ interface BlockItem extends vscode.QuickPickItem {
   n: number
 }
 
-/** The block to apply: the only one, or the one the user picks. */
-async function pickBlock(blocks: CodeBlock[]): Promise<BlockItem | undefined> {
+/** The block to apply, as the user picks it (a single block is offered too). */
+async function pickBlock(agent: string, blocks: CodeBlock[]): Promise<BlockItem | undefined> {
   const items: BlockItem[] = blocks.map((block, i) => ({
     label: `#${i + 1} [${block.language || 'text'}] ${block.file_path ? `${block.file_path} ` : ''}${firstLine(block.content)}`,
     description: block.incomplete ? '(incomplete)' : undefined,
     block,
     n: i + 1,
   }))
-  if (items.length === 1) return items[0]
-  return vscode.window.showQuickPick(items, { placeHolder: 'The code block to apply' })
+  const n = items.length
+  return vscode.window.showQuickPick(items, {
+    title: `Radium: ${agent} answered with ${n} code block${n === 1 ? '' : 's'}`,
+    placeHolder: 'The code block to apply (Escape: later, with "Radium: Apply Code Block")',
+  })
 }
 
 /** The right side of the preview diffs: the would-be text of a document. */
@@ -241,7 +296,17 @@ class Previews implements vscode.TextDocumentContentProvider {
   }
 }
 
-async function applyCode(previews: Previews): Promise<void> {
+/** Closes the diff editors that show this preview document. */
+async function closePreview(right: vscode.Uri): Promise<void> {
+  const key = right.toString()
+  const tabs = vscode.window.tabGroups.all
+    .flatMap((g) => g.tabs)
+    .filter((tab) => tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.toString() === key)
+  if (tabs.length > 0) await vscode.window.tabGroups.close(tabs)
+}
+
+/** Offers the last answer's blocks: pick one, preview it, apply it or not. */
+async function offerBlocks(previews: Previews): Promise<void> {
   const out = channel()
   try {
     const current = answer
@@ -249,8 +314,11 @@ async function applyCode(previews: Previews): Promise<void> {
       void vscode.window.showInformationMessage('Radium: no code block to apply; run "Radium: Send Selection to Agent" first')
       return
     }
-    const item = await pickBlock(current.blocks)
-    if (!item) return
+    const item = await pickBlock(current.agent, current.blocks)
+    if (!item) {
+      out.appendLine('apply: no block picked')
+      return
+    }
     // The document the selection came from (an untitled one only while it is open).
     const target = current.uri.toString()
     const document =
@@ -263,12 +331,13 @@ async function applyCode(previews: Previews): Promise<void> {
     const text = document.getText()
     const version = document.version
     const { startLine, endLine } = current
-    const response = current.engine.request({
-      command: 'apply',
-      args: { content: item.block.content, text, start_line: startLine, end_line: endLine },
-    })
+    const response = timedRequest(
+      current.engine,
+      { command: 'apply', args: { content: item.block.content, text, start_line: startLine, end_line: endLine } },
+      (line) => out.appendLine(line),
+    )
     if (!response.ok) {
-      fail(response.error ?? 'apply failed')
+      fail(failureText(response, 'apply failed'))
       return
     }
     const data = response.data as ApplyData
@@ -287,8 +356,10 @@ async function applyCode(previews: Previews): Promise<void> {
         'Apply',
         'Discard',
       )
+      await closePreview(right)
       if (choice !== 'Apply') {
         out.appendLine(`apply: block #${item.n} discarded`)
+        await vscode.window.showTextDocument(document)
         return
       }
       if (document.version !== version) {
@@ -303,6 +374,7 @@ async function applyCode(previews: Previews): Promise<void> {
       fail(`the edit of ${name} was not applied`)
       return
     }
+    await vscode.window.showTextDocument(document)
     // The blocks now replace the lines just written (to try another one).
     const grown = splitLines(data.new_text).length - splitLines(text).length
     if (answer === current) answer = { ...current, endLine: Math.max(startLine, endLine + grown) }
@@ -313,12 +385,48 @@ async function applyCode(previews: Previews): Promise<void> {
   }
 }
 
-export function activate(context: vscode.ExtensionContext): void {
+async function listAgents(context: vscode.ExtensionContext): Promise<void> {
+  const out = channel()
+  try {
+    const document = vscode.window.activeTextEditor?.document
+    const folder = vscode.workspace.workspaceFolders?.[0]
+    const config = vscode.workspace.getConfiguration('radium', document?.uri ?? folder?.uri)
+    const workspace = document ? workspaceOf(document) : folder?.uri.fsPath
+    const radiumHome = config.get<string>('radiumHome', '') || undefined
+    const engine = engineFor(context, workspace, radiumHome)
+    const response = timedRequest(engine, { command: 'agents' }, (line) => out.appendLine(line))
+    if (!response.ok) {
+      fail(failureText(response, 'the agents could not be listed'))
+      return
+    }
+    const agents = (response.data ?? []) as AgentInfo[]
+    const current = config.get<string>('agent', 'example')
+    out.appendLine(`agents: ${agents.length === 0 ? 'none' : agents.map((a) => `${a.id} (${a.command.join(' ')})`).join(', ')}`)
+    if (agents.length === 0) {
+      fail('no agent configured: add one to .radium/agents.toml or $RADIUM_HOME/agents.toml')
+      return
+    }
+    const picked = await vscode.window.showQuickPick<AgentItem>(agentItems(agents, current), {
+      title: `Radium: ${agents.length} agent${agents.length === 1 ? '' : 's'} (the current one: ${current || 'none'})`,
+      placeHolder: 'Pick the agent "Radium: Send Selection to Agent" asks',
+    })
+    if (!picked || picked.id === current) return
+    await config.update('agent', picked.id, vscode.ConfigurationTarget.Global)
+    out.appendLine(`agent: ${picked.id}`)
+    void vscode.window.showInformationMessage(`Radium: the agent is now ${picked.id}`)
+  } catch (e) {
+    fail(messageOf(e))
+  }
+}
+
+/** Activates the extension; returns the API for other extensions ({@link RadiumApi}). */
+export function activate(context: vscode.ExtensionContext): RadiumApi {
   const previews = new Previews()
   context.subscriptions.push(
     vscode.commands.registerCommand('radium.showVersion', () => showVersion(context)),
-    vscode.commands.registerCommand('radium.sendSelection', () => sendSelection(context)),
-    vscode.commands.registerCommand('radium.applyCode', () => applyCode(previews)),
+    vscode.commands.registerCommand('radium.sendSelection', () => sendSelection(context, previews)),
+    vscode.commands.registerCommand('radium.applyCode', () => offerBlocks(previews)),
+    vscode.commands.registerCommand('radium.listAgents', () => listAgents(context)),
     vscode.workspace.registerTextDocumentContentProvider(PREVIEW_SCHEME, previews),
     {
       dispose: () => {
@@ -327,10 +435,23 @@ export function activate(context: vscode.ExtensionContext): void {
       },
     },
   )
+  return {
+    registerHook(name, hookType, fn, options) {
+      const registration = hooks.register({ name, hookType, fn, options })
+      channel().appendLine(`hook ${name} (${hookType}) registered through the API`)
+      return new vscode.Disposable(() => {
+        registration.dispose()
+        output?.appendLine(`hook ${name} removed`)
+      })
+    },
+    engineVersion: () => loaded(context).radium.version(),
+    abiVersion: () => loaded(context).radium.abiVersion(),
+  }
 }
 
 export function deactivate(): void {
   cached = undefined
   engines.clear()
+  hooks.detachAll()
   answer = undefined
 }

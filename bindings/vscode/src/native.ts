@@ -13,6 +13,18 @@ export type Engine = import('../../node').Engine
 /** An answer of the engine's request door. */
 export type Response = import('../../node').Response
 
+/** A request to the engine's request door. */
+export type Request = import('../../node').Request
+
+/** The 13 hook types. */
+export type HookType = import('../../node').HookType
+
+/** A JS hook. */
+export type HookFn = import('../../node').HookFn
+
+/** A hook's registration options. */
+export type HookOptions = import('../../node').HookOptions
+
 /** The ABI this extension was written against (RADIUM_ABI_VERSION). */
 export const EXPECTED_ABI = 1
 

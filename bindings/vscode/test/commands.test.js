@@ -52,6 +52,22 @@ class Uri {
   }
 }
 
+class Disposable {
+  constructor(fn) {
+    this.fn = fn
+  }
+  dispose() {
+    this.fn()
+  }
+}
+
+class TabInputTextDiff {
+  constructor(original, modified) {
+    this.original = original
+    this.modified = modified
+  }
+}
+
 class WorkspaceEdit {
   constructor() {
     this.edits = []
@@ -111,7 +127,10 @@ function reset({ settings = {}, editor, pick, answerPrompt = 'Apply', cancelAfte
     answerPrompt,
     cancelAfterMs,
     info: [],
+    warnings: [],
     errors: [],
+    shown: [],
+    updates: [],
     prompts: [],
     picks: [],
     progress: [],
@@ -131,6 +150,9 @@ const vscode = {
   Range,
   Uri,
   WorkspaceEdit,
+  Disposable,
+  TabInputTextDiff,
+  ConfigurationTarget: { Global: 1, Workspace: 2, WorkspaceFolder: 3 },
   ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
   commands: {
     registerCommand: (id, fn) => {
@@ -153,12 +175,31 @@ const vscode = {
       state.info.push(message)
       return Promise.resolve(undefined)
     },
+    showWarningMessage: (message) => {
+      state.warnings.push(message)
+      return Promise.resolve(undefined)
+    },
+    showTextDocument: async (document) => {
+      state.shown.push(document.uri.toString())
+      return state.editor
+    },
+    tabGroups: {
+      get all() {
+        // The diff editors opened by vscode.diff, as tabs.
+        const tabs = state.executed.filter((e) => e.id === 'vscode.diff').map((e) => ({ input: new TabInputTextDiff(e.args[0], e.args[1]) }))
+        return [{ tabs }]
+      },
+      close: async (tabs) => {
+        state.closed = (state.closed ?? 0) + tabs.length
+        return true
+      },
+    },
     showErrorMessage: (message) => {
       state.errors.push(message)
       return Promise.resolve(undefined)
     },
     showQuickPick: async (items, options) => {
-      state.picks.push({ labels: items.map((i) => i.label), options })
+      state.picks.push({ labels: items.map((i) => i.label), options, items })
       return state.pick === undefined ? undefined : items[state.pick]
     },
     createOutputChannel: (name) => {
@@ -194,6 +235,10 @@ const vscode = {
       get: (key, fallback) => {
         const full = `${section}.${key}`
         return full in state.settings ? state.settings[full] : fallback
+      },
+      update: async (key, value, target) => {
+        state.updates.push({ key: `${section}.${key}`, value, target })
+        state.settings[`${section}.${key}`] = value
       },
     }),
     registerTextDocumentContentProvider: (scheme, p) => {
@@ -244,6 +289,12 @@ before(() => {
       '[[agents]]',
       'id = "slow"',
       `command = ["/bin/sh", "-c", ${JSON.stringify(`sleep 0.5; exec ${exampleAgent}`)}]`,
+      '[[agents]]',
+      'id = "fails"',
+      'command = ["/bin/sh", "-c", "cat >/dev/null; echo the agent broke >&2; exit 3"]',
+      '[[agents]]',
+      'id = "silent"',
+      'command = ["/bin/sh", "-c", "cat >/dev/null; echo no code here"]',
       '[[agents]]',
       'id = "two"',
       `command = ["/bin/sh", ${JSON.stringify(path.join(ws, '.radium/two.sh'))}]`,
@@ -320,16 +371,18 @@ test('without an editor or an answer, the commands say what to do and do not thr
   assert.deepEqual(state.errors, [])
 })
 
-test('Send Selection sends the unsaved buffer\'s context with requestAsync; Apply (no preview) edits the buffer', async () => {
+test('Send Selection sends the unsaved buffer\'s context with requestAsync, offers the block; Apply (no preview) edits the buffer', async () => {
   const doc = unsavedDocument()
-  reset({ settings: { 'radium.previewBeforeApply': false }, editor: editorOf(doc, [2, 0], [5, 0]) })
+  reset({ settings: { 'radium.previewBeforeApply': false }, editor: editorOf(doc, [2, 0], [5, 0]), pick: 0 })
   await commands['radium.sendSelection']()
   assert.deepEqual(state.errors, [])
-  assert.equal(state.requests.length, 1)
+  assert.equal(state.requests.length, 2)
   const { how, req } = state.requests[0]
   assert.equal(how, 'requestAsync')
+  assert.match(req.id, /^vscode-step-\d+$/)
   assert.deepEqual(req, {
     command: 'step',
+    id: req.id,
     args: {
       agent: 'example',
       prompt: '',
@@ -344,13 +397,16 @@ test('Send Selection sends the unsaved buffer\'s context with requestAsync; Appl
     },
   })
   assert.deepEqual(state.progress, [{ location: 15, title: 'Radium: asking example…', cancellable: true }])
-  assert.deepEqual(state.info, ['Radium: example answered with 1 code block; run "Radium: Apply Code Block" to apply'])
+  // The answer's block is offered at once (a single one too).
+  assert.deepEqual(state.picks.map((p) => [p.labels, p.options.title]), [
+    [['#1 [typescript] src/main.ts // reviewed by the example agent'], 'Radium: example answered with 1 code block'],
+  ])
   assert.equal(channel.name, 'Radium')
-  assert.match(channel.lines.join('\n'), /step example: 1 code block\(s\) in \d+ ms \(agent [\d.]+ ms, engine total [\d.]+ ms\)/)
+  const log = channel.lines.join('\n')
+  assert.match(log, /step example: 1 code block\(s\) in \d+ ms \(agent [\d.]+ ms, engine total [\d.]+ ms\)/)
+  assert.match(log, /request step example \(vscode-step-\d+\): ok in [\d.]+ ms/)
+  assert.match(log, /request apply: ok in [\d.]+ ms/)
 
-  await commands['radium.applyCode']()
-  assert.deepEqual(state.errors, [])
-  assert.deepEqual(state.picks, [], 'one block: no quick pick')
   assert.deepEqual(state.executed, [], 'no preview')
   const apply = state.requests.find((r) => r.req.command === 'apply')
   assert.equal(apply.how, 'request')
@@ -368,18 +424,23 @@ test('Send Selection sends the unsaved buffer\'s context with requestAsync; Appl
   ])
   assert.equal(doc.getText(), reviewed)
   assert.equal(fs.readFileSync(doc.uri.fsPath, 'utf8'), onDisk, 'nothing is written to disk')
-  assert.equal(state.info.at(-1), 'Radium: applied block #1 to main.ts')
+  assert.deepEqual(state.info, ['Radium: applied block #1 to main.ts'])
+
+  // Apply Code Block offers the last answer again; Escape does nothing.
+  reset({ editor: editorOf(doc, [0, 0]) })
+  await commands['radium.applyCode']()
+  assert.equal(state.picks.length, 1)
+  assert.deepEqual(state.edits, [])
+  assert.ok(channel.lines.includes('apply: no block picked'))
 })
 
 test('Apply with a preview: a diff against a radium-preview document, then Apply or Discard', async () => {
   const doc = unsavedDocument()
-  reset({ editor: editorOf(doc, [2, 0], [5, 0]) })
+  reset({ editor: editorOf(doc, [2, 0], [5, 0]), pick: 0, answerPrompt: 'Discard' })
   await commands['radium.sendSelection']()
   assert.deepEqual(state.errors, [])
-
-  state.answerPrompt = 'Discard'
-  await commands['radium.applyCode']()
   assert.equal(state.executed.length, 1)
+  assert.equal(state.closed, 1, 'the diff editor is closed')
   assert.deepEqual(state.edits, [], 'discarded: no edit')
   assert.equal(doc.getText(), buffer)
 
@@ -399,9 +460,11 @@ test('Apply with a preview: a diff against a radium-preview document, then Apply
   assert.deepEqual(state.prompts, [
     { message: 'Radium: apply block #1 to main.ts (lines 3-5)?', rest: [{ modal: false }, 'Apply', 'Discard'] },
   ])
+  assert.equal(state.closed, 2)
   assert.equal(state.edits.length, 1)
   assert.equal(applied(buffer, state.edits[0]), reviewed)
   assert.equal(doc.getText(), reviewed)
+  assert.equal(state.shown.at(-1), doc.uri.toString(), 'the document is shown again')
 })
 
 test('several blocks: a quick pick chooses one; an untitled buffer is placed in the workspace', async () => {
@@ -413,22 +476,39 @@ test('several blocks: a quick pick chooses one; an untitled buffer is placed in 
   assert.equal(context.file_path, path.join(ws, 'untitled'))
   assert.equal(context.selection, 'let b = 2', 'an empty selection sends its line')
   assert.deepEqual(context.selection_range, { start_line: 2, end_line: 2 })
-  assert.deepEqual(state.info, ['Radium: two answered with 2 code blocks; run "Radium: Apply Code Block" to apply'])
-
-  await commands['radium.applyCode']()
-  assert.deepEqual(state.errors, [])
   assert.deepEqual(state.picks.map((p) => p.labels), [['#1 [ts] // first', '#2 [ts] src/other.ts // second']])
   assert.equal(doc.getText(), 'let a = 1\n// second\nlet b = 2\n')
+  assert.deepEqual(state.info, ['Radium: applied block #2 to Untitled-1'])
 })
 
-test('errors: an unknown agent, and an untrusted workspace, are shown and logged, never thrown', async () => {
+test('errors: no agent, an unknown agent, a failing agent, an untrusted workspace: shown and logged, never thrown', async () => {
   const doc = unsavedDocument()
+  reset({ settings: { 'radium.agent': ' ' }, editor: editorOf(doc, [3, 0], [3, 4]) })
+  await commands['radium.sendSelection']()
+  assert.equal(state.errors.length, 1)
+  assert.match(state.errors[0], /^Radium: no agent configured: set "radium.agent"/)
+  assert.deepEqual(state.requests, [])
+
   reset({ settings: { 'radium.agent': 'nope' }, editor: editorOf(doc, [3, 0], [3, 4]) })
   await commands['radium.sendSelection']()
   assert.equal(state.errors.length, 1)
-  assert.match(state.errors[0], /^Radium: unknown agent `nope`/)
+  assert.match(state.errors[0], /^Radium: unknown agent `nope`.*\[unknown_agent\]$/)
   assert.ok(channel.lines.some((l) => l.startsWith('error: unknown agent `nope`')))
+  assert.ok(channel.lines.some((l) => /^request step nope \(vscode-step-\d+\): failed: unknown_agent in [\d.]+ ms$/.test(l)))
   assert.deepEqual(state.info, [])
+
+  reset({ settings: { 'radium.agent': 'fails' }, editor: editorOf(doc, [3, 0], [3, 4]) })
+  await commands['radium.sendSelection']()
+  assert.equal(state.errors.length, 1)
+  assert.match(state.errors[0], /the agent broke/)
+  assert.match(state.errors[0], /\[agent_failed\]$/)
+  assert.equal(doc.getText(), buffer)
+
+  reset({ settings: { 'radium.agent': 'silent' }, editor: editorOf(doc, [3, 0], [3, 4]) })
+  await commands['radium.sendSelection']()
+  assert.deepEqual(state.errors, [])
+  assert.deepEqual(state.warnings, ['Radium: silent answered without a code block (its answer is in the Radium output)'])
+  assert.ok(channel.lines.some((l) => l.includes('no code here')))
 
   // Another workspace with the same agents, not trusted: the extension does not trust it.
   const other = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'radium-vscode-untrusted-')))
@@ -451,16 +531,36 @@ test('errors: an unknown agent, and an untrusted workspace, are shown and logged
   }
 })
 
-test('cancelling a step ignores its answer', async () => {
+test('cancelling a step sends `cancel` with the step\'s id; the step ends as cancelled', async () => {
   const doc = unsavedDocument()
-  reset({ settings: { 'radium.agent': 'slow' }, editor: editorOf(doc, [3, 0], [3, 4]), cancelAfterMs: 50 })
+  reset({ settings: { 'radium.agent': 'slow' }, editor: editorOf(doc, [3, 0], [3, 4]), cancelAfterMs: 100 })
+  const started = Date.now()
   await commands['radium.sendSelection']()
+  assert.ok(Date.now() - started < 450, 'the command returns at once on cancel')
   assert.deepEqual(state.errors, [])
   assert.deepEqual(state.info, [])
-  assert.ok(channel.lines.includes('step slow: cancelled (its answer will be ignored)'))
-  // The agent still runs to its end; its answer is dropped.
-  const late = await state.requests[0].promise
-  assert.equal(late.ok, true)
+  const step = state.requests[0]
+  const cancel = state.requests.find((r) => r.req.command === 'cancel')
+  assert.deepEqual(cancel.req, { command: 'cancel', args: { id: step.req.id } })
+  assert.ok(channel.lines.includes(`step slow: ${step.req.id} cancelled (1 request stopped)`), channel.lines.join('\n'))
+  const late = await step.promise
+  assert.equal(late.ok, false)
+  assert.equal(late.code, 'cancelled')
   await new Promise((r) => setTimeout(r, 20))
   assert.deepEqual(state.info, [])
+  assert.deepEqual(state.picks, [])
+})
+
+test('List Agents lists the agents of the workspace; picking one makes it the agent', async () => {
+  reset({ editor: editorOf(unsavedDocument(), [0, 0]), pick: 1 })
+  await commands['radium.listAgents']()
+  assert.deepEqual(state.errors, [])
+  assert.equal(state.requests[0].req.command, 'agents')
+  const [pick] = state.picks
+  assert.deepEqual(pick.items.map((i) => i.id), ['example', 'slow', 'fails', 'silent', 'two'])
+  assert.equal(pick.labels[0], '$(check) example')
+  assert.equal(pick.items[0].description, exampleAgent)
+  assert.deepEqual(state.updates, [{ key: 'radium.agent', value: 'slow', target: 1 }])
+  assert.deepEqual(state.info, ['Radium: the agent is now slow'])
+  assert.ok(channel.lines.some((l) => l.startsWith('agents: example (')))
 })

@@ -22,8 +22,14 @@ test('the manifest contributes the command and points at the compiled code', () 
     { command: 'radium.showVersion', title: 'Show Version', category: 'Radium' },
     { command: 'radium.sendSelection', title: 'Send Selection to Agent', category: 'Radium' },
     { command: 'radium.applyCode', title: 'Apply Code Block', category: 'Radium' },
+    { command: 'radium.listAgents', title: 'List Agents', category: 'Radium' },
   ])
-  assert.deepEqual(manifest.activationEvents, ['onCommand:radium.showVersion', 'onCommand:radium.sendSelection', 'onCommand:radium.applyCode'])
+  assert.deepEqual(manifest.activationEvents, [
+    'onCommand:radium.showVersion',
+    'onCommand:radium.sendSelection',
+    'onCommand:radium.applyCode',
+    'onCommand:radium.listAgents',
+  ])
   const settings = manifest.contributes.configuration.properties
   assert.deepEqual(
     Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, [v.type, v.default]])),
@@ -86,14 +92,17 @@ test('Radium: Show Version reports the version and ABI in a message and the Radi
   try {
     const extension = require('../out/extension.js')
     const context = { extensionPath: root, subscriptions: [] }
-    extension.activate(context)
-    assert.equal(context.subscriptions.length, 5)
-    assert.deepEqual(Object.keys(calls.commands), ['radium.showVersion', 'radium.sendSelection', 'radium.applyCode'])
+    const api = extension.activate(context)
+    assert.equal(context.subscriptions.length, 6)
+    assert.deepEqual(Object.keys(calls.commands), ['radium.showVersion', 'radium.sendSelection', 'radium.applyCode', 'radium.listAgents'])
+    assert.deepEqual(Object.keys(api).sort(), ['abiVersion', 'engineVersion', 'registerHook'])
     assert.deepEqual(calls.providers, ['radium-preview'])
     calls.commands['radium.showVersion']()
     const radium = require('../../node')
     const expected = `Radium ${radium.version()} (ABI ${radium.abiVersion()})`
     assert.deepEqual(calls.info, [expected])
+    assert.equal(api.engineVersion(), radium.version())
+    assert.equal(api.abiVersion(), radium.abiVersion())
     assert.deepEqual(calls.errors, [])
     assert.equal(calls.channels.length, 1)
     assert.equal(calls.channels[0].name, 'Radium')
