@@ -5,7 +5,8 @@
 #     Node 20), in $CACHE/code-server-4.100.3;
 #   - playwright-core, in $CACHE/playwright-core-<version>;
 #   - @vscode/vsce (packages the .vsix), in $CACHE/vsce-<version>;
-#   - Chromium (apt `chromium`, /usr/bin/chromium).
+#   - Chromium (apt `chromium`, /usr/bin/chromium), and curl and unzip (apt),
+#     which scripts/test-vscode-e2e.sh uses.
 # $CACHE is ${RADIUM_E2E_CACHE:-$HOME/.cache/radium-e2e}. On a warm machine
 # nothing is fetched. It prints the paths, as shell assignments, on its last
 # lines (CODE_SERVER=..., VSCE=..., PLAYWRIGHT_CORE=..., CHROMIUM=...). Any failure is
@@ -41,7 +42,8 @@ mkdir -p "$cache" || die "cannot create the cache folder $cache"
 case "$(cd "$cache" && pwd -P)/" in "$repo"/*) die "the cache folder $cache is inside the repository; set RADIUM_E2E_CACHE elsewhere" ;; esac
 
 # --- Chromium -------------------------------------------------------------
-bash scripts/ensure-apt.sh chromium:chromium || die "could not install chromium (apt)"
+bash scripts/ensure-apt.sh chromium:chromium curl:curl unzip:unzip setsid:util-linux \
+  || die "could not install chromium, curl, unzip (apt)"
 chromium=$(command -v chromium) || die "chromium is not on PATH after installing it"
 
 # --- code-server ----------------------------------------------------------
