@@ -28,6 +28,7 @@ function log(line) {
 }
 
 async function screenshot(name) {
+  await sleep(250) // let a toast finish fading in
   shot += 1
   const file = path.join(out, `${String(shot).padStart(2, '0')}-${name}.png`)
   await page.screenshot({ path: file })
@@ -62,13 +63,28 @@ const toasts = () => page.locator('.notifications-toasts .notification-toast')
 const toast = (content) => toasts().filter({ hasText: content })
 const activeEditorLines = () => page.locator('.editor-group-container.active .monaco-editor .view-lines').first()
 
-/** F1, the command's title, Enter. */
-async function runCommand(title) {
-  await page.keyboard.press('F1')
-  const input = page.locator('.quick-input-widget .quick-input-box input')
-  await input.waitFor({ state: 'visible' })
-  await input.fill(`>${title}`)
-  await quickRows().filter({ hasText: title }).first().waitFor()
+/**
+ * F1, the command's title, Enter. Right after start-up the palette may not
+ * list the extensions' commands yet (the extension host is still coming up):
+ * then Escape and try again, for up to `timeoutMs`.
+ */
+async function runCommand(title, timeoutMs = 30000) {
+  const end = Date.now() + timeoutMs
+  for (;;) {
+    await page.keyboard.press('F1')
+    const input = page.locator('.quick-input-widget .quick-input-box input')
+    await input.waitFor({ state: 'visible' })
+    await input.fill(`>${title}`)
+    const row = quickRows().filter({ hasText: title }).first()
+    try {
+      await row.waitFor({ timeout: Math.max(1000, Math.min(3000, end - Date.now())) })
+      break
+    } catch (e) {
+      await page.keyboard.press('Escape')
+      if (Date.now() > end) throw e
+      await sleep(500)
+    }
+  }
   await page.keyboard.press('Enter')
   await quickInput().waitFor({ state: 'hidden' }).catch(() => {})
 }
@@ -180,6 +196,20 @@ function step(name, fn) {
 
 const reviewed = '// reviewed by the example agent'
 
+/** The "Radium" output channel, as shown in the panel, has a line with this text. */
+async function outputShows(content) {
+  await page.locator('.part.panel .view-lines').filter({ hasText: content }).first().waitFor()
+}
+
+step('0. Show Version: the bundled native module loads in the extension host', async () => {
+  await runCommand('Radium: Show Version')
+  const shown = toast('Radium ')
+  await shown.waitFor()
+  assert.match(await shown.innerText(), /Radium \d+\.\d+\.\d+\S* \(ABI 1\)/)
+  await screenshot('version')
+  await clearNotifications()
+})
+
 step('1. select a function, send the selection: the answer\'s code blocks are offered', async () => {
   await openFile('math.ts')
   await selectLines(3, 5)
@@ -265,6 +295,8 @@ step('5. a failing agent and a refusing before_tool hook: a notification each, t
   await selectLines(1, 1)
   await runCommand('Radium: Send Selection to Agent')
   await toast('the failing agent gave up').waitFor()
+  // The error is logged in the Radium output channel, which comes into view.
+  await outputShows('error: agent `failing` exited with status 3: the failing agent gave up [agent_failed]')
   await screenshot('agent-failed')
   assert.ok(!(await dirty()), 'the document is unchanged')
   assert.equal(disk('src/fail.ts'), files['src/fail.ts'])
