@@ -15,6 +15,11 @@ const root = path.join(__dirname, '..')
 const manifest = require('../package.json')
 const { loadRadium, candidates, EXPECTED_ABI } = require('../out/native.js')
 
+// The module the loader picks here: radium.node when `npm run bundle-native`
+// left one next to the extension, else the Node door of this repository.
+const bundled = path.join(root, 'radium.node')
+const found = fs.existsSync(bundled) ? bundled : path.join(root, '..', 'node')
+
 test('the manifest contributes the command and points at the compiled code', () => {
   assert.equal(manifest.engines.vscode, '^1.100.0')
   assert.ok(fs.existsSync(path.join(root, manifest.main)), `${manifest.main} is compiled`)
@@ -44,9 +49,9 @@ test('the manifest contributes the command and points at the compiled code', () 
   assert.equal(settings['radium.radiumHome'].scope, 'machine')
 })
 
-test('the loader finds the Node door of this repository', () => {
+test('the loader finds the bundled module or the Node door of this repository', () => {
   const { radium, path: where } = loadRadium(root, {})
-  assert.equal(where, path.join(root, '..', 'node'))
+  assert.equal(where, found)
   assert.equal(radium.abiVersion(), EXPECTED_ABI)
   assert.match(radium.version(), /^\d+\.\d+\.\d+/)
 })
@@ -54,7 +59,7 @@ test('the loader finds the Node door of this repository', () => {
 test('the loader tries RADIUM_NODE_MODULE, then radium.node, then ../node, and says what it tried', () => {
   const env = { RADIUM_NODE_MODULE: '/nonexistent/radium.node' }
   assert.deepEqual(candidates(root, env), ['/nonexistent/radium.node', path.join(root, 'radium.node'), path.join(root, '..', 'node')])
-  assert.equal(loadRadium(root, env).path, path.join(root, '..', 'node'))
+  assert.equal(loadRadium(root, env).path, found)
   const lonely = fs.mkdtempSync(path.join(os.tmpdir(), 'radium-ext-'))
   try {
     const ext = path.join(lonely, 'ext')
@@ -106,7 +111,7 @@ test('Radium: Show Version reports the version and ABI in a message and the Radi
     assert.deepEqual(calls.errors, [])
     assert.equal(calls.channels.length, 1)
     assert.equal(calls.channels[0].name, 'Radium')
-    assert.deepEqual(calls.channels[0].lines, [`${expected}, native module: ${path.join(root, '..', 'node')}`])
+    assert.deepEqual(calls.channels[0].lines, [`${expected}, native module: ${found}`])
     extension.deactivate()
   } finally {
     Module._resolveFilename = resolve
