@@ -37,6 +37,7 @@ scratch=$(mktemp -d "${TMPDIR:-/tmp}/radium-vscode-e2e.XXXXXX")
 server_pid=""
 cleanup() {
   local rc=$?
+  rm -f "$repo/bindings/vscode/radium.node"
   if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
     kill -- "-$server_pid" 2>/dev/null || true
     for _ in $(seq 50); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
@@ -60,6 +61,8 @@ bash bindings/node/build.sh
   npm run --silent bundle-native
   "$VSCE" package --allow-missing-repository --skip-license -o "$scratch/radium.vsix" >"$scratch/vsce.log" 2>&1 \
     || { cat "$scratch/vsce.log"; exit 1; }
+  # radium.node is for the .vsix only: the unit tests load ../node.
+  rm -f radium.node
   cd e2e/hook-extension
   "$VSCE" package --allow-missing-repository --skip-license -o "$scratch/radium-e2e-hooks.vsix" >>"$scratch/vsce.log" 2>&1 \
     || { cat "$scratch/vsce.log"; exit 1; }
