@@ -38,8 +38,8 @@ major=$(node -p 'process.versions.node.split(".")[0]')
 cache=${RADIUM_E2E_CACHE:-$HOME/.cache/radium-e2e}
 case "$cache" in /*) ;; *) cache="$PWD/$cache" ;; esac
 repo=$(pwd -P)
+case "$(realpath -m "$cache")/" in "$repo"/*) die "the cache folder $cache is inside the repository; set RADIUM_E2E_CACHE elsewhere" ;; esac
 mkdir -p "$cache" || die "cannot create the cache folder $cache"
-case "$(cd "$cache" && pwd -P)/" in "$repo"/*) die "the cache folder $cache is inside the repository; set RADIUM_E2E_CACHE elsewhere" ;; esac
 
 # --- Chromium -------------------------------------------------------------
 bash scripts/ensure-apt.sh chromium:chromium curl:curl unzip:unzip setsid:util-linux \
