@@ -20,6 +20,8 @@ const browserPath = process.env.RADIUM_E2E_CHROMIUM
 
 /** @type {import('playwright-core').Page} */
 let page
+/** @type {import('playwright-core').BrowserContext | undefined} */
+let browser
 let shot = 0
 const t0 = Date.now()
 
@@ -331,6 +333,13 @@ step('6. a JS hook registered through the extension\'s API by another extension 
 async function main() {
   fs.mkdirSync(out, { recursive: true })
   const profile = path.join(p.scratch, 'browser')
+  // Stopped from outside (the script's timeout, Ctrl+C): close the browser first.
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.on(signal, () => {
+      console.error(`run.js: ${signal}, closing the browser`)
+      void (browser ? browser.close() : Promise.resolve()).finally(() => process.exit(1))
+    })
+  }
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: browserPath,
     headless: true,
@@ -346,6 +355,7 @@ async function main() {
       '--disable-sync',
     ],
   })
+  browser = context
   let failed = 0
   let passed = 0
   try {

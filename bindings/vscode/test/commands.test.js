@@ -293,6 +293,10 @@ before(() => {
       'id = "fails"',
       'command = ["/bin/sh", "-c", "cat >/dev/null; echo the agent broke >&2; exit 3"]',
       '[[agents]]',
+      'id = "late"',
+      'command = ["/bin/sh", "-c", "cat >/dev/null; sleep 5"]',
+      'timeout = "300ms"',
+      '[[agents]]',
       'id = "silent"',
       'command = ["/bin/sh", "-c", "cat >/dev/null; echo no code here"]',
       '[[agents]]',
@@ -481,7 +485,7 @@ test('several blocks: a quick pick chooses one; an untitled buffer is placed in 
   assert.deepEqual(state.info, ['Radium: applied block #2 to Untitled-1'])
 })
 
-test('errors: no agent, an unknown agent, a failing agent, an untrusted workspace: shown and logged, never thrown', async () => {
+test('errors: no agent, an unknown agent, a failing agent, a timed-out agent, no code block, an untrusted workspace: shown and logged, never thrown', async () => {
   const doc = unsavedDocument()
   reset({ settings: { 'radium.agent': ' ' }, editor: editorOf(doc, [3, 0], [3, 4]) })
   await commands['radium.sendSelection']()
@@ -502,6 +506,12 @@ test('errors: no agent, an unknown agent, a failing agent, an untrusted workspac
   assert.equal(state.errors.length, 1)
   assert.match(state.errors[0], /the agent broke/)
   assert.match(state.errors[0], /\[agent_failed\]$/)
+  assert.equal(doc.getText(), buffer)
+
+  reset({ settings: { 'radium.agent': 'late' }, editor: editorOf(doc, [3, 0], [3, 4]) })
+  await commands['radium.sendSelection']()
+  assert.equal(state.errors.length, 1)
+  assert.match(state.errors[0], /\[agent_timeout\]$/)
   assert.equal(doc.getText(), buffer)
 
   reset({ settings: { 'radium.agent': 'silent' }, editor: editorOf(doc, [3, 0], [3, 4]) })
@@ -557,7 +567,7 @@ test('List Agents lists the agents of the workspace; picking one makes it the ag
   assert.deepEqual(state.errors, [])
   assert.equal(state.requests[0].req.command, 'agents')
   const [pick] = state.picks
-  assert.deepEqual(pick.items.map((i) => i.id), ['example', 'slow', 'fails', 'silent', 'two'])
+  assert.deepEqual(pick.items.map((i) => i.id), ['example', 'slow', 'fails', 'late', 'silent', 'two'])
   assert.equal(pick.labels[0], '$(check) example')
   assert.equal(pick.items[0].description, exampleAgent)
   assert.deepEqual(state.updates, [{ key: 'radium.agent', value: 'slow', target: 1 }])
