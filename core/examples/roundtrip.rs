@@ -35,14 +35,8 @@ fn main() {
             .unwrap();
     }
     let round_trip = || {
-        let a = engine
-            .handle_json(serde_json::from_str(&before).unwrap())
-            .to_json()
-            .to_string();
-        let b = engine
-            .handle_json(serde_json::from_str(&after).unwrap())
-            .to_json()
-            .to_string();
+        let a = engine.handle_json_text(&before).unwrap();
+        let b = engine.handle_json_text(&after).unwrap();
         assert!(a.contains("\"status\":\"completed\"") && b.contains("\"block_count\":3"));
     };
     for _ in 0..iterations / 10 {

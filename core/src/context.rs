@@ -81,7 +81,7 @@ impl HookContext {
                 data: &'a Value,
                 metadata: &'a Value,
             }
-            let mut text = serde_json::to_string(&View {
+            let mut text = sonic_rs::to_string(&View {
                 hook_type: self.hook_type,
                 data: &self.data,
                 metadata: &self.metadata,

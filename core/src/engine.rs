@@ -243,6 +243,15 @@ fn args_object(request: &Request) -> Result<&Map<String, Value>> {
     }
 }
 
+/// Moves an argument out of the request (`null` when absent); the
+/// arguments were checked to be an object or null before.
+fn take_arg(request: &mut Request, name: &str) -> Value {
+    match &mut request.args {
+        Value::Object(map) => map.remove(name).unwrap_or(Value::Null),
+        _ => Value::Null,
+    }
+}
+
 /// Runs a future on this thread: one poll with a no-op waker first (work
 /// that needs no waiting finishes there, with no executor set up), then
 /// blocking until it is done.
@@ -740,7 +749,14 @@ impl Engine {
     /// `{ok: false, error, code}`. A `step` blocks this thread until the
     /// agent answers: use [`handle_async`](Self::handle_async) where that matters.
     pub fn handle(&self, request: &Request) -> Response {
-        block_on(self.handle_async(request))
+        block_on(self.handle_request_async(request.clone()))
+    }
+
+    /// [`handle`](Self::handle) for a request the caller gives away: its
+    /// data is moved into the chain or step instead of copied (the doors
+    /// use this).
+    pub fn handle_request(&self, request: Request) -> Response {
+        block_on(self.handle_request_async(request))
     }
 
     /// Answers a request as a future (`Send + 'static`): commands that wait
@@ -750,20 +766,29 @@ impl Engine {
         &self,
         request: &Request,
     ) -> Pin<Box<dyn Future<Output = Response> + Send + 'static>> {
+        self.handle_request_async(request.clone())
+    }
+
+    /// [`handle_async`](Self::handle_async) for a request the caller gives
+    /// away (its data is moved, not copied).
+    pub fn handle_request_async(
+        &self,
+        mut request: Request,
+    ) -> Pin<Box<dyn Future<Output = Response> + Send + 'static>> {
         let work: Pin<Box<dyn Future<Output = Result<Value>> + Send>> =
             match request.command.as_str() {
-                "step" => match self.step_request(request) {
+                "step" => match self.step_request(&mut request) {
                     Ok(step) => Box::pin(step),
                     Err(e) => Box::pin(std::future::ready(Err(e))),
                 },
-                "hooks-execute" => match self.execute_request(request) {
-                    Ok(chain) => Box::pin(async move { Ok(chain.await.to_json()) }),
+                "hooks-execute" => match self.execute_request(&mut request) {
+                    Ok(chain) => Box::pin(async move { Ok(chain.await.into_json()) }),
                     Err(e) => Box::pin(std::future::ready(Err(e))),
                 },
                 cmd if EDIT_COMMANDS.contains(&cmd) => {
-                    return Box::pin(std::future::ready(self.edit(request)));
+                    return Box::pin(std::future::ready(self.edit(&request)));
                 }
-                _ => Box::pin(std::future::ready(self.dispatch(request))),
+                _ => Box::pin(std::future::ready(self.dispatch(&request))),
             };
         let Some(id) = request.id.as_deref() else {
             return Box::pin(async move {
@@ -862,13 +887,11 @@ impl Engine {
 
     fn execute_request(
         &self,
-        request: &Request,
+        request: &mut Request,
     ) -> Result<impl Future<Output = crate::ChainOutcome> + Send + 'static> {
         let args = args_object(request)?;
         let command = "hooks-execute";
         let hook_type: HookType = string_arg(command, args, "hook_type")?.parse()?;
-        let data = args.get("data").cloned().unwrap_or(Value::Null);
-        let metadata = args.get("metadata").cloned().unwrap_or(Value::Null);
         let options = match args.get("timeout_ms") {
             None | Some(Value::Null) => ExecuteOptions::default(),
             Some(Value::Number(n)) if n.as_u64().is_some() => {
@@ -881,13 +904,15 @@ impl Engine {
                 )))
             }
         };
+        let data = take_arg(request, "data");
+        let metadata = take_arg(request, "metadata");
         let context = HookContext::new(hook_type, data).with_metadata(metadata);
         Ok(self.registry.execute_async(context, options))
     }
 
     fn step_request(
         &self,
-        request: &Request,
+        request: &mut Request,
     ) -> Result<impl Future<Output = Result<Value>> + Send + 'static> {
         let args = args_object(request)?;
         let agent = string_arg("step", args, "agent")?.to_owned();
@@ -901,7 +926,7 @@ impl Engine {
                 )))
             }
         };
-        let context = args.get("context").cloned().unwrap_or(Value::Null);
+        let context = take_arg(request, "context");
         let workspace = self.workspace_for(request.cwd.as_deref());
         Ok(self.step(
             StepRequest {
@@ -916,9 +941,38 @@ impl Engine {
     /// Answers a request given as JSON (the form every door passes).
     pub fn handle_json(&self, request: Value) -> Response {
         match Request::from_json(request) {
-            Ok(request) => self.handle(&request),
+            Ok(request) => self.handle_request(request),
             Err(e) => Response::failure(&e),
         }
+    }
+
+    /// Answers a request given as JSON text with the response as JSON text
+    /// (compact, keys sorted): the whole door in one call, without building
+    /// intermediate JSON values. `Err` only when `text` is not JSON at all
+    /// (a misuse of the door, not a failed command).
+    pub fn handle_json_text(&self, text: &str) -> std::result::Result<String, serde_json::Error> {
+        Ok(block_on(self.handle_json_text_async(text)?))
+    }
+
+    /// [`handle_json_text`](Self::handle_json_text) as a future, like
+    /// [`handle_async`](Self::handle_async); the text is parsed right away.
+    pub fn handle_json_text_async(
+        &self,
+        text: &str,
+    ) -> std::result::Result<
+        Pin<Box<dyn Future<Output = String> + Send + 'static>>,
+        serde_json::Error,
+    > {
+        let response = match sonic_rs::from_str::<Request>(text) {
+            Ok(request) => self.handle_request_async(request),
+            // Not a well-formed request: the slower path gives the precise
+            // error (not JSON at all, not an object, an unknown field...).
+            Err(_) => match Request::from_json(serde_json::from_str(text)?) {
+                Ok(request) => self.handle_request_async(request),
+                Err(e) => Box::pin(std::future::ready(Response::failure(&e))),
+            },
+        };
+        Ok(Box::pin(async move { response.await.to_json_text() }))
     }
 
     fn dispatch(&self, request: &Request) -> Result<Value> {
@@ -934,7 +988,9 @@ impl Engine {
                 self.registry.set_enabled(name, command == "hooks-enable")?;
                 Ok(json!({"name": name, "enabled": command == "hooks-enable"}))
             }
-            "hooks-execute" => Ok(block_on(self.execute_request(request)?).to_json()),
+            "hooks-execute" => {
+                Ok(block_on(self.execute_request(&mut request.clone())?).into_json())
+            }
             "context" => {
                 let context = EditorContext::from_json(&request.args, &self.config.limits)?;
                 Ok(context.to_json())

@@ -129,6 +129,27 @@ impl ChainOutcome {
         // Every field serialises infallibly (strings, numbers, JSON values).
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
+
+    /// The documented JSON form, moving the data instead of copying it.
+    pub fn into_json(self) -> Value {
+        let mut map = serde_json::Map::new();
+        map.insert("hook_type".into(), Value::from(self.hook_type.as_str()));
+        map.insert("status".into(), Value::from(self.status.as_str()));
+        map.insert("data".into(), self.data);
+        map.insert(
+            "stopped_by".into(),
+            serde_json::to_value(&self.stopped_by).unwrap_or(Value::Null),
+        );
+        map.insert(
+            "hooks".into(),
+            serde_json::to_value(&self.hooks).unwrap_or(Value::Null),
+        );
+        map.insert(
+            "duration_ns".into(),
+            Value::from(u64::try_from(self.duration.as_nanos()).unwrap_or(u64::MAX)),
+        );
+        Value::Object(map)
+    }
 }
 
 #[allow(clippy::ref_option)]

@@ -104,4 +104,59 @@ impl Response {
         // Strings, booleans and JSON values always serialise.
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
+
+    /// The JSON form, moving the data instead of copying it.
+    pub fn into_json(self) -> Value {
+        let mut map = serde_json::Map::new();
+        map.insert("ok".into(), Value::Bool(self.ok));
+        if let Some(data) = self.data {
+            map.insert("data".into(), data);
+        }
+        if let Some(error) = self.error {
+            map.insert("error".into(), Value::String(error));
+        }
+        if let Some(code) = self.code {
+            map.insert("code".into(), Value::String(code));
+        }
+        if let Some(tag) = self.tag {
+            map.insert("tag".into(), Value::String(tag));
+        }
+        if !self.warnings.is_empty() {
+            map.insert(
+                "warnings".into(),
+                Value::Array(self.warnings.into_iter().map(Value::String).collect()),
+            );
+        }
+        Value::Object(map)
+    }
+
+    /// The JSON form as compact text with sorted keys: the same text as
+    /// `to_json().to_string()`, written directly.
+    pub fn to_json_text(&self) -> String {
+        /// The fields in sorted order (objects inside `data` are sorted maps).
+        #[derive(Serialize)]
+        struct Sorted<'a> {
+            #[serde(skip_serializing_if = "Option::is_none")]
+            code: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            data: Option<&'a Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            error: Option<&'a str>,
+            ok: bool,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            tag: Option<&'a str>,
+            #[serde(skip_serializing_if = "<[String]>::is_empty")]
+            warnings: &'a [String],
+        }
+        let sorted = Sorted {
+            code: self.code.as_deref(),
+            data: self.data.as_ref(),
+            error: self.error.as_deref(),
+            ok: self.ok,
+            tag: self.tag.as_deref(),
+            warnings: &self.warnings,
+        };
+        // Strings, booleans and JSON values always serialise.
+        sonic_rs::to_string(&sorted).unwrap_or_default()
+    }
 }

@@ -26,7 +26,60 @@ fn every_request_vector_gives_the_expected_response_text() {
         let request: Value = serde_json::from_str(pair[0]).unwrap();
         let response = engine.handle_json(request).to_json().to_string();
         assert_eq!(response, pair[1], "request {}", pair[0]);
+        // The text door (SIMD parser and writer) answers the same text.
+        assert_eq!(
+            engine.handle_json_text(pair[0]).unwrap(),
+            pair[1],
+            "request {}",
+            pair[0]
+        );
     }
+}
+
+#[test]
+fn the_text_door_answers_exactly_like_the_value_door() {
+    let engine = Engine::new(EngineConfig::default()).unwrap();
+    let round_trip = read("roundtrip.txt");
+    let mut requests: Vec<String> = round_trip.lines().map(str::to_owned).collect();
+    for value in [
+        json!({"command": "ping", "args": null}),
+        json!({"command": "nope"}),
+        json!({"command": "ping", "bogus": 1}),
+        json!({"command": 3}),
+        json!({"args": {}}),
+        json!({"command": "extract", "args": {"text": "ctl \u{1b}[31m \u{7f} é \u{2028} \"q\" \\ /\n```\u{0}x\n```"}}),
+        json!({"command": "hooks-execute", "args": {"hook_type": "before_model", "data": {"n": [1, -2, 3.5, 1e300, null, true], "s": "\u{1}"}}}),
+        json!({"command": "hooks-execute", "args": {"hook_type": "nope"}}),
+        json!({"command": "context", "args": {"file_path": "rel"}}),
+        json!([1, 2]),
+        json!("ping"),
+    ] {
+        requests.push(value.to_string());
+    }
+    for request in &requests {
+        let by_value = engine
+            .handle_json(serde_json::from_str(request).unwrap())
+            .to_json();
+        let by_text: Value =
+            serde_json::from_str(&engine.handle_json_text(request).unwrap()).unwrap();
+        // Durations differ from run to run; everything else is equal.
+        let strip = |mut v: Value| {
+            if let Some(data) = v.get_mut("data").and_then(Value::as_object_mut) {
+                data.remove("duration_ns");
+                if let Some(Value::Array(hooks)) = data.get_mut("hooks") {
+                    for hook in hooks {
+                        hook.as_object_mut().unwrap().remove("duration_ns");
+                    }
+                }
+            }
+            v
+        };
+        assert_eq!(strip(by_text), strip(by_value), "request {request}");
+    }
+    // Text that is not JSON is an error of the call, not a response.
+    let err = engine.handle_json_text("{\"command\": ").unwrap_err();
+    assert!(err.to_string().contains("EOF while parsing"), "{err}");
+    assert!(engine.handle_json_text("").is_err());
 }
 
 #[test]

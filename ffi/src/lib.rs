@@ -558,9 +558,13 @@ pub unsafe extern "C" fn radium_request(
         null_check(response_json_out, "response_json_out")?;
         // SAFETY: forwarded contract.
         let engine = engine_arg(engine)?;
-        let request = unsafe { json_arg(request_json, "request_json") }?;
-        let response = engine.handle_json(request);
-        let text = response.to_json().to_string();
+        let request = unsafe { str_arg(request_json, "request_json") }?;
+        let text = engine.handle_json_text(request).map_err(|e| {
+            Failure::new(
+                RadiumStatus::InvalidJson,
+                format!("argument `request_json` is not valid JSON: {e}"),
+            )
+        })?;
         // SAFETY: checked non-NULL above.
         unsafe { write_string(response_json_out, text) };
         Ok(())

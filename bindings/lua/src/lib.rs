@@ -22,7 +22,7 @@ use std::time::Duration;
 use mlua::{Function, Lua, Result as LuaResult, Table, UserData, UserDataMethods};
 use radium_core::{
     Engine, EngineConfig, ExecuteOptions, Hook, HookCall, HookContext, HookError, HookOptions,
-    HookPriority, HookResult, HookType, Request, Response, ScriptHook, ToolMatcher,
+    HookPriority, HookResult, HookType, ScriptHook, ToolMatcher,
 };
 use serde_json::Value;
 
@@ -94,7 +94,9 @@ impl Hook for LuaHook {
                 self.name
             ))));
         };
-        let answer = match wrapper.call::<Option<mlua::String>>(context.to_json_text()) {
+        let answer = match wrapper
+            .call::<Option<mlua::String>>((context.hook_type.as_str(), context.to_json_text()))
+        {
             Ok(answer) => answer,
             Err(e) => return HookCall::Ready(Err(HookError::new(lua_error_text(&e)))),
         };
@@ -348,25 +350,17 @@ impl UserData for LuaEngine {
         methods.add_method(
             "request_async",
             |lua, this, (request, callback): (String, Function)| {
-                let request = Request::from_json(parse_json(&request, "the request")?);
-                let future: PendingFuture = match request {
-                    Ok(request) => {
-                        let response = this.engine.handle_async(&request);
-                        Box::pin(async move { response.await.to_json().to_string() })
-                    }
-                    Err(e) => {
-                        let text = Response::failure(&e).to_json().to_string();
-                        Box::pin(std::future::ready(text))
-                    }
-                };
+                let future: PendingFuture = this
+                    .engine
+                    .handle_json_text_async(&request)
+                    .map_err(|e| lua_err(format!("the request is not valid JSON: {e}")))?;
                 queue(lua, future, callback)
             },
         );
         methods.add_method("request", |_, this, request: String| {
-            let response = this
-                .engine
-                .handle_json(parse_json(&request, "the request")?);
-            Ok(serde_json::to_string(&response).unwrap_or_default())
+            this.engine
+                .handle_json_text(&request)
+                .map_err(|e| lua_err(format!("the request is not valid JSON: {e}")))
         });
     }
 }

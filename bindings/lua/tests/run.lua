@@ -126,6 +126,39 @@ test("priority, ties, chained data", function()
   eq(listed, { "high:200", "tie-a:100", "tie-b:100", "low:10" }, "list")
 end)
 
+test("ctx.data and ctx.metadata are decoded when first read", function()
+  local e = radium.new()
+  local seen = {}
+  e:register("reader", "before_model", function(ctx)
+    local keys = {}
+    for k in pairs(ctx) do keys[#keys + 1] = k end
+    seen.keys_before = keys
+    seen.hook_type = ctx.hook_type
+    seen.n = ctx.data.n
+    seen.meta = ctx.metadata.who
+    local after = {}
+    for k in pairs(ctx) do after[#after + 1] = k end
+    table.sort(after)
+    seen.keys_after = after
+  end, { priority = 20 })
+  e:register("writer", "before_model", function(ctx)
+    ctx.data = { replaced = true } -- assigned before reading: kept
+    seen.meta2 = ctx.metadata.who
+    seen.replaced = ctx.data.replaced
+    return { action = "modify", data = { n = ctx.data.replaced and 2 or 0 } }
+  end, { priority = 10 })
+  local out = e:request({ command = "hooks-execute", args = { hook_type = "before_model", data = { n = 1 }, metadata = { who = "test" } } })
+  eq(out.ok, true, "executed")
+  eq(seen.keys_before, { "hook_type" }, "only hook_type before a read")
+  eq(seen.hook_type, "before_model", "hook_type")
+  eq(seen.n, 1, "data decoded on read")
+  eq(seen.meta, "test", "metadata decoded on read")
+  eq(seen.keys_after, { "data", "hook_type", "metadata" }, "plain fields after a read")
+  eq(seen.meta2, "test", "metadata read after data was assigned")
+  eq(seen.replaced, true, "the assigned data is kept")
+  eq(out.data.data, { n = 2 }, "the writer's result")
+end)
+
 test("stop, errors and bad answers are isolated", function()
   local e = radium.new()
   e:register("raises", "after_model", function() error("lua went wrong") end, { priority = 500 })

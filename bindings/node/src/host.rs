@@ -289,9 +289,9 @@ impl Host {
         let polled = catch_unwind(AssertUnwindSafe(|| chain.future.as_mut().poll(&mut cx)));
         let settled = match polled {
             Ok(Poll::Pending) => return Some(chain),
-            Ok(Poll::Ready(done)) => match &done {
-                Done::Outcome(outcome) => convert::outcome_to_js(js, outcome),
-                Done::Response(response) => convert::to_js(js, &response.to_json()),
+            Ok(Poll::Ready(done)) => match done {
+                Done::Outcome(outcome) => convert::outcome_to_js(js, &outcome),
+                Done::Response(response) => convert::to_js(js, &response.into_json()),
             }
             .map_err(|e| {
                 crate::error_value(js, "internal", &format!("cannot convert the result: {e}"))

@@ -523,7 +523,7 @@ impl Engine {
                 let _enter = Enter::new(js, Mode::Sync);
                 self.engine.handle_json(request)
             };
-            convert::to_js(js, &response.to_json())
+            convert::to_js(js, &response.into_json())
                 .map(Out)
                 .map_err(internal)
         })

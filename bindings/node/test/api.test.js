@@ -96,6 +96,30 @@ test('the context a hook gets', () => {
   assert.deepEqual(out.hooks.map((h) => h.status), ['continued', 'continued'])
 })
 
+test('ctx.data and ctx.metadata are parsed on first read and behave as plain properties', () => {
+  const e = new Engine()
+  const seen = {}
+  e.register('t-keys', 'before_model', (ctx) => {
+    seen.keys = Object.keys(ctx)
+    seen.json = JSON.parse(JSON.stringify(ctx))
+    seen.spread = { ...ctx }
+  }, { priority: 30 })
+  e.register('t-assign', 'before_model', (ctx) => {
+    ctx.data = { replaced: true }
+    seen.meta = ctx.metadata
+    seen.assigned = ctx.data
+    return { data: { n: ctx.data.replaced ? 2 : 0 } }
+  }, { priority: 20 })
+  const out = e.request({ command: 'hooks-execute', args: { hook_type: 'before_model', data: { n: 1 }, metadata: { who: 'test' } } })
+  assert.equal(out.ok, true)
+  assert.deepEqual(seen.keys, ['hook_type', 'data', 'metadata'])
+  assert.deepEqual(seen.json, { hook_type: 'before_model', data: { n: 1 }, metadata: { who: 'test' } })
+  assert.deepEqual(seen.spread, seen.json)
+  assert.deepEqual(seen.meta, { who: 'test' })
+  assert.deepEqual(seen.assigned, { replaced: true })
+  assert.deepEqual(out.data.data, { n: 2 })
+})
+
 test('stop, error answers, throws and bad answers are isolated', () => {
   const e = new Engine()
   const add = (name, priority, fn) => e.register(name, 'after_model', fn, { priority })

@@ -108,10 +108,44 @@ function M.new(opts)
   return setmetatable({ _handle = handle }, Engine)
 end
 
+-- A hook's ctx: `hook_type` right away; `data` and `metadata` are decoded
+-- from the context's JSON text (shared by the chain's hooks) when first read,
+-- so a hook that never looks at them costs no decoding. Once read (or
+-- assigned) they are plain fields.
+local lazy_text = setmetatable({}, { __mode = "k" })
+local lazy_mt = {
+  __index = function(ctx, key)
+    if key ~= "data" and key ~= "metadata" then
+      return nil
+    end
+    local text = lazy_text[ctx]
+    if text == nil then
+      return nil
+    end
+    lazy_text[ctx] = nil
+    local full = decode(text)
+    -- rawset: a field the hook already assigned keeps its value.
+    for _, k in ipairs({ "data", "metadata" }) do
+      if rawget(ctx, k) == nil then
+        rawset(ctx, k, full[k])
+      end
+    end
+    return rawget(ctx, key)
+  end,
+}
+
+local function lazy_context(hook_type, context_json)
+  local ctx = setmetatable({ hook_type = hook_type }, lazy_mt)
+  lazy_text[ctx] = context_json
+  return ctx
+end
+
 --- Registers a Lua hook. `fn(ctx)` gets { hook_type, data, metadata } and returns
 --- nil (continue) or a result table: { action = "modify", data = ... },
 --- { action = "stop", reason = "..." }, { action = "error", message = "..." }.
 --- An error raised by `fn` is recorded as that hook's error; the chain goes on.
+--- `ctx.data` and `ctx.metadata` are decoded when first read (`pairs(ctx)`
+--- lists them only after that).
 --- `opts`: { priority = 100, matcher = "create|view", timeout_ms = 0, enabled = true }.
 function Engine:register(name, hook_type, fn, opts)
   check_type(name, "string", "the hook name")
@@ -120,8 +154,8 @@ function Engine:register(name, hook_type, fn, opts)
   if opts ~= nil then
     check_type(opts, "table", "the hook options")
   end
-  local wrapper = function(context_json)
-    local result = fn(decode(context_json))
+  local wrapper = function(hook_type, context_json)
+    local result = fn(lazy_context(hook_type, context_json))
     if result == nil then
       return nil
     end
