@@ -151,12 +151,27 @@ function ms(ns: number | undefined): string {
   return ns === undefined ? '?' : (ns / 1e6).toFixed(1)
 }
 
-/** The engine, agent and workspace of an editor's document, from the settings. */
-function settingsOf(context: vscode.ExtensionContext, document: vscode.TextDocument) {
-  const config = vscode.workspace.getConfiguration('radium', document.uri)
-  const workspace = workspaceOf(document)
+/** What the settings say for a document (or, without one, the first workspace folder). */
+interface Settings {
+  config: vscode.WorkspaceConfiguration
+  workspace: string | undefined
+  /** `radium.agent`, trimmed ('' when none is configured). */
+  agent: string
+  /** The engine of the workspace and radium home, created on first use. */
+  engine: () => Engine
+}
+
+function settingsOf(context: vscode.ExtensionContext, document: vscode.TextDocument | undefined): Settings {
+  const folder = vscode.workspace.workspaceFolders?.[0]
+  const config = vscode.workspace.getConfiguration('radium', document?.uri ?? folder?.uri)
+  const workspace = document ? workspaceOf(document) : folder?.uri.fsPath
   const radiumHome = config.get<string>('radiumHome', '') || undefined
-  return { config, workspace, agent: config.get<string>('agent', 'example').trim(), engine: () => engineFor(context, workspace, radiumHome) }
+  return {
+    config,
+    workspace,
+    agent: config.get<string>('agent', 'example').trim(),
+    engine: () => engineFor(context, workspace, radiumHome),
+  }
 }
 
 async function sendSelection(context: vscode.ExtensionContext, previews: Previews): Promise<void> {
@@ -388,19 +403,14 @@ async function offerBlocks(previews: Previews): Promise<void> {
 async function listAgents(context: vscode.ExtensionContext): Promise<void> {
   const out = channel()
   try {
-    const document = vscode.window.activeTextEditor?.document
-    const folder = vscode.workspace.workspaceFolders?.[0]
-    const config = vscode.workspace.getConfiguration('radium', document?.uri ?? folder?.uri)
-    const workspace = document ? workspaceOf(document) : folder?.uri.fsPath
-    const radiumHome = config.get<string>('radiumHome', '') || undefined
-    const engine = engineFor(context, workspace, radiumHome)
+    const { config, agent: current, engine: makeEngine } = settingsOf(context, vscode.window.activeTextEditor?.document)
+    const engine = makeEngine()
     const response = timedRequest(engine, { command: 'agents' }, (line) => out.appendLine(line))
     if (!response.ok) {
       fail(failureText(response, 'the agents could not be listed'))
       return
     }
     const agents = (response.data ?? []) as AgentInfo[]
-    const current = config.get<string>('agent', 'example')
     out.appendLine(`agents: ${agents.length === 0 ? 'none' : agents.map((a) => `${a.id} (${a.command.join(' ')})`).join(', ')}`)
     if (agents.length === 0) {
       fail('no agent configured: add one to .radium/agents.toml or $RADIUM_HOME/agents.toml')
@@ -449,6 +459,7 @@ export function activate(context: vscode.ExtensionContext): RadiumApi {
   }
 }
 
+/** Forgets the engines, the loaded module and the last answer (the hooks stay registered for a next activation). */
 export function deactivate(): void {
   cached = undefined
   engines.clear()
