@@ -88,7 +88,13 @@ async function runCommand(title, timeoutMs = 30000) {
     }
   }
   await page.keyboard.press('Enter')
-  await quickInput().waitFor({ state: 'hidden' }).catch(() => {})
+  // The palette is gone, or the widget already shows the command's own quick pick.
+  const input = page.locator('.quick-input-widget .quick-input-box input')
+  await until(
+    'the palette closed',
+    async () => !(await quickInput().isVisible()) || !(await input.inputValue()).startsWith('>'),
+    5000,
+  )
 }
 
 /** Ctrl+P, the file's name, Enter; waits for its tab. */
