@@ -2,6 +2,9 @@
 //! (editor-context + 5 no-op hooks) on a 4 KiB context, then after_tool
 //! (code-apply) on a 4 KiB answer with 3 blocks, as two JSON requests.
 //! Prints microseconds per round trip. Used by scripts/bench-roundtrip.sh.
+//! `--values`: the Rust API on parsed values instead of JSON text;
+//! `--spawn <rad>`: the same two requests the old way, one `rad request`
+//! process each.
 
 #![allow(clippy::print_stdout, clippy::unwrap_used)]
 
@@ -23,6 +26,28 @@ fn main() {
         lines.next().unwrap().to_owned(),
         lines.next().unwrap().to_owned(),
     );
+    if std::env::args().nth(3).as_deref() == Some("--spawn") {
+        let rad = std::env::args()
+            .nth(4)
+            .expect("--spawn needs the path of rad");
+        let request = |json: &str, needle: &str| {
+            let out = std::process::Command::new(&rad)
+                .arg("request")
+                .arg(json)
+                .output()
+                .unwrap();
+            let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert!(out.status.success() && answer.to_string().contains(needle));
+        };
+        let start = Instant::now();
+        for _ in 0..iterations {
+            request(&before, "\"status\":\"completed\"");
+            request(&after, "\"block_count\":3");
+        }
+        let us = start.elapsed().as_secs_f64() * 1e6 / f64::from(iterations);
+        println!("{us:.1}");
+        return;
+    }
     let engine = Engine::new(EngineConfig::default()).unwrap();
     for i in 0..5 {
         engine

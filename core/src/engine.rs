@@ -993,11 +993,11 @@ impl Engine {
             }
             "context" => {
                 let context = EditorContext::from_json(&request.args, &self.config.limits)?;
-                Ok(context.to_json())
+                Ok(context.into_json())
             }
             "extract" => {
                 let text = string_arg(command, args, "text")?;
-                Ok(serde_json::to_value(ExtractedAnswer::from_answer(text)).unwrap_or_default())
+                Ok(ExtractedAnswer::from_answer(text).into_json())
             }
             "apply" => self.apply(request, args),
             "ext-list" => Ok(self.ext_list(request)),

@@ -50,5 +50,12 @@ fn radium_extract_vectors() {
         assert_eq!(got["code_blocks"], case["code_blocks"], "{}", case["name"]);
         assert_eq!(got["block_count"], case["block_count"], "{}", case["name"]);
         assert_eq!(got["original_output"], answer);
+        // The moving form is the same JSON.
+        assert_eq!(
+            ExtractedAnswer::from_answer(answer).into_json(),
+            got,
+            "{}",
+            case["name"]
+        );
     }
 }

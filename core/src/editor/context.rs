@@ -335,6 +335,28 @@ impl EditorContext {
     pub fn to_json(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
+
+    /// The JSON form, moving the texts instead of copying them.
+    pub fn into_json(self) -> Value {
+        let mut map = Map::new();
+        map.insert("file_path".into(), Value::String(self.file_path));
+        map.insert("language".into(), Value::String(self.language));
+        map.insert("selection".into(), Value::String(self.selection));
+        map.insert(
+            "surrounding_lines".into(),
+            Value::String(self.surrounding_lines),
+        );
+        if let Some(ws) = self.workspace {
+            map.insert("workspace".into(), Value::String(ws));
+        }
+        if let Some(range) = self.selection_range {
+            map.insert(
+                "selection_range".into(),
+                serde_json::to_value(range).unwrap_or(Value::Null),
+            );
+        }
+        Value::Object(map)
+    }
 }
 
 fn first_line_of(path: &str) -> Option<String> {

@@ -2,6 +2,7 @@
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// One fenced code block of an answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -31,7 +32,44 @@ pub struct ExtractedAnswer {
     pub block_count: usize,
 }
 
+impl CodeBlock {
+    /// The JSON form, moving the texts instead of copying them.
+    pub fn into_json(self) -> Value {
+        let mut map = serde_json::Map::new();
+        map.insert("language".into(), Value::String(self.language));
+        map.insert("content".into(), Value::String(self.content));
+        map.insert("index".into(), Value::from(self.index));
+        if let Some(path) = self.file_path {
+            map.insert("file_path".into(), Value::String(path));
+        }
+        if self.incomplete {
+            map.insert("incomplete".into(), Value::Bool(true));
+        }
+        Value::Object(map)
+    }
+}
+
 impl ExtractedAnswer {
+    /// The JSON form, moving the texts instead of copying them.
+    pub fn into_json(self) -> Value {
+        let mut map = serde_json::Map::new();
+        map.insert(
+            "original_output".into(),
+            Value::String(self.original_output),
+        );
+        map.insert(
+            "code_blocks".into(),
+            Value::Array(
+                self.code_blocks
+                    .into_iter()
+                    .map(CodeBlock::into_json)
+                    .collect(),
+            ),
+        );
+        map.insert("block_count".into(), Value::from(self.block_count));
+        Value::Object(map)
+    }
+
     /// Extracts the code blocks of `answer`.
     pub fn from_answer(answer: &str) -> Self {
         let code_blocks = extract_code_blocks(answer);

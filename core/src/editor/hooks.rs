@@ -53,15 +53,12 @@ impl Hook for EditorContextHook {
         }
         match EditorContext::from_json(raw, &self.limits) {
             Ok(valid) => {
-                let mut data = context.data.clone();
-                // The validated context replaces the raw one (no second copy).
-                if let Value::Object(map) = &mut data {
-                    map.remove("editor_context");
-                }
+                // The validated context replaces the raw one (which is not copied).
+                let mut data = copy_except(&context.data, "editor_context");
                 if !data["arguments"].is_object() {
                     data["arguments"] = Value::Object(serde_json::Map::new());
                 }
-                data["arguments"]["context"] = valid.to_json();
+                data["arguments"]["context"] = valid.into_json();
                 HookResult::with_data(data).into()
             }
             Err(e) => HookResult::stop(e.to_string()).into(),
@@ -94,8 +91,21 @@ impl Hook for CodeApplyHook {
             return HookResult::Continue.into();
         };
         let extracted = ExtractedAnswer::from_answer(answer);
-        let mut data = context.data.clone();
-        data["result"] = serde_json::to_value(extracted).unwrap_or(Value::Null);
+        let mut data = copy_except(&context.data, "result");
+        data["result"] = extracted.into_json();
         HookResult::with_data(data).into()
+    }
+}
+
+/// A copy of an object without one of its fields (which is never copied).
+fn copy_except(data: &Value, skip: &str) -> Value {
+    match data {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(k, _)| k.as_str() != skip)
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        ),
+        other => other.clone(),
     }
 }
