@@ -52,6 +52,8 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 step "build: the addon, the extension's .vsix, the hook extension's .vsix"
+[ -x bindings/node/node_modules/.bin/napi ] \
+  || die "bindings/node/node_modules is missing: run 'bash scripts/test-node.sh' first (it installs the npm dev dependencies and builds the addon)"
 bash bindings/node/build.sh
 (
   cd bindings/vscode
