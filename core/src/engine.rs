@@ -786,7 +786,8 @@ impl Engine {
                     Err(e) => Box::pin(std::future::ready(Err(e))),
                 },
                 cmd if EDIT_COMMANDS.contains(&cmd) => {
-                    return Box::pin(std::future::ready(self.edit(&request)));
+                    let engine = self.clone();
+                    return Box::pin(async move { engine.edit(request).await });
                 }
                 _ => Box::pin(std::future::ready(self.dispatch(&request))),
             };
@@ -836,9 +837,12 @@ impl Engine {
     }
 
     /// An edit command: through the tool hooks, under the project lock, with
-    /// the session's tag and rewind warnings in the response.
-    fn edit(&self, request: &Request) -> Response {
-        match self.edit_inner(request) {
+    /// the session's tag and rewind warnings in the response. The hooks run
+    /// as a chain (host hooks on the polling thread, scripts in the
+    /// background) and the disk work on the engine's runtime, so an async door
+    /// never waits on either.
+    async fn edit(self, request: Request) -> Response {
+        match self.edit_inner(request).await {
             Ok(outcome) => {
                 let mut response = Response::success(outcome.data);
                 response.tag = outcome.tag;
@@ -849,16 +853,22 @@ impl Engine {
         }
     }
 
-    fn edit_inner(&self, request: &Request) -> Result<EditOutcome> {
-        let command = request.command.as_str();
+    async fn edit_inner(&self, request: Request) -> Result<EditOutcome> {
+        let command = request.command.clone();
         let root = self.workspace_for(request.cwd.as_deref()).ok_or_else(|| {
             Error::InvalidArgument(format!("`{command}`: give the project root as `cwd`"))
         })?;
-        let args = args_object(request)?.clone();
-        let before = self.registry.execute(HookContext::new(
-            HookType::BeforeTool,
-            json!({"tool_name": command, "arguments": args}),
-        ));
+        let args = args_object(&request)?.clone();
+        let before = self
+            .registry
+            .execute_async(
+                HookContext::new(
+                    HookType::BeforeTool,
+                    json!({"tool_name": command, "arguments": args}),
+                ),
+                ExecuteOptions::default(),
+            )
+            .await;
         if let Some(stop) = before.stopped_by {
             return Err(Error::Refused {
                 hook: stop.hook,
@@ -870,15 +880,26 @@ impl Engine {
             Some(Value::Object(map)) => map.clone(),
             _ => args,
         };
-        let mut outcome = {
-            let mut session =
-                EditSession::open(&root, &self.radium_home(), self.config.history_depth)?;
-            session.run(command, &args, request.tag.as_deref())?
-        };
-        let after = self.registry.execute(HookContext::new(
-            HookType::AfterTool,
-            json!({"tool_name": command, "arguments": args, "result": outcome.data}),
-        ));
+        let home = self.radium_home();
+        let depth = self.config.history_depth;
+        let (tag, run_command, run_args) = (request.tag, command.clone(), args.clone());
+        let work = self.registry.runtime_handle()?.spawn_blocking(move || {
+            let mut session = EditSession::open(&root, &home, depth)?;
+            session.run(&run_command, &run_args, tag.as_deref())
+        });
+        let mut outcome = work
+            .await
+            .map_err(|e| Error::Runtime(format!("the `{command}` edit did not finish: {e}")))??;
+        let after = self
+            .registry
+            .execute_async(
+                HookContext::new(
+                    HookType::AfterTool,
+                    json!({"tool_name": command, "arguments": args, "result": outcome.data}),
+                ),
+                ExecuteOptions::default(),
+            )
+            .await;
         if let Some(result) = after.data.get("result") {
             outcome.data = result.clone();
         }

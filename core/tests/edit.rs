@@ -581,3 +581,48 @@ fn a_rewind_that_cannot_finish_says_so() {
     assert!(!e.root.join("c.txt").exists());
     assert_eq!(e.read("b.txt"), "edited by hand\n");
 }
+
+#[test]
+fn an_edit_with_a_slow_script_hook_does_not_block_an_async_door() {
+    let e = env();
+    // A before_tool script hook that takes 300 ms, as a linter might.
+    e.engine
+        .registry()
+        .register(
+            radium_core::ScriptHook::new("slow-lint", HookType::BeforeTool, "/bin/sh")
+                .with_args(["-c", "sleep 0.3"]),
+        )
+        .unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    let (response, ticks) = rt.block_on(async {
+        let ticks = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let t = ticks.clone();
+        let ticker = tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                t.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+        });
+        let response = e
+            .engine
+            .handle_async(&Request::new(
+                "create",
+                json!({"path": "a.txt", "content": "hello\n"}),
+            ))
+            .await;
+        ticker.abort();
+        (response, ticks.load(std::sync::atomic::Ordering::SeqCst))
+    });
+    assert!(response.ok, "{:?}", response.error);
+    assert_eq!(
+        std::fs::read_to_string(e.root.join("a.txt")).unwrap(),
+        "hello\n"
+    );
+    assert!(
+        ticks >= 15,
+        "the executor ran only {ticks} ticks during the edit"
+    );
+}
