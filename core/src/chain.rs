@@ -10,7 +10,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use quanta::Instant as Tick;
+use crate::clock::Tick;
 
 use tokio_util::sync::CancellationToken;
 
@@ -188,7 +188,7 @@ impl ChainRun {
     pub(crate) fn new(chain: Chain, mut context: HookContext, options: ExecuteOptions) -> Self {
         // The caller may have changed the public fields since any text was made.
         context.forget_json();
-        let now = Tick::now();
+        let now = Tick::start();
         let deadline = options
             .deadline
             .map(|d| now + d.saturating_duration_since(Instant::now()));
@@ -279,7 +279,7 @@ impl ChainRun {
     fn record(&mut self, index: usize, mut settled: Settled) {
         let entry = &self.chain[index];
         let started = self.now;
-        self.now = Tick::now();
+        self.now = self.now.now();
         let duration = self.now - started;
         if let Some(limit) = entry.timeout {
             if duration > limit

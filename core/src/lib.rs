@@ -36,6 +36,7 @@
 
 pub mod agent;
 mod chain;
+mod clock;
 mod config;
 mod context;
 pub mod daemon;
