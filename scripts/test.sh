@@ -36,6 +36,9 @@ timeout 300 "$nvim" --headless -u NONE -l bindings/lua/tests/run.lua
 step "Node door and VS Code extension: napi build, node --test, tsc (npm ci when needed)"
 bash scripts/test-node.sh
 
+step "VS Code extension end to end: the .vsix in code-server, driven by headless Chromium"
+bash scripts/test-vscode-e2e.sh
+
 step "benchmarks run once in test mode"
 cargo bench --workspace --exclude radium-lua --quiet -- --test
 
