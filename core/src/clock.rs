@@ -1,17 +1,20 @@
 //! The clock that times hooks. quanta reads the TSC (about 20 ns cheaper per
 //! hook than `std::time::Instant`) but calibrates it first, which takes about
-//! 0.6 ms: a short-lived process (`rad`) or an editor's first chain should
-//! not wait for that. The first chain starts the calibration on a background
-//! thread and uses std's clock; chains started after it finished use quanta.
-//! A chain never mixes the two: later readings follow its first one.
+//! 0.6 ms: a short-lived process (`rad`) or an editor's first chains should
+//! not wait for that. The first chains of a process use std's clock; the
+//! 257th calibrates quanta (once, on the thread that runs it; no thread is
+//! started) and the later ones use it. A chain never mixes the two clocks:
+//! its later readings follow its first one.
 
 use std::ops::{Add, Sub};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Once;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Duration;
 
+/// How many chains run on std's clock before quanta is calibrated.
+const CHAINS_BEFORE_CALIBRATION: u32 = 256;
+
 static CALIBRATED: AtomicBool = AtomicBool::new(false);
-static CALIBRATE: Once = Once::new();
+static CHAINS: AtomicU32 = AtomicU32::new(0);
 
 /// A reading of one of the two clocks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -21,24 +24,20 @@ pub(crate) enum Tick {
 }
 
 impl Tick {
-    /// A reading for a new chain: the calibrated TSC if it is ready.
+    /// A reading for a new chain: the calibrated TSC once enough chains ran.
     #[inline]
     pub(crate) fn start() -> Tick {
-        if CALIBRATED.load(Ordering::Acquire) {
+        if CALIBRATED.load(Ordering::Relaxed) {
             return Tick::Tsc(quanta::Instant::now());
         }
-        CALIBRATE.call_once(|| {
-            let spawned = std::thread::Builder::new()
-                .name("radium-clock".into())
-                .spawn(|| {
-                    // The first reading calibrates quanta's global clock.
-                    let _ = quanta::Instant::now();
-                    CALIBRATED.store(true, Ordering::Release);
-                });
-            // Without a thread, chains keep std's clock.
-            drop(spawned);
-        });
-        Tick::Std(std::time::Instant::now())
+        if CHAINS.fetch_add(1, Ordering::Relaxed) < CHAINS_BEFORE_CALIBRATION {
+            return Tick::Std(std::time::Instant::now());
+        }
+        // The first reading calibrates quanta's global clock (once per
+        // process, even when several threads get here together).
+        let now = quanta::Instant::now();
+        CALIBRATED.store(true, Ordering::Relaxed);
+        Tick::Tsc(now)
     }
 
     /// A later reading on the same clock as `self`.
@@ -93,15 +92,17 @@ mod tests {
         );
         assert!(later - start >= Duration::from_millis(5));
         assert!(start + Duration::from_secs(1) > later);
-        // The calibration finishes in the background; then new chains use the TSC.
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        // After enough chains, new ones use the calibrated TSC.
+        let mut chains = 0;
         while !matches!(Tick::start(), Tick::Tsc(_)) {
+            chains += 1;
             assert!(
-                std::time::Instant::now() < deadline,
+                chains <= CHAINS_BEFORE_CALIBRATION,
                 "quanta never calibrated"
             );
-            std::thread::sleep(Duration::from_millis(1));
         }
-        assert_eq!(Tick::start().now() - start, Duration::ZERO);
+        let tsc = Tick::start();
+        assert!(matches!(tsc.now(), Tick::Tsc(_)));
+        assert_eq!(tsc.now() - start, Duration::ZERO, "clocks never mix");
     }
 }
