@@ -219,81 +219,20 @@ fn named(js: Js, fields: &[(&str, Raw)]) -> JsResult<Raw> {
 }
 
 /// The context a JS hook gets: `{hook_type, data, metadata}`, a new object per call.
-/// Makes a hook's `ctx`: `hook_type` right away, `data` and `metadata`
-/// parsed from the context's JSON text (shared by the chain's hooks) when a
-/// hook first reads them; from then on they are plain properties.
-const LAZY_CONTEXT: &str = r"(function (hookType, json) {
-  let parsed
-  const ctx = { hook_type: hookType }
-  const settle = (key, value) => {
-    Object.defineProperty(ctx, key, { value, writable: true, enumerable: true, configurable: true })
-    return value
-  }
-  for (const key of ['data', 'metadata']) {
-    Object.defineProperty(ctx, key, {
-      enumerable: true,
-      configurable: true,
-      get() {
-        parsed ??= JSON.parse(json)
-        return settle(key, parsed[key])
-      },
-      set(value) {
-        settle(key, value)
-      },
-    })
-  }
-  return ctx
-})";
-
-thread_local! {
-    /// The `LAZY_CONTEXT` function of this thread's environment.
-    static LAZY: Cell<Option<(sys::napi_env, sys::napi_ref)>> =
-        const { Cell::new(None) };
-    /// The last context text handed to a hook, and its JS string: the hooks
-    /// of a chain that do not change the data share one string instead of a
-    /// copy each.
-    static LAST_TEXT: std::cell::RefCell<Option<(sys::napi_env, String, sys::napi_ref)>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// The context text as a JS string, reusing the last one when equal.
-fn context_text(js: Js, text: &str) -> JsResult<Raw> {
-    let cached = LAST_TEXT.with_borrow(|last| match last {
-        Some((env, last, reference)) if *env == js.env() && last == text => Some(*reference),
-        _ => None,
-    });
-    // Node 20 refers only to objects, so the string is kept in a one-element array.
-    if let Some(reference) = cached {
-        return js.get_element(js.reference_value(reference)?, 0);
-    }
-    let value = js.string(text)?;
-    let holder = js.array(1)?;
-    js.set_element(holder, 0, value)?;
-    let reference = js.reference(holder)?;
-    let old = LAST_TEXT.replace(Some((js.env(), text.to_owned(), reference)));
-    if let Some((env, _, old)) = old {
-        if env == js.env() {
-            // SAFETY: `old` was made in this live environment and is deleted once.
-            unsafe { sys::napi_delete_reference(env, old) };
-        }
-    }
-    Ok(value)
-}
-
-/// A hook's `ctx` (`{hook_type, data, metadata}`), with `data` and
-/// `metadata` parsed only when the hook reads them.
+/// A hook's `ctx`: `{hook_type, data, metadata}`, converted directly from
+/// the engine's values. (Parsing the context's JSON text lazily, on first
+/// read, was tried: it helps hooks that never read `ctx.data` but V8's
+/// `JSON.parse` of escape-heavy text made the usual hooks, which read it,
+/// about twice as slow.)
 pub(crate) fn context_to_js(js: Js, context: &HookContext) -> JsResult<Raw> {
-    let make = match LAZY.get() {
-        Some((env, reference)) if env == js.env() => js.reference_value(reference)?,
-        _ => {
-            let make = js.run_script(LAZY_CONTEXT)?;
-            LAZY.set(Some((js.env(), js.reference(make)?)));
-            make
-        }
-    };
-    let hook_type = js.string(context.hook_type.as_str())?;
-    let json = context_text(js, context.to_json_text())?;
-    js.call(make, js.undefined()?, &[hook_type, json])
+    named(
+        js,
+        &[
+            ("hook_type", js.string(context.hook_type.as_str())?),
+            ("data", to_js(js, &context.data)?),
+            ("metadata", to_js(js, &context.metadata)?),
+        ],
+    )
 }
 
 fn nanos(js: Js, duration: std::time::Duration) -> JsResult<Raw> {

@@ -463,18 +463,6 @@ impl Js {
         Ok(v)
     }
 
-    /// Runs a script (JS source) and returns its value.
-    pub(crate) fn run_script(self, source: &str) -> JsResult<Raw> {
-        let source = self.string(source)?;
-        let mut v = ptr::null_mut();
-        // SAFETY: live environment; `source` is a string value.
-        self.check(
-            unsafe { sys::napi_run_script(self.0, source, &raw mut v) },
-            "napi_run_script",
-        )?;
-        Ok(v)
-    }
-
     /// A strong reference to `value` (it stays alive until the reference is deleted).
     pub(crate) fn reference(self, value: Raw) -> JsResult<sys::napi_ref> {
         let mut r = ptr::null_mut();

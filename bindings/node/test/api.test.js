@@ -96,7 +96,7 @@ test('the context a hook gets', () => {
   assert.deepEqual(out.hooks.map((h) => h.status), ['continued', 'continued'])
 })
 
-test('ctx.data and ctx.metadata are parsed on first read and behave as plain properties', () => {
+test('ctx is a plain object: keys, spread, JSON.stringify and assignment', () => {
   const e = new Engine()
   const seen = {}
   e.register('t-keys', 'before_model', (ctx) => {
