@@ -300,3 +300,29 @@ fn atomic_writes_keep_permissions_and_leave_no_temporary_files() {
     let err = write_atomic(&dir.path().join("no/such/dir/x"), "x").unwrap_err();
     assert_eq!(err.code(), "io");
 }
+
+#[test]
+fn atomic_writes_clear_old_temporary_files_of_killed_writers_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let make = |name: &str, age_secs: u64| {
+        let path = dir.path().join(name);
+        let file = std::fs::File::create(&path).unwrap();
+        file.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(age_secs))
+            .unwrap();
+        path
+    };
+    let stale = make(".radium-killed.tmp", 3600);
+    let in_flight = make(".radium-writing.tmp", 1);
+    let not_ours = make(".other-old.tmp", 3600);
+    let also_not_ours = make(".radium-notes.txt", 3600);
+    write_atomic(&dir.path().join("a.txt"), "a").unwrap();
+    assert!(!stale.exists(), "an hour-old temporary file is removed");
+    assert!(
+        in_flight.exists(),
+        "a fresh one may belong to a write in flight"
+    );
+    assert!(
+        not_ours.exists() && also_not_ours.exists(),
+        "other files are left alone"
+    );
+}

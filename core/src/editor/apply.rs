@@ -128,5 +128,41 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
     if let Ok(d) = std::fs::File::open(dir) {
         let _ = d.sync_all();
     }
+    remove_stale_temporaries(dir);
     Ok(())
+}
+
+/// A temporary file of `write_atomic` older than this was left by a writer
+/// that was killed mid-write (a live write takes milliseconds).
+const STALE_TEMPORARY: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Removes the temporary files that killed writers left in `dir` (only ours,
+/// `.radium-*.tmp`, and only old ones, so a write in flight is never touched).
+fn remove_stale_temporaries(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let now = std::time::SystemTime::now();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        // Exactly the names tempfile makes for us (case matters).
+        let ours = name
+            .strip_prefix(".radium-")
+            .and_then(|rest| rest.strip_suffix(".tmp"))
+            .is_some();
+        if !ours {
+            continue;
+        }
+        let old = entry
+            .metadata()
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| now.duration_since(t).ok())
+            .is_some_and(|age| age > STALE_TEMPORARY);
+        if old {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
