@@ -11,6 +11,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::clock::Tick;
+use std::future::Future;
+use std::task::Poll;
 
 use tokio_util::sync::CancellationToken;
 
@@ -69,6 +71,8 @@ impl Settled {
 /// A hook that answered with a future: what to wait on, and for how long.
 pub(crate) struct PendingHook {
     future: Option<HookFuture>,
+    /// Poll the future here instead of on the runtime ([`HookCall::OnHost`]).
+    on_host: bool,
     index: usize,
     limit: Duration,
     limit_is_deadline: bool,
@@ -84,9 +88,9 @@ enum AsyncEnd {
 }
 
 /// Aborts a spawned hook task if the chain is dropped while waiting on it.
-struct AbortOnDrop(tokio::task::JoinHandle<AsyncEnd>);
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
 
-impl Drop for AbortOnDrop {
+impl<T> Drop for AbortOnDrop<T> {
     fn drop(&mut self) {
         self.0.abort();
     }
@@ -123,6 +127,9 @@ impl PendingHook {
         };
         let (limit, limit_is_deadline, cancel) =
             (self.limit, self.limit_is_deadline, self.cancel.take());
+        if self.on_host {
+            return wait_on_host(future, runtime, limit, limit_is_deadline, cancel).await;
+        }
         let mut task = AbortOnDrop(runtime.spawn(async move {
             tokio::select! {
                 output = future => AsyncEnd::Done(output),
@@ -135,24 +142,70 @@ impl PendingHook {
             }
         }));
         match (&mut task.0).await {
-            Ok(AsyncEnd::Done(output)) => Settled::from_output(output),
-            Ok(AsyncEnd::TimedOut) => Settled::failed(
-                HookRunStatus::TimedOut,
-                format!("hook exceeded its time limit of {limit:?}"),
-            ),
-            Ok(AsyncEnd::DeadlineExceeded) => Settled::interrupted(
-                ChainStatus::DeadlineExceeded,
-                "the chain's deadline passed while the hook ran",
-            ),
-            Ok(AsyncEnd::Cancelled) => Settled::interrupted(
-                ChainStatus::Cancelled,
-                "the chain was cancelled while the hook ran",
-            ),
+            Ok(end) => end.settled(limit),
             Err(e) if e.is_panic() => {
                 Settled::failed(HookRunStatus::Panicked, panic_message(&*e.into_panic()))
             }
             Err(e) => Settled::failed(HookRunStatus::Error, e.to_string()),
         }
+    }
+}
+
+impl AsyncEnd {
+    fn settled(self, limit: Duration) -> Settled {
+        match self {
+            AsyncEnd::Done(output) => Settled::from_output(output),
+            AsyncEnd::TimedOut => Settled::failed(
+                HookRunStatus::TimedOut,
+                format!("hook exceeded its time limit of {limit:?}"),
+            ),
+            AsyncEnd::DeadlineExceeded => Settled::interrupted(
+                ChainStatus::DeadlineExceeded,
+                "the chain's deadline passed while the hook ran",
+            ),
+            AsyncEnd::Cancelled => Settled::interrupted(
+                ChainStatus::Cancelled,
+                "the chain was cancelled while the hook ran",
+            ),
+        }
+    }
+}
+
+/// Polls a [`HookCall::OnHost`] future right here, with only its time limit
+/// on the runtime (a timer task), so the host's answer reaches the chain
+/// without crossing threads.
+async fn wait_on_host(
+    mut future: HookFuture,
+    runtime: &tokio::runtime::Runtime,
+    limit: Duration,
+    limit_is_deadline: bool,
+    cancel: Option<CancellationToken>,
+) -> Settled {
+    // The sleep is made inside the task: it needs the runtime's context.
+    let mut timer = AbortOnDrop(runtime.spawn(async move { tokio::time::sleep(limit).await }));
+    let mut cancel = std::pin::pin!(cancelled(cancel));
+    let end = std::future::poll_fn(|cx| {
+        match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+            Ok(Poll::Ready(output)) => return Poll::Ready(Ok(AsyncEnd::Done(output))),
+            Ok(Poll::Pending) => {}
+            Err(payload) => return Poll::Ready(Err(panic_message(&*payload))),
+        }
+        if cancel.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(Ok(AsyncEnd::Cancelled));
+        }
+        if std::pin::Pin::new(&mut timer.0).poll(cx).is_ready() {
+            return Poll::Ready(Ok(if limit_is_deadline {
+                AsyncEnd::DeadlineExceeded
+            } else {
+                AsyncEnd::TimedOut
+            }));
+        }
+        Poll::Pending
+    })
+    .await;
+    match end {
+        Ok(end) => end.settled(limit),
+        Err(message) => Settled::failed(HookRunStatus::Panicked, message),
     }
 }
 
@@ -240,7 +293,12 @@ impl ChainRun {
             let settled = match call {
                 Ok(HookCall::Ready(output)) => Settled::from_output(output),
                 Err(payload) => Settled::failed(HookRunStatus::Panicked, panic_message(&*payload)),
-                Ok(HookCall::Pending(future)) => {
+                Ok(call @ (HookCall::Pending(_) | HookCall::OnHost(_))) => {
+                    let (future, on_host) = match call {
+                        HookCall::OnHost(future) => (future, true),
+                        HookCall::Pending(future) => (future, false),
+                        HookCall::Ready(_) => unreachable!("matched above"),
+                    };
                     let timeout = entry.timeout.unwrap_or(DEFAULT_ASYNC_TIMEOUT);
                     let remaining = self
                         .options
@@ -252,6 +310,7 @@ impl ChainRun {
                     };
                     return Some(PendingHook {
                         future: Some(future),
+                        on_host,
                         index,
                         limit,
                         limit_is_deadline,

@@ -25,21 +25,39 @@ pub type HookFuture = Pin<Box<dyn Future<Output = HookOutput> + Send + 'static>>
 /// Synchronous hooks answer [`HookCall::Ready`] and run on the caller's
 /// thread with no allocation and no runtime. Hooks that wait (scripts,
 /// network) answer [`HookCall::Pending`]; the engine runs that future on the
-/// runtime it owns, under the hook's time limit.
+/// runtime it owns, under the hook's time limit. Hooks that only wait for
+/// the host to answer (a JavaScript Promise settled on the JS thread) answer
+/// [`HookCall::OnHost`]: that future is polled where the chain is polled,
+/// which saves two thread hops.
+#[non_exhaustive]
 pub enum HookCall {
     /// The answer, computed synchronously.
     Ready(HookOutput),
-    /// A future that will produce the answer.
+    /// A future that will produce the answer, run on the engine's runtime.
     Pending(HookFuture),
+    /// A future that will produce the answer, polled on the thread that
+    /// polls the chain (under the hook's time limit, like `Pending`). It
+    /// must never block: it should only wait for something the host will
+    /// do on that thread.
+    OnHost(HookFuture),
 }
 
 impl HookCall {
-    /// Wraps a future as a pending answer.
+    /// Wraps a future as a pending answer (run on the engine's runtime).
     pub fn pending<F>(future: F) -> Self
     where
         F: Future<Output = HookOutput> + Send + 'static,
     {
         HookCall::Pending(Box::pin(future))
+    }
+
+    /// Wraps a future that waits for the host as a pending answer, polled
+    /// on the thread that polls the chain (see [`HookCall::OnHost`]).
+    pub fn pending_on_host<F>(future: F) -> Self
+    where
+        F: Future<Output = HookOutput> + Send + 'static,
+    {
+        HookCall::OnHost(Box::pin(future))
     }
 }
 

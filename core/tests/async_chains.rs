@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used, clippy::pedantic)]
 
+use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -258,4 +259,123 @@ fn dropping_the_chain_future_stops_the_hook_in_flight() {
     });
     std::thread::sleep(Duration::from_millis(400));
     assert_eq!(done.load(Ordering::SeqCst), 0);
+}
+
+/// A hook whose future waits for the host: `HookCall::OnHost`.
+struct HostHook {
+    name: &'static str,
+    make: Box<dyn Fn() -> radium_core::HookFuture + Send + Sync>,
+}
+
+impl radium_core::Hook for HostHook {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn hook_type(&self) -> HookType {
+        HookType::BeforeTool
+    }
+    fn call(&self, _: &HookContext) -> radium_core::HookCall {
+        radium_core::HookCall::OnHost((self.make)())
+    }
+}
+
+#[test]
+fn on_host_futures_are_polled_on_the_chains_thread_under_their_limit() {
+    let r = HookRegistry::new();
+    let polled_on = Arc::new(Mutex::new(Vec::new()));
+    let p = Arc::clone(&polled_on);
+    // Answers after 30 ms, set by a plain thread (like a host event).
+    r.register(HostHook {
+        name: "host",
+        make: Box::new(move || {
+            let p = Arc::clone(&p);
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(30));
+                let _ = tx.send(());
+            });
+            let mut rx = Some(rx);
+            Box::pin(std::future::poll_fn(move |cx| {
+                p.lock().unwrap().push(std::thread::current().id());
+                let waiting = rx.as_mut().unwrap();
+                std::pin::Pin::new(waiting)
+                    .poll(cx)
+                    .map(|_| Ok(HookResult::success()))
+            }))
+        }),
+    })
+    .unwrap();
+    // Never answers: stopped at its time limit.
+    r.register_with(
+        HostHook {
+            name: "silent",
+            make: Box::new(|| Box::pin(std::future::pending())),
+        },
+        HookOptions {
+            priority: Some(radium_core::HookPriority(50)),
+            timeout: Some(Duration::from_millis(100)),
+            ..HookOptions::default()
+        },
+    )
+    .unwrap();
+    // Panics while polled: isolated.
+    r.register_with(
+        HostHook {
+            name: "panics",
+            make: Box::new(|| {
+                Box::pin(async {
+                    tokio::task::yield_now().await;
+                    panic!("host hook went wrong")
+                })
+            }),
+        },
+        HookOptions {
+            priority: Some(radium_core::HookPriority(10)),
+            ..HookOptions::default()
+        },
+    )
+    .unwrap();
+    let t = Instant::now();
+    let out = r.execute(ctx());
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    let statuses: Vec<_> = out.hooks.iter().map(|h| h.status).collect();
+    assert_eq!(
+        statuses,
+        [
+            HookRunStatus::Continued,
+            HookRunStatus::TimedOut,
+            HookRunStatus::Panicked
+        ]
+    );
+    assert!(out.hooks[2]
+        .error
+        .as_deref()
+        .unwrap()
+        .contains("host hook went wrong"));
+    let me = std::thread::current().id();
+    let polled = polled_on.lock().unwrap();
+    assert!(polled.len() >= 2, "polled again once woken: {polled:?}");
+    assert!(
+        polled.iter().all(|id| *id == me),
+        "polled on the chain's thread only"
+    );
+}
+
+#[test]
+fn cancelling_stops_an_on_host_hook() {
+    let r = HookRegistry::new();
+    r.register(HostHook {
+        name: "waits",
+        make: Box::new(|| Box::pin(std::future::pending())),
+    })
+    .unwrap();
+    let token = CancellationToken::new();
+    let t2 = token.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(50));
+        t2.cancel();
+    });
+    let out = r.execute_with(ctx(), &ExecuteOptions::with_cancel(token));
+    assert_eq!(out.status, ChainStatus::Cancelled);
+    assert_eq!(out.hooks[0].status, HookRunStatus::Cancelled);
 }

@@ -233,7 +233,7 @@ fn settle_later(js: Js, mode: Mode, promise: Raw, then: Raw, name: &str) -> Hook
             "cannot wait for the Promise of hook `{name}`: {message}"
         ))));
     }
-    HookCall::pending(async move {
+    HookCall::pending_on_host(async move {
         receiver.await.unwrap_or_else(|_| {
             Err(HookError::new(
                 "the hook's Promise was dropped without settling",
