@@ -290,35 +290,36 @@ impl ChainRun {
                 return None;
             }
             let call = catch_unwind(AssertUnwindSafe(|| entry.hook.call(&self.context)));
-            let settled = match call {
-                Ok(HookCall::Ready(output)) => Settled::from_output(output),
-                Err(payload) => Settled::failed(HookRunStatus::Panicked, panic_message(&*payload)),
-                Ok(call @ (HookCall::Pending(_) | HookCall::OnHost(_))) => {
-                    let (future, on_host) = match call {
-                        HookCall::OnHost(future) => (future, true),
-                        HookCall::Pending(future) => (future, false),
-                        HookCall::Ready(_) => unreachable!("matched above"),
-                    };
-                    let timeout = entry.timeout.unwrap_or(DEFAULT_ASYNC_TIMEOUT);
-                    let remaining = self
-                        .options
-                        .deadline
-                        .map(|d| d.saturating_duration_since(Instant::now()));
-                    let (limit, limit_is_deadline) = match remaining {
-                        Some(r) if r < timeout => (r, true),
-                        _ => (timeout, false),
-                    };
-                    return Some(PendingHook {
-                        future: Some(future),
-                        on_host,
-                        index,
-                        limit,
-                        limit_is_deadline,
-                        cancel: self.options.cancel.clone(),
-                    });
+            let (future, on_host) = match call {
+                Ok(HookCall::Ready(output)) => {
+                    self.record(index, Settled::from_output(output));
+                    continue;
                 }
+                Err(payload) => {
+                    let message = panic_message(&*payload);
+                    self.record(index, Settled::failed(HookRunStatus::Panicked, message));
+                    continue;
+                }
+                Ok(HookCall::Pending(future)) => (future, false),
+                Ok(HookCall::OnHost(future)) => (future, true),
             };
-            self.record(index, settled);
+            let timeout = entry.timeout.unwrap_or(DEFAULT_ASYNC_TIMEOUT);
+            let remaining = self
+                .options
+                .deadline
+                .map(|d| d.saturating_duration_since(Instant::now()));
+            let (limit, limit_is_deadline) = match remaining {
+                Some(r) if r < timeout => (r, true),
+                _ => (timeout, false),
+            };
+            return Some(PendingHook {
+                future: Some(future),
+                on_host,
+                index,
+                limit,
+                limit_is_deadline,
+                cancel: self.options.cancel.clone(),
+            });
         }
         self.done = true;
         None

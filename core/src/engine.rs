@@ -791,41 +791,41 @@ impl Engine {
                 }
                 _ => Box::pin(std::future::ready(self.dispatch(&request))),
             };
-        let Some(id) = request.id.as_deref() else {
-            return Box::pin(async move {
-                match work.await {
-                    Ok(data) => Response::success(data),
-                    Err(e) => Response::failure(&e),
-                }
-            });
+        let work = match request.id.as_deref() {
+            Some(id) => self.cancellable(id, work),
+            None => work,
         };
-        let (token, guard) = self.inflight.register(id);
         Box::pin(async move {
-            let guard_id = guard.id.clone();
-            let mut work = work;
-            let result = {
-                let cancelled = token.cancelled();
-                let mut cancelled = std::pin::pin!(cancelled);
-                std::future::poll_fn(|cx| {
-                    if let Poll::Ready(result) = work.as_mut().poll(cx) {
-                        return Poll::Ready(result);
-                    }
-                    cancelled.as_mut().poll(cx).map(|()| {
-                        Err(Error::Cancelled(format!(
-                            "request `{guard_id}` was cancelled"
-                        )))
-                    })
-                })
-                .await
-            };
-            // Dropping the work now stops what it waits on (an agent's or a
-            // script's process group is killed).
-            drop(work);
-            drop(guard);
-            match result {
+            match work.await {
                 Ok(data) => Response::success(data),
                 Err(e) => Response::failure(&e),
             }
+        })
+    }
+
+    /// `work` under the cancel token of `id`: a `cancel` of that id ends it
+    /// with `cancelled`, and dropping the work stops what it waits on (an
+    /// agent's or a script's process group is killed).
+    fn cancellable(
+        &self,
+        id: &str,
+        mut work: Pin<Box<dyn Future<Output = Result<Value>> + Send>>,
+    ) -> Pin<Box<dyn Future<Output = Result<Value>> + Send>> {
+        let (token, guard) = self.inflight.register(id);
+        Box::pin(async move {
+            let mut cancelled = std::pin::pin!(token.cancelled());
+            std::future::poll_fn(|cx| {
+                if let Poll::Ready(result) = work.as_mut().poll(cx) {
+                    return Poll::Ready(result);
+                }
+                cancelled.as_mut().poll(cx).map(|()| {
+                    Err(Error::Cancelled(format!(
+                        "request `{}` was cancelled",
+                        guard.id
+                    )))
+                })
+            })
+            .await
         })
     }
 
@@ -996,6 +996,8 @@ impl Engine {
         Ok(Box::pin(async move { response.await.to_json_text() }))
     }
 
+    /// The commands that answer at once (`step`, `hooks-execute` and the
+    /// edit commands are futures: see `handle_request_async`).
     fn dispatch(&self, request: &Request) -> Result<Value> {
         let args = args_object(request)?;
         let command = request.command.as_str();
@@ -1008,9 +1010,6 @@ impl Engine {
                 let name = string_arg(command, args, "name")?;
                 self.registry.set_enabled(name, command == "hooks-enable")?;
                 Ok(json!({"name": name, "enabled": command == "hooks-enable"}))
-            }
-            "hooks-execute" => {
-                Ok(block_on(self.execute_request(&mut request.clone())?).into_json())
             }
             "context" => {
                 let context = EditorContext::from_json(&request.args, &self.config.limits)?;

@@ -222,8 +222,8 @@ fn named(js: Js, fields: &[(&str, Raw)]) -> JsResult<Raw> {
 /// A hook's `ctx`: `{hook_type, data, metadata}`, converted directly from
 /// the engine's values. (Parsing the context's JSON text lazily, on first
 /// read, was tried: it helps hooks that never read `ctx.data` but V8's
-/// `JSON.parse` of escape-heavy text made the usual hooks, which read it,
-/// about twice as slow.)
+/// `JSON.parse` of escape-heavy text made the usual hooks, which read or
+/// modify it, 1.4–1.8× slower.)
 pub(crate) fn context_to_js(js: Js, context: &HookContext) -> JsResult<Raw> {
     named(
         js,
