@@ -2,10 +2,13 @@
 # The send-selection round trip (before_tool: editor-context + 5 no-op hooks on
 # a 4 KiB context; after_tool: code-apply on a 4 KiB answer with 3 blocks) from
 # every door, beside the same two requests made by spawning `rad request`
-# from that door (and from a shell).
+# from that door (and from a shell), twice: with the same 5 hooks as the
+# script hooks of an extension (the same work: a spawned `rad` can run an
+# editor's hooks only as processes, as the original editor integration did),
+# and with no hooks at all (less work than in-process).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-vectors=tests/vectors/roundtrip.txt
+vectors=$PWD/tests/vectors/roundtrip.txt
 cargo build --release --quiet -p radium-core --example roundtrip
 cargo build --release --quiet -p radium-ffi -p radium-cli
 bash bindings/lua/build.sh >/dev/null
@@ -16,32 +19,54 @@ gcc -O2 -std=c11 -I include tests/c/bench_roundtrip.c -o "$tmp/c" -L target/rele
 
 rad=$PWD/target/release/rad
 n=40   # spawning is slow: fewer iterations
+
+# Two homes for the spawned `rad`: one with no extension, one with an
+# extension whose 5 before_tool hooks are the cheapest script there is
+# (`sh` that exits 0: "continue"). Each spawn runs in an empty workspace.
+mkdir -p "$tmp/bare" "$tmp/hooked" "$tmp/ws" "$tmp/noop/hooks"
+printf '{"name": "noop", "version": "1.0.0", "components": {"hooks": ["hooks/*.toml"]}}\n' >"$tmp/noop/radium-extension.json"
+printf '#!/bin/sh\nexit 0\n' >"$tmp/noop/noop.sh"
+chmod +x "$tmp/noop/noop.sh"
+for i in 1 2 3 4 5; do
+  printf '[[hooks]]\nname = "noop-%s"\ntype = "before_tool"\nscript = "noop.sh"\n\n' "$i"
+done >"$tmp/noop/hooks/noop.toml"
+RADIUM_HOME=$tmp/hooked "$rad" ext install "$tmp/noop" >/dev/null
+hooks=$(cd "$tmp/ws" && RADIUM_HOME=$tmp/hooked "$rad" request "$(sed -n 1p "$vectors")" | grep -o '"name":"noop-[0-9]","status":"continued"' | wc -l)
+[ "$hooks" = 5 ] || { echo "the spawned rad did not run the 5 script hooks ($hooks)" >&2; exit 1; }
+
+# spawn HOME: one door's spawning figure with that home.
+spawn() {
+  local home=$1; shift
+  (cd "$tmp/ws" && RADIUM_HOME=$tmp/$home "$@")
+}
 rust=$(target/release/examples/roundtrip "$vectors" 3000)
-rust_spawn=$(target/release/examples/roundtrip "$vectors" $n --spawn "$rad")
 rust_values=$(target/release/examples/roundtrip "$vectors" 3000 --values)
 c=$("$tmp/c" "$vectors" 3000)
-c_spawn=$("$tmp/c" "$vectors" $n "$rad")
-lua=$(timeout 300 "$nvim" --headless -u NONE -l bindings/lua/bench/roundtrip.lua "$PWD/$vectors" 1000 2>&1 | tail -1)
-lua_spawn=$(timeout 300 "$nvim" --headless -u NONE -l bindings/lua/bench/roundtrip.lua "$PWD/$vectors" $n "$rad" 2>&1 | tail -1)
+lua=$(timeout 300 "$nvim" --headless -u NONE -l bindings/lua/bench/roundtrip.lua "$vectors" 1000 2>&1 | tail -1)
 node=$(node bindings/node/bench/roundtrip.js "$vectors" 3000 | tail -1)
-node_spawn=$(node bindings/node/bench/roundtrip.js "$vectors" $n "$rad" | tail -1)
-# From a shell: two `rad request` processes per round trip.
-before=$(sed -n 1p "$vectors"); after=$(sed -n 2p "$vectors")
-start=$(date +%s%N)
-for _ in $(seq $n); do
-  "$rad" request "$before" >/dev/null
-  "$rad" request "$after" >/dev/null
+for home in hooked bare; do
+  declare "rust_$home=$(spawn $home "$PWD/target/release/examples/roundtrip" "$vectors" $n --spawn "$rad")"
+  declare "c_$home=$(spawn $home "$tmp/c" "$vectors" $n "$rad")"
+  declare "lua_$home=$(spawn $home timeout 300 "$nvim" --headless -u NONE -l "$PWD/bindings/lua/bench/roundtrip.lua" "$vectors" $n "$rad" 2>&1 | tail -1)"
+  declare "node_$home=$(spawn $home node "$PWD/bindings/node/bench/roundtrip.js" "$vectors" $n "$rad" | tail -1)"
+  # From a shell: two `rad request` processes per round trip.
+  before=$(sed -n 1p "$vectors"); after=$(sed -n 2p "$vectors")
+  start=$(date +%s%N)
+  for _ in $(seq $n); do
+    spawn $home "$rad" request "$before" >/dev/null
+    spawn $home "$rad" request "$after" >/dev/null
+  done
+  declare "shell_$home=$(awk -v s="$start" -v e="$(date +%s%N)" -v n=$n 'BEGIN {printf "%.1f", (e - s) / 1000 / n}')"
 done
-shell=$(awk -v s="$start" -v e="$(date +%s%N)" -v n=$n 'BEGIN {printf "%.1f", (e - s) / 1000 / n}')
 
-# Each door against spawning `rad` from that same door (the 5 no-op hooks
-# exist only in-process, which favours the spawning side).
+# Each door against spawning `rad` from that same door.
 ratio() { awk -v s="$1" -v u="$2" 'BEGIN { if (u + 0 > 0) printf "%.0f×", s / u; else print "-" }'; }
-printf '%-34s %12s %16s %9s %12s\n' "door (µs per round trip)" "in-process" "spawning rad" "ratio" "vs shell"
-row() { printf '%-34s %12s %16s %9s %12s\n' "$1" "$2" "$3" "$(ratio "$3" "$2")" "$(ratio "$shell" "$2")"; }
-row "Rust API on parsed values" "$rust_values" "$rust_spawn"
-row "Rust, handle_json_text" "$rust" "$rust_spawn"
-row "C, radium_request" "$c" "$c_spawn"
-row "Lua in Neovim, engine:request" "$lua" "$lua_spawn"
-row "Node, engine.request" "$node" "$node_spawn"
-printf '%-34s %12s %16s\n' "shell (bash runs rad twice)" "-" "$shell"
+printf '%-31s %10s | %-25s | %-25s\n' "" "" "spawning rad, 5 script hooks" "spawning rad, no hooks"
+printf '%-31s %10s | %-25s | %-25s\n' "door (µs per round trip)" "in-process" "   (the same work) : ratio" "   (less work)   : ratio"
+row() { printf '%-31s %10s | %17s %7s | %17s %7s\n' "$1" "$2" "$3" "$(ratio "$3" "$2")" "$4" "$(ratio "$4" "$2")"; }
+row "Rust API on parsed values" "$rust_values" "$rust_hooked" "$rust_bare"
+row "Rust, handle_json_text" "$rust" "$rust_hooked" "$rust_bare"
+row "C, radium_request" "$c" "$c_hooked" "$c_bare"
+row "Lua in Neovim, engine:request" "$lua" "$lua_hooked" "$lua_bare"
+row "Node, engine.request" "$node" "$node_hooked" "$node_bare"
+row "(shell: bash runs rad twice)" "-" "$shell_hooked" "$shell_bare"
