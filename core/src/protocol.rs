@@ -41,14 +41,45 @@ impl Request {
     }
 
     /// Parses a request from JSON, with an error that says what is wrong.
+    /// The value's parts are moved into the request, not copied.
     pub fn from_json(value: Value) -> Result<Self, Error> {
-        if !value.is_object() {
+        let Value::Object(mut map) = value else {
             return Err(Error::InvalidRequest(format!(
                 "a request must be an object like {{\"command\": \"ping\"}}, got {}",
                 json_kind(&value)
             )));
+        };
+        if let Some(request) = Self::take_well_formed(&mut map) {
+            return Ok(request);
         }
-        serde_json::from_value(value).map_err(|e| Error::InvalidRequest(e.to_string()))
+        // Something is wrong: serde says precisely what.
+        serde_json::from_value(Value::Object(map)).map_err(|e| Error::InvalidRequest(e.to_string()))
+    }
+
+    /// The request in `map` when every field is known and of the right type
+    /// (the map is then emptied); `None`, with the map untouched, otherwise.
+    fn take_well_formed(map: &mut serde_json::Map<String, Value>) -> Option<Self> {
+        let text_or_null = |v: &Value| matches!(v, Value::String(_) | Value::Null);
+        let well_formed = matches!(map.get("command"), Some(Value::String(_)))
+            && map.iter().all(|(key, value)| match key.as_str() {
+                "command" | "args" => true,
+                "tag" | "cwd" | "id" => text_or_null(value),
+                _ => false,
+            });
+        if !well_formed {
+            return None;
+        }
+        let mut text = |key: &str| match map.remove(key) {
+            Some(Value::String(s)) => Some(s),
+            _ => None,
+        };
+        Some(Request {
+            command: text("command").unwrap_or_default(),
+            tag: text("tag"),
+            cwd: text("cwd"),
+            id: text("id"),
+            args: map.remove("args").unwrap_or(Value::Null),
+        })
     }
 }
 

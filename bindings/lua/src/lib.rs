@@ -1,7 +1,7 @@
 //! The native half of the Neovim door: `require("radium_native")`.
 //!
-//! Only JSON text crosses between Lua and Rust; `lua/radium/init.lua` turns
-//! it into tables with `vim.json`, so the conversion rules are Neovim's own.
+//! Tables cross as the engine's JSON values, converted directly on the Lua
+//! stack (`convert`) with `vim.json`'s rules, with no JSON text in between.
 //! Lua hooks run only on the thread that loaded the module (Neovim's main
 //! thread); non-blocking chains are polled there too, woken through a socket
 //! that the Lua side watches with `vim.uv`.
@@ -19,12 +19,16 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::thread::ThreadId;
 use std::time::Duration;
 
-use mlua::{Function, Lua, Result as LuaResult, Table, UserData, UserDataMethods};
+use mlua::{ffi, Function, Lua, Result as LuaResult, Table, UserData, UserDataMethods};
 use radium_core::{
     Engine, EngineConfig, ExecuteOptions, Hook, HookCall, HookContext, HookError, HookOptions,
-    HookPriority, HookResult, HookType, ScriptHook, ToolMatcher,
+    HookPriority, HookResult, HookType, Request, Response, ScriptHook, ToolMatcher,
 };
 use serde_json::Value;
+
+mod convert;
+
+use convert::Marks;
 
 fn lua_err(message: impl std::fmt::Display) -> mlua::Error {
     mlua::Error::RuntimeError(message.to_string())
@@ -69,12 +73,84 @@ impl<T> Drop for HostOnly<T> {
     }
 }
 
-/// A hook written in Lua: `wrapper(context_json) -> result_json | nil`.
+/// `vim.NIL` and `vim.empty_dict()`'s metatable, from `setup`.
+fn marks(lua: &Lua) -> LuaResult<Marks> {
+    lua.app_data_ref::<Marks>().map(|m| *m).ok_or_else(|| {
+        lua_err("radium_native.setup(vim.NIL, getmetatable(vim.empty_dict())) was not called")
+    })
+}
+
+/// A Lua value as JSON (`what` names it in the error).
+fn from_lua(lua: &Lua, value: mlua::Value, what: &str) -> LuaResult<Value> {
+    let marks = marks(lua)?;
+    let mut out = None;
+    // SAFETY: `read` only uses the stack of this protected call, where the
+    // value is argument 1.
+    unsafe {
+        lua.exec_raw::<()>(value, |state| {
+            out = Some(convert::read(state, 1, marks, 0));
+            ffi::lua_settop(state, 0);
+        })?;
+    }
+    match out {
+        Some(Ok(value)) => Ok(value),
+        Some(Err(e)) => Err(lua_err(format!("{what} cannot be converted to JSON: {e}"))),
+        None => Err(lua_err(format!("{what} cannot be converted to JSON"))),
+    }
+}
+
+/// A JSON value as a Lua value.
+fn to_lua(lua: &Lua, value: &Value) -> LuaResult<mlua::Value> {
+    let marks = marks(lua)?;
+    let mut ok = true;
+    // SAFETY: `push` only pushes onto the stack of this protected call; its
+    // one value is the result.
+    let result = unsafe {
+        lua.exec_raw::<mlua::Value>((), |state| {
+            ok = convert::push(state, value, marks);
+        })?
+    };
+    if ok {
+        Ok(result)
+    } else {
+        Err(lua_err("the data is nested too deeply for Lua"))
+    }
+}
+
+/// A hook's context as `{ hook_type, data, metadata }`.
+fn context_to_lua(lua: &Lua, context: &HookContext) -> LuaResult<mlua::Value> {
+    let marks = marks(lua)?;
+    let mut ok = true;
+    // SAFETY: as in `to_lua`.
+    unsafe {
+        lua.exec_raw::<mlua::Value>((), |state| {
+            ffi::lua_createtable(state, 0, 3);
+            for (key, value) in [("data", &context.data), ("metadata", &context.metadata)] {
+                ffi::lua_pushlstring(state, key.as_ptr().cast(), key.len());
+                ok &= convert::push(state, value, marks);
+                ffi::lua_rawset(state, -3);
+            }
+            let kind = context.hook_type.as_str();
+            ffi::lua_pushlstring(state, c"hook_type".as_ptr(), 9);
+            ffi::lua_pushlstring(state, kind.as_ptr().cast(), kind.len());
+            ffi::lua_rawset(state, -3);
+        })
+    }
+    .and_then(|ctx| {
+        if ok {
+            Ok(ctx)
+        } else {
+            Err(lua_err("the context is nested too deeply for Lua"))
+        }
+    })
+}
+
+/// A hook written in Lua: `wrapper(ctx) -> result table | nil`.
 struct LuaHook {
     name: String,
     hook_type: HookType,
     priority: HookPriority,
-    wrapper: HostOnly<Function>,
+    wrapper: HostOnly<(Function, mlua::WeakLua)>,
 }
 
 impl Hook for LuaHook {
@@ -88,28 +164,28 @@ impl Hook for LuaHook {
         self.priority
     }
     fn call(&self, context: &HookContext) -> HookCall {
-        let Some(wrapper) = self.wrapper.get() else {
+        let Some((wrapper, lua)) = self.wrapper.get() else {
             return HookCall::Ready(Err(HookError::new(format!(
                 "Lua hook `{}` was called off Neovim's main thread; it was not run",
                 self.name
             ))));
         };
-        let answer = match wrapper
-            .call::<Option<mlua::String>>((context.hook_type.as_str(), context.to_json_text()))
-        {
-            Ok(answer) => answer,
-            Err(e) => return HookCall::Ready(Err(HookError::new(lua_error_text(&e)))),
+        let Some(lua) = lua.try_upgrade() else {
+            return HookCall::Ready(Err(HookError::new(format!(
+                "Lua hook `{}` was called after its Lua state closed; it was not run",
+                self.name
+            ))));
         };
+        let answer = context_to_lua(&lua, context)
+            .and_then(|ctx| wrapper.call::<mlua::Value>(ctx))
+            .and_then(|answer| match answer {
+                mlua::Value::Nil => Ok(None),
+                answer => from_lua(&lua, answer, "the result").map(Some),
+            });
         HookCall::Ready(match answer {
-            None => Ok(HookResult::Continue),
-            Some(text) => serde_json::from_slice::<Value>(&text.as_bytes())
-                .map_err(|e| {
-                    HookError::new(format!(
-                        "Lua hook `{}` answered invalid JSON: {e}",
-                        self.name
-                    ))
-                })
-                .and_then(|v| HookResult::from_json(&v).map_err(HookError::from)),
+            Ok(None) => Ok(HookResult::Continue),
+            Ok(Some(value)) => HookResult::from_json(&value).map_err(HookError::from),
+            Err(e) => Err(HookError::new(lua_error_text(&e))),
         })
     }
 }
@@ -141,8 +217,8 @@ impl Wake for Signal {
     }
 }
 
-/// A non-blocking piece of work: its result as JSON text.
-type PendingFuture = Pin<Box<dyn Future<Output = String> + Send>>;
+/// A non-blocking piece of work: its result as a JSON value.
+type PendingFuture = Pin<Box<dyn Future<Output = Value> + Send>>;
 
 /// The non-blocking chains of one Lua state, polled on its main thread.
 struct AsyncState {
@@ -192,8 +268,8 @@ fn poll(lua: &Lua, (): ()) -> LuaResult<usize> {
     let mut first_error = None;
     for (mut future, callback) in pending {
         match future.as_mut().poll(&mut cx) {
-            Poll::Ready(text) => {
-                if let Err(e) = callback.call::<()>(text) {
+            Poll::Ready(value) => {
+                if let Err(e) = to_lua(lua, &value).and_then(|v| callback.call::<()>(v)) {
                     first_error.get_or_insert(e);
                 }
             }
@@ -276,13 +352,13 @@ impl UserData for LuaEngine {
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
         methods.add_method(
             "register_lua",
-            |_, this, (name, kind, wrapper, options): (String, String, Function, String)| {
+            |lua, this, (name, kind, wrapper, options): (String, String, Function, String)| {
                 let (priority, options) = hook_options(&parse_json(&options, "options")?)?;
                 let hook = LuaHook {
                     name,
                     hook_type: hook_type(&kind)?,
                     priority,
-                    wrapper: HostOnly::new(wrapper),
+                    wrapper: HostOnly::new((wrapper, lua.weak())),
                 };
                 this.engine
                     .registry()
@@ -328,39 +404,48 @@ impl UserData for LuaEngine {
         methods.add_method("list", |_, this, ()| {
             Ok(serde_json::to_string(&this.engine.registry().list()).unwrap_or_default())
         });
-        methods.add_method("execute", |_, this, (kind, data): (String, String)| {
-            let context = HookContext::new(hook_type(&kind)?, parse_json(&data, "data")?);
-            let outcome = this.engine.registry().execute(context);
-            Ok(serde_json::to_string(&outcome).unwrap_or_default())
-        });
+        methods.add_method(
+            "execute",
+            |lua, this, (kind, data): (String, mlua::Value)| {
+                let context = HookContext::new(hook_type(&kind)?, from_lua(lua, data, "the data")?);
+                let outcome = this.engine.registry().execute(context);
+                to_lua(lua, &outcome.into_json())
+            },
+        );
         methods.add_method(
             "execute_async",
-            |lua, this, (kind, data, timeout_ms, callback): (String, String, Option<u64>, Function)| {
-                let context = HookContext::new(hook_type(&kind)?, parse_json(&data, "data")?);
+            |lua,
+             this,
+             (kind, data, timeout_ms, callback): (String, mlua::Value, Option<u64>, Function)| {
+                let context = HookContext::new(hook_type(&kind)?, from_lua(lua, data, "the data")?);
                 let options = timeout_ms.map_or_else(ExecuteOptions::default, |ms| {
                     ExecuteOptions::with_timeout(Duration::from_millis(ms))
                 });
                 let chain = this.engine.registry().execute_async(context, options);
-                let future: PendingFuture = Box::pin(async move {
-                    serde_json::to_string(&chain.await).unwrap_or_default()
-                });
+                let future: PendingFuture = Box::pin(async move { chain.await.into_json() });
                 queue(lua, future, callback)
             },
         );
         methods.add_method(
             "request_async",
-            |lua, this, (request, callback): (String, Function)| {
-                let future: PendingFuture = this
-                    .engine
-                    .handle_json_text_async(&request)
-                    .map_err(|e| lua_err(format!("the request is not valid JSON: {e}")))?;
+            |lua, this, (request, callback): (mlua::Value, Function)| {
+                let request = from_lua(lua, request, "the request")?;
+                let future: PendingFuture = match Request::from_json(request) {
+                    Ok(request) => {
+                        let response = this.engine.handle_request_async(request);
+                        Box::pin(async move { response.await.into_json() })
+                    }
+                    Err(e) => {
+                        let response = Response::failure(&e).into_json();
+                        Box::pin(std::future::ready(response))
+                    }
+                };
                 queue(lua, future, callback)
             },
         );
-        methods.add_method("request", |_, this, request: String| {
-            this.engine
-                .handle_json_text(&request)
-                .map_err(|e| lua_err(format!("the request is not valid JSON: {e}")))
+        methods.add_method("request", |lua, this, request: mlua::Value| {
+            let request = from_lua(lua, request, "the request")?;
+            to_lua(lua, &this.engine.handle_json(request).into_json())
         });
     }
 }
@@ -396,6 +481,26 @@ pub fn radium_native(lua: &Lua) -> LuaResult<Table> {
         })?,
     )?;
     exports.set("poll", lua.create_function(poll)?)?;
+    exports.set(
+        "setup",
+        lua.create_function(|lua, (nil, dict): (mlua::Value, Table)| {
+            // SAFETY: a protected call that only stores the two arguments
+            // in the registry.
+            let marks = unsafe {
+                let mut marks = None;
+                lua.exec_raw::<()>((nil, dict), |state| {
+                    let dict = ffi::luaL_ref(state, ffi::LUA_REGISTRYINDEX);
+                    let nil = ffi::luaL_ref(state, ffi::LUA_REGISTRYINDEX);
+                    marks = Some(Marks { nil, dict });
+                })?;
+                marks
+            };
+            if let Some(marks) = marks {
+                lua.set_app_data(marks);
+            }
+            Ok(())
+        })?,
+    )?;
     exports.set(
         "pending",
         lua.create_function(|lua, ()| Ok(async_state(lua)?.pending.borrow().len()))?,

@@ -126,15 +126,18 @@ test("priority, ties, chained data", function()
   eq(listed, { "high:200", "tie-a:100", "tie-b:100", "low:10" }, "list")
 end)
 
-test("ctx.data and ctx.metadata are decoded when first read", function()
+test("ctx is a plain table: hook_type, data, metadata; each hook gets its own", function()
   local e = radium.new()
   local seen = {}
   e:register("reader", "before_model", function(ctx)
     local keys = {}
     for k in pairs(ctx) do keys[#keys + 1] = k end
+    table.sort(keys)
     seen.keys_before = keys
+    ctx.data.n = 99 -- changing one's ctx in place does not reach the next hook
     seen.hook_type = ctx.hook_type
     seen.n = ctx.data.n
+    seen.mt = getmetatable(ctx)
     seen.meta = ctx.metadata.who
     local after = {}
     for k in pairs(ctx) do after[#after + 1] = k end
@@ -142,18 +145,21 @@ test("ctx.data and ctx.metadata are decoded when first read", function()
     seen.keys_after = after
   end, { priority = 20 })
   e:register("writer", "before_model", function(ctx)
-    ctx.data = { replaced = true } -- assigned before reading: kept
+    seen.writer_n = ctx.data.n
+    ctx.data = { replaced = true }
     seen.meta2 = ctx.metadata.who
     seen.replaced = ctx.data.replaced
     return { action = "modify", data = { n = ctx.data.replaced and 2 or 0 } }
   end, { priority = 10 })
   local out = e:request({ command = "hooks-execute", args = { hook_type = "before_model", data = { n = 1 }, metadata = { who = "test" } } })
   eq(out.ok, true, "executed")
-  eq(seen.keys_before, { "hook_type" }, "only hook_type before a read")
+  eq(seen.keys_before, { "data", "hook_type", "metadata" }, "pairs(ctx) lists every field")
+  eq(seen.mt, nil, "no metatable")
   eq(seen.hook_type, "before_model", "hook_type")
-  eq(seen.n, 1, "data decoded on read")
-  eq(seen.meta, "test", "metadata decoded on read")
-  eq(seen.keys_after, { "data", "hook_type", "metadata" }, "plain fields after a read")
+  eq(seen.n, 99, "data")
+  eq(seen.meta, "test", "metadata")
+  eq(seen.keys_after, { "data", "hook_type", "metadata" }, "the same fields after reading")
+  eq(seen.writer_n, 1, "the next hook gets the chain's data, not the first hook's in-place change")
   eq(seen.meta2, "test", "metadata read after data was assigned")
   eq(seen.replaced, true, "the assigned data is kept")
   eq(out.data.data, { n = 2 }, "the writer's result")
@@ -280,6 +286,43 @@ test("tables and JSON convert faithfully", function()
   local r = e:request({ command = "hooks-execute", args = { hook_type = "custom_logging", data = { k = { 1, 2 } } } })
   eq(r.ok, true, "request ok")
   eq(r.data.data, { k = { 1, 2 } }, "request data")
+end)
+
+test("the converter agrees with vim.json, and refuses what it cannot convert", function()
+  local e = radium.new()
+  local samples = {
+    { 1, "two", { three = 3 }, vim.NIL, true },
+    { mixed = { [1] = "a", x = "b" } },
+    { [1] = "a", [10] = "j" },
+    { vim.empty_dict(), {}, { {} } },
+    { ["1"] = "string key", [2] = "number key" },
+    { unicode = "żółw 🐢", control = "a\tb\r\n\1" },
+    { neg = -0.5, zero = 0, big = 2 ^ 52 + 1 },
+  }
+  for i, sample in ipairs(samples) do
+    local native = e:execute("custom_logging", sample).data
+    local via_json = vim.json.decode(vim.json.encode(sample))
+    check(vim.deep_equal(native, via_json), "sample " .. i .. ": " .. vim.inspect(native) .. " vs " .. vim.inspect(via_json))
+  end
+  eq(e:execute("custom_logging", { [1.5] = "x" }).data, { ["1.5"] = "x" }, "number keys of an object are their text")
+  local cyclic = {}
+  cyclic.self = cyclic
+  local bad = {
+    { { s = "\255\254" }, "a string is not valid UTF-8" },
+    { { n = 0 / 0 }, "must not be NaN or Infinity" },
+    { { n = 1 / 0 }, "must not be NaN or Infinity" },
+    { { [1] = 1, [20] = 2 }, "excessively sparse array" },
+    { { [true] = 1 }, "table key must be a number or string" },
+    { cyclic, "excessive nesting" },
+    { { co = coroutine.create(print) }, "Cannot serialise thread" },
+  }
+  for _, case in ipairs(bad) do
+    raises(function() e:execute("custom_logging", case[1]) end, "the data cannot be converted to JSON: ", case[2])
+    raises(function() e:execute("custom_logging", case[1]) end, case[2], case[2])
+    local request = function() e:request({ command = "hooks-execute", args = { hook_type = "custom_logging", data = case[1] } }) end
+    raises(request, "the request cannot be converted to JSON: ", "request: " .. case[2])
+    raises(request, case[2], "request: " .. case[2])
+  end
 end)
 
 test("the JSON request door", function()

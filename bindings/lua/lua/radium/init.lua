@@ -8,8 +8,8 @@
 --- local outcome = engine:execute("before_model", { input = "hi" })
 ---
 --- Errors: bad arguments and engine refusals raise Lua errors (like vim.api);
---- use pcall to handle them. Data converts with vim.json's rules (see
---- bindings/lua/README.md).
+--- use pcall to handle them. Data converts with vim.json's rules, directly
+--- between tables and the engine (see bindings/lua/README.md).
 
 local M = {}
 
@@ -38,6 +38,10 @@ if not ok then
   )
 end
 
+-- The converter between tables and the engine's values follows vim.json's
+-- rules; it needs vim.NIL and vim.empty_dict()'s metatable for that.
+native.setup(vim.NIL, getmetatable(vim.empty_dict()))
+
 M.native = native
 --- The library version, e.g. "0.1.0".
 function M.version()
@@ -55,7 +59,7 @@ M.hook_types = {
   "telemetry_collection", "custom_logging", "metrics_aggregation", "performance_monitoring",
 }
 
-local encode, decode = vim.json.encode, vim.json.decode
+local encode, decode = vim.json.encode, vim.json.decode -- options and lists only
 
 -- Strip "file:line: " prefixes of errors raised inside this file, so the user
 -- sees radium's message.
@@ -108,44 +112,10 @@ function M.new(opts)
   return setmetatable({ _handle = handle }, Engine)
 end
 
--- A hook's ctx: `hook_type` right away; `data` and `metadata` are decoded
--- from the context's JSON text (shared by the chain's hooks) when first read,
--- so a hook that never looks at them costs no decoding. Once read (or
--- assigned) they are plain fields.
-local lazy_text = setmetatable({}, { __mode = "k" })
-local lazy_mt = {
-  __index = function(ctx, key)
-    if key ~= "data" and key ~= "metadata" then
-      return nil
-    end
-    local text = lazy_text[ctx]
-    if text == nil then
-      return nil
-    end
-    lazy_text[ctx] = nil
-    local full = decode(text)
-    -- rawset: a field the hook already assigned keeps its value.
-    for _, k in ipairs({ "data", "metadata" }) do
-      if rawget(ctx, k) == nil then
-        rawset(ctx, k, full[k])
-      end
-    end
-    return rawget(ctx, key)
-  end,
-}
-
-local function lazy_context(hook_type, context_json)
-  local ctx = setmetatable({ hook_type = hook_type }, lazy_mt)
-  lazy_text[ctx] = context_json
-  return ctx
-end
-
 --- Registers a Lua hook. `fn(ctx)` gets { hook_type, data, metadata } and returns
 --- nil (continue) or a result table: { action = "modify", data = ... },
 --- { action = "stop", reason = "..." }, { action = "error", message = "..." }.
 --- An error raised by `fn` is recorded as that hook's error; the chain goes on.
---- `ctx.data` and `ctx.metadata` are decoded when first read (`pairs(ctx)`
---- lists them only after that).
 --- `opts`: { priority = 100, matcher = "create|view", timeout_ms = 0, enabled = true }.
 function Engine:register(name, hook_type, fn, opts)
   check_type(name, "string", "the hook name")
@@ -154,15 +124,12 @@ function Engine:register(name, hook_type, fn, opts)
   if opts ~= nil then
     check_type(opts, "table", "the hook options")
   end
-  local wrapper = function(hook_type, context_json)
-    local result = fn(lazy_context(hook_type, context_json))
-    if result == nil then
-      return nil
-    end
-    if type(result) ~= "table" then
+  local wrapper = function(ctx)
+    local result = fn(ctx)
+    if result ~= nil and type(result) ~= "table" then
       error(string.format("hook `%s` returned a %s; expected nil or a result table", name, type(result)), 0)
     end
-    return encode(result)
+    return result
   end
   call(self._handle.register_lua, self._handle, name, hook_type, wrapper, object_arg(opts, "the hook options"))
 end
@@ -206,7 +173,7 @@ end
 --- Blocks while a script hook runs: use execute_async for chains that may wait.
 function Engine:execute(hook_type, data)
   check_type(hook_type, "string", "the hook type")
-  return decode(call(self._handle.execute, self._handle, hook_type, json_arg(data == nil and vim.NIL or data, "the data")))
+  return call(self._handle.execute, self._handle, hook_type, data)
 end
 
 local watcher
@@ -238,9 +205,7 @@ function Engine:execute_async(hook_type, data, callback, opts)
     check_type(opts, "table", "the options")
   end
   ensure_watcher()
-  call(self._handle.execute_async, self._handle, hook_type, json_arg(data == nil and vim.NIL or data, "the data"), opts and opts.timeout_ms or nil, function(outcome_json)
-    callback(decode(outcome_json))
-  end)
+  call(self._handle.execute_async, self._handle, hook_type, data, opts and opts.timeout_ms or nil, callback)
 end
 
 --- The JSON request door: { command = "ping", args = {...} } in,
@@ -248,7 +213,7 @@ end
 --- A failed command is a response, not a Lua error.
 function Engine:request(req)
   check_type(req, "table", "the request")
-  return decode(call(self._handle.request, self._handle, json_arg(req, "the request")))
+  return call(self._handle.request, self._handle, req)
 end
 
 --- The JSON request door without blocking: `callback(response)` runs later on
@@ -257,9 +222,7 @@ function Engine:request_async(req, callback)
   check_type(req, "table", "the request")
   check_type(callback, "function", "the callback")
   ensure_watcher()
-  call(self._handle.request_async, self._handle, json_arg(req, "the request"), function(response_json)
-    callback(decode(response_json))
-  end)
+  call(self._handle.request_async, self._handle, req, callback)
 end
 
 --- Runs an agent step without blocking: before_tool (editor-context) →
