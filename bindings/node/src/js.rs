@@ -58,11 +58,6 @@ impl Kind {
 #[derive(Clone, Copy)]
 pub(crate) struct Js(sys::napi_env);
 
-/// Property attributes of a plain data property (like `JSON.parse` makes).
-const DATA_PROPERTY: sys::napi_property_attributes = sys::PropertyAttributes::writable
-    | sys::PropertyAttributes::enumerable
-    | sys::PropertyAttributes::configurable;
-
 impl Js {
     /// # Safety
     /// `env` must be the environment N-API passed to the native call or
@@ -136,50 +131,6 @@ impl Js {
         Ok(v)
     }
 
-    /// `null`.
-    pub(crate) fn null(self) -> JsResult<Raw> {
-        let mut v = ptr::null_mut();
-        // SAFETY: live environment.
-        self.check(
-            unsafe { sys::napi_get_null(self.0, &raw mut v) },
-            "napi_get_null",
-        )?;
-        Ok(v)
-    }
-
-    /// A boolean.
-    pub(crate) fn boolean(self, b: bool) -> JsResult<Raw> {
-        let mut v = ptr::null_mut();
-        // SAFETY: live environment.
-        self.check(
-            unsafe { sys::napi_get_boolean(self.0, b, &raw mut v) },
-            "napi_get_boolean",
-        )?;
-        Ok(v)
-    }
-
-    /// A number from an integer (exact up to 2^53).
-    pub(crate) fn int(self, n: i64) -> JsResult<Raw> {
-        let mut v = ptr::null_mut();
-        // SAFETY: live environment.
-        self.check(
-            unsafe { sys::napi_create_int64(self.0, n, &raw mut v) },
-            "napi_create_int64",
-        )?;
-        Ok(v)
-    }
-
-    /// A number.
-    pub(crate) fn double(self, n: f64) -> JsResult<Raw> {
-        let mut v = ptr::null_mut();
-        // SAFETY: live environment.
-        self.check(
-            unsafe { sys::napi_create_double(self.0, n, &raw mut v) },
-            "napi_create_double",
-        )?;
-        Ok(v)
-    }
-
     /// A string. ASCII text (the usual case: code, paths, keys) is copied
     /// as Latin-1, which skips V8's UTF-8 decoding.
     pub(crate) fn string(self, s: &str) -> JsResult<Raw> {
@@ -229,6 +180,100 @@ impl Js {
         String::from_utf8(buf).map_err(|e| format!("a string is not valid UTF-8: {e}"))
     }
 
+    /// A new `Float64Array` of `len` zeros, and where its numbers are
+    /// (outside the JS heap: the address stays valid while the array lives).
+    pub(crate) fn float64_array(self, len: usize) -> JsResult<(Raw, *mut f64)> {
+        let mut data = ptr::null_mut();
+        let mut buffer = ptr::null_mut();
+        let bytes = len * std::mem::size_of::<f64>();
+        // SAFETY: live environment.
+        self.check(
+            unsafe { sys::napi_create_arraybuffer(self.0, bytes, &raw mut data, &raw mut buffer) },
+            "napi_create_arraybuffer",
+        )?;
+        let mut array = ptr::null_mut();
+        // SAFETY: live environment; `buffer` holds `len` f64s.
+        self.check(
+            unsafe {
+                sys::napi_create_typedarray(
+                    self.0,
+                    sys::TypedarrayType::float64_array,
+                    len,
+                    buffer,
+                    0,
+                    &raw mut array,
+                )
+            },
+            "napi_create_typedarray",
+        )?;
+        Ok((array, data.cast::<f64>()))
+    }
+
+    /// The numbers `1..=n` of a `Float64Array` whose first number is `n`,
+    /// copied out (`None` for anything else).
+    pub(crate) fn float64_prefix(self, value: Raw) -> Option<Vec<f64>> {
+        let mut kind = 0;
+        let mut len = 0usize;
+        let mut data = ptr::null_mut();
+        let mut buffer = ptr::null_mut();
+        let mut offset = 0usize;
+        // SAFETY: live environment; N-API checks that `value` is a typed array.
+        let status = unsafe {
+            sys::napi_get_typedarray_info(
+                self.0,
+                value,
+                &raw mut kind,
+                &raw mut len,
+                &raw mut data,
+                &raw mut buffer,
+                &raw mut offset,
+            )
+        };
+        if status != sys::Status::napi_ok || kind != sys::TypedarrayType::float64_array || len == 0
+        {
+            let _ = self.take_exception();
+            return None;
+        }
+        let data = data.cast::<u8>();
+        let size = std::mem::size_of::<f64>();
+        let mut first = [0u8; 8];
+        // SAFETY: the array has `len >= 1` f64s at `data`; read bytewise (no
+        // alignment needed).
+        unsafe { ptr::copy_nonoverlapping(data, first.as_mut_ptr(), size) };
+        let n = f64::from_ne_bytes(first);
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let count = if n >= 0.0 && n.fract() == 0.0 && n < 4_294_967_296.0 {
+            n as usize
+        } else {
+            return None;
+        };
+        if count >= len {
+            return None;
+        }
+        let mut values = vec![0f64; count];
+        // SAFETY: `1 + count <= len` f64s at `data`; copied bytewise.
+        unsafe {
+            ptr::copy_nonoverlapping(
+                data.add(size),
+                values.as_mut_ptr().cast::<u8>(),
+                count * size,
+            );
+        }
+        Some(values)
+    }
+
+    /// Runs `source` as a script of this environment and returns its value.
+    pub(crate) fn run_script(self, source: &str) -> JsResult<Raw> {
+        let script = self.string(source)?;
+        let mut v = ptr::null_mut();
+        // SAFETY: live environment; `script` is a string of it.
+        self.check(
+            unsafe { sys::napi_run_script(self.0, script, &raw mut v) },
+            "napi_run_script",
+        )?;
+        Ok(v)
+    }
+
     /// `object[name]` (may run a getter).
     pub(crate) fn get_named(self, object: Raw, name: &CStr) -> JsResult<Raw> {
         let mut v = ptr::null_mut();
@@ -240,39 +285,6 @@ impl Js {
         Ok(v)
     }
 
-    /// A number's value.
-    pub(crate) fn get_double(self, value: Raw) -> JsResult<f64> {
-        let mut n = 0.0;
-        // SAFETY: live environment.
-        self.check(
-            unsafe { sys::napi_get_value_double(self.0, value, &raw mut n) },
-            "napi_get_value_double",
-        )?;
-        Ok(n)
-    }
-
-    /// A boolean's value.
-    pub(crate) fn get_bool(self, value: Raw) -> JsResult<bool> {
-        let mut b = false;
-        // SAFETY: live environment.
-        self.check(
-            unsafe { sys::napi_get_value_bool(self.0, value, &raw mut b) },
-            "napi_get_value_bool",
-        )?;
-        Ok(b)
-    }
-
-    /// `object[key]` (may run a getter or a proxy trap).
-    pub(crate) fn get(self, object: Raw, key: Raw) -> JsResult<Raw> {
-        let mut v = ptr::null_mut();
-        // SAFETY: live environment.
-        self.check(
-            unsafe { sys::napi_get_property(self.0, object, key, &raw mut v) },
-            "napi_get_property",
-        )?;
-        Ok(v)
-    }
-
     /// `array[index]`.
     pub(crate) fn get_element(self, array: Raw, index: u32) -> JsResult<Raw> {
         let mut v = ptr::null_mut();
@@ -280,49 +292,6 @@ impl Js {
         self.check(
             unsafe { sys::napi_get_element(self.0, array, index, &raw mut v) },
             "napi_get_element",
-        )?;
-        Ok(v)
-    }
-
-    /// An array's length.
-    pub(crate) fn array_length(self, array: Raw) -> JsResult<u32> {
-        let mut n = 0;
-        // SAFETY: live environment; `array` is an array.
-        self.check(
-            unsafe { sys::napi_get_array_length(self.0, array, &raw mut n) },
-            "napi_get_array_length",
-        )?;
-        Ok(n)
-    }
-
-    /// `Object.getPrototypeOf(object)`.
-    pub(crate) fn prototype(self, object: Raw) -> JsResult<Raw> {
-        let mut v = ptr::null_mut();
-        // SAFETY: live environment.
-        self.check(
-            unsafe { sys::napi_get_prototype(self.0, object, &raw mut v) },
-            "napi_get_prototype",
-        )?;
-        Ok(v)
-    }
-
-    /// The own enumerable string keys of `object`, in property order (as
-    /// `Object.keys` and `JSON.stringify` list them), as an array.
-    pub(crate) fn own_keys(self, object: Raw) -> JsResult<Raw> {
-        let mut v = ptr::null_mut();
-        // SAFETY: live environment.
-        self.check(
-            unsafe {
-                sys::napi_get_all_property_names(
-                    self.0,
-                    object,
-                    sys::KeyCollectionMode::own_only,
-                    sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
-                    sys::KeyConversion::numbers_to_strings,
-                    &raw mut v,
-                )
-            },
-            "napi_get_all_property_names",
         )?;
         Ok(v)
     }
@@ -393,61 +362,6 @@ impl Js {
         // SAFETY: live environment.
         let status = unsafe { sys::napi_is_array(self.0, value, &raw mut yes) };
         status == sys::Status::napi_ok && yes
-    }
-
-    /// A new array of `len` holes.
-    pub(crate) fn array(self, len: usize) -> JsResult<Raw> {
-        let mut v = ptr::null_mut();
-        // SAFETY: live environment.
-        self.check(
-            unsafe { sys::napi_create_array_with_length(self.0, len, &raw mut v) },
-            "napi_create_array_with_length",
-        )?;
-        Ok(v)
-    }
-
-    /// `array[index] = value`.
-    pub(crate) fn set_element(self, array: Raw, index: u32, value: Raw) -> JsResult<()> {
-        // SAFETY: live environment; `array` is an array of this environment.
-        self.check(
-            unsafe { sys::napi_set_element(self.0, array, index, value) },
-            "napi_set_element",
-        )
-    }
-
-    /// A plain object with these own data properties (keys are JS strings),
-    /// defined as `JSON.parse` does (a `__proto__` key is a plain property).
-    pub(crate) fn object(self, properties: &[(Raw, Raw)]) -> JsResult<Raw> {
-        let mut object = ptr::null_mut();
-        // SAFETY: live environment.
-        self.check(
-            unsafe { sys::napi_create_object(self.0, &raw mut object) },
-            "napi_create_object",
-        )?;
-        if properties.is_empty() {
-            return Ok(object);
-        }
-        let descriptors: Vec<sys::napi_property_descriptor> = properties
-            .iter()
-            .map(|&(name, value)| sys::napi_property_descriptor {
-                utf8name: ptr::null(),
-                name,
-                method: None,
-                getter: None,
-                setter: None,
-                value,
-                attributes: DATA_PROPERTY,
-                data: ptr::null_mut(),
-            })
-            .collect();
-        // SAFETY: live environment; `descriptors` holds `len` valid descriptors.
-        self.check(
-            unsafe {
-                sys::napi_define_properties(self.0, object, descriptors.len(), descriptors.as_ptr())
-            },
-            "napi_define_properties",
-        )?;
-        Ok(object)
     }
 
     /// An `Error` with `message` and a `code` property.

@@ -14,6 +14,7 @@ mod convert;
 mod hook;
 mod host;
 mod js;
+mod tape;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Duration;

@@ -1,0 +1,505 @@
+//! Moving JSON data across N-API in bulk.
+//!
+//! Building objects one property at a time through N-API costs V8 a
+//! property-definition call per key (about 0.2 µs each), and reading them
+//! back costs several calls per value. Instead, data crosses as a *tape*:
+//! one string holding every key and string value back to back, and a
+//! `Float64Array` of operations (`null`, `false`, `true`, a number, a string
+//! of n UTF-16 units, an array of n items, an object of n entries). A small
+//! JavaScript codec, compiled once per environment, builds or reads the
+//! values on the JavaScript side, where V8 optimises it like any other code.
+//! Strings are sliced out of the one string without copying or escaping.
+//!
+//! The JavaScript side reads only plain data (the subset where it matches
+//! `JSON.stringify` exactly); for anything else it answers `undefined` and
+//! the caller takes the general path (`convert`).
+
+use std::ptr;
+
+use napi::sys;
+use serde_json::{Map, Value};
+
+use crate::js::{Js, JsResult, Kind, Raw};
+
+const NULL: f64 = 0.0;
+const FALSE: f64 = 1.0;
+const TRUE: f64 = 2.0;
+const NUMBER: f64 = 3.0;
+const STRING: f64 = 4.0;
+const ARRAY: f64 = 5.0;
+const OBJECT: f64 = 6.0;
+
+/// Deeper data is refused (serde_json's parser stops at 128 already).
+const MAX_DEPTH: usize = 512;
+
+/// The codec: `[decode(text, tape?), encode(value)]`.
+///
+/// `decode` builds plain objects with own data properties in the order of
+/// the tape (a `__proto__` key is an own property, as `JSON.parse` makes
+/// it). Its tape is one `Float64Array` that the native side fills and
+/// hands over only when it had to make a bigger one (making array buffers
+/// is costly in V8). `encode` walks plain data the way `JSON.stringify`
+/// does (own enumerable string keys; `undefined`, functions and symbols
+/// left out of objects and `null` in arrays; non-finite numbers are `null`)
+/// into its own `Float64Array` (the count first, then the operations) and
+/// answers `[text, tape]`, or `undefined` for anything it does not handle:
+/// `toJSON`, objects that are not plain (`Date`, `Map`, class instances,
+/// boxed primitives), bigints, more than 128 levels, or a getter that
+/// throws.
+const CODEC: &str = r"(function () {
+  'use strict';
+  const getPrototypeOf = Object.getPrototypeOf;
+  const objectPrototype = Object.prototype;
+  const defineProperty = Object.defineProperty;
+  const isArray = Array.isArray;
+  const keysOf = Object.keys;
+  let tape = null;
+  function decode(text, bigger) {
+    if (bigger !== undefined) tape = bigger;
+    let t = 0;
+    let p = 0;
+    function str() {
+      const n = tape[t++];
+      const s = text.slice(p, p + n);
+      p += n;
+      return s;
+    }
+    function value() {
+      switch (tape[t++]) {
+        case 0: return null;
+        case 1: return false;
+        case 2: return true;
+        case 3: return tape[t++];
+        case 4: return str();
+        case 5: {
+          const n = tape[t++];
+          const a = [];
+          for (let i = 0; i < n; i++) a.push(value());
+          return a;
+        }
+        default: {
+          const n = tape[t++];
+          const o = {};
+          for (let i = 0; i < n; i++) {
+            const k = str();
+            const v = value();
+            if (k === '__proto__') {
+              defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
+            } else {
+              o[k] = v;
+            }
+          }
+          return o;
+        }
+      }
+    }
+    return value();
+  }
+  let buf = new Float64Array(1024);
+  let n = 1;
+  function grow() {
+    const more = new Float64Array(buf.length * 2);
+    more.set(buf);
+    buf = more;
+  }
+  function push1(a) {
+    if (n + 1 > buf.length) grow();
+    buf[n++] = a;
+  }
+  function push2(a, b) {
+    if (n + 2 > buf.length) grow();
+    buf[n++] = a;
+    buf[n++] = b;
+  }
+  function encode(root) {
+    const parts = [];
+    n = 1;
+    function skipped(x) {
+      const k = typeof x;
+      return k === 'undefined' || k === 'function' || k === 'symbol';
+    }
+    function visit(v, depth) {
+      switch (typeof v) {
+        case 'string': push2(4, v.length); parts.push(v); return true;
+        case 'number': if (v - v === 0) push2(3, v); else push1(0); return true;
+        case 'boolean': push1(v ? 2 : 1); return true;
+        case 'object': {
+          if (v === null) { push1(0); return true; }
+          if (depth >= 128 || v.toJSON !== undefined) return false;
+          if (isArray(v)) {
+            const n = v.length;
+            const len = v.length;
+            push2(5, len);
+            for (let i = 0; i < len; i++) {
+              const x = v[i];
+              if (skipped(x)) push1(0);
+              else if (!visit(x, depth + 1)) return false;
+            }
+            return true;
+          }
+          const proto = getPrototypeOf(v);
+          if (proto !== objectPrototype && proto !== null) return false;
+          const keys = keysOf(v);
+          push2(6, 0);
+          const at = n - 1;
+          let count = 0;
+          for (let i = 0; i < keys.length; i++) {
+            const k = keys[i];
+            const x = v[k];
+            if (skipped(x)) continue;
+            push1(k.length);
+            parts.push(k);
+            if (!visit(x, depth + 1)) return false;
+            count++;
+          }
+          buf[at] = count;
+          return true;
+        }
+        default: return false;
+      }
+    }
+    try {
+      if (!visit(root, 0)) return undefined;
+    } catch (e) {
+      return undefined;
+    }
+    buf[0] = n - 1;
+    return [parts.join(''), buf];
+  }
+  return [decode, encode];
+})()";
+
+/// Data on its way to JavaScript.
+#[derive(Default)]
+pub(crate) struct Tape {
+    text: String,
+    ops: Vec<f64>,
+}
+
+impl Tape {
+    /// An empty tape.
+    pub(crate) fn new() -> Self {
+        Tape::default()
+    }
+
+    /// `null`.
+    pub(crate) fn null(&mut self) {
+        self.ops.push(NULL);
+    }
+
+    /// A number (a JS number: integers beyond 2^53 round).
+    #[allow(clippy::cast_precision_loss)]
+    pub(crate) fn number(&mut self, n: f64) {
+        self.ops.extend([NUMBER, n]);
+    }
+
+    fn text(&mut self, s: &str) {
+        let units = if s.is_ascii() {
+            s.len()
+        } else {
+            s.encode_utf16().count()
+        };
+        #[allow(clippy::cast_precision_loss)]
+        self.ops.push(units as f64);
+        self.text.push_str(s);
+    }
+
+    /// A string.
+    pub(crate) fn string(&mut self, s: &str) {
+        self.ops.push(STRING);
+        self.text(s);
+    }
+
+    /// An array of `len` items (which follow).
+    #[allow(clippy::cast_precision_loss)]
+    pub(crate) fn array(&mut self, len: usize) {
+        self.ops.extend([ARRAY, len as f64]);
+    }
+
+    /// An object of `len` entries (each a `key` and a value, which follow).
+    #[allow(clippy::cast_precision_loss)]
+    pub(crate) fn object(&mut self, len: usize) {
+        self.ops.extend([OBJECT, len as f64]);
+    }
+
+    /// The key of an object's entry.
+    pub(crate) fn key(&mut self, key: &str) {
+        self.text(key);
+    }
+
+    /// Any JSON value (an error when nested deeper than `MAX_DEPTH`).
+    pub(crate) fn value(&mut self, value: &Value) -> JsResult<()> {
+        self.value_at(value, 0)
+    }
+
+    fn value_at(&mut self, value: &Value, depth: usize) -> JsResult<()> {
+        if depth > MAX_DEPTH {
+            return Err(format!("data nested deeper than {MAX_DEPTH} levels"));
+        }
+        match value {
+            Value::Null => self.null(),
+            Value::Bool(b) => self.ops.push(if *b { TRUE } else { FALSE }),
+            Value::Number(n) => self.number(n.as_f64().unwrap_or(f64::NAN)),
+            Value::String(s) => self.string(s),
+            Value::Array(items) => {
+                self.array(items.len());
+                for item in items {
+                    self.value_at(item, depth + 1)?;
+                }
+            }
+            Value::Object(map) => {
+                self.object(map.len());
+                for (key, item) in map {
+                    self.key(key);
+                    self.value_at(item, depth + 1)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The JS value on the tape.
+    pub(crate) fn to_js(&self, js: Js) -> JsResult<Raw> {
+        let codec = codec(js)?;
+        let decode = js.reference_value(codec.decode)?;
+        let text = js.string(&self.text)?;
+        let bigger = if self.ops.len() > codec.capacity {
+            let capacity = self.ops.len().next_power_of_two().max(1024);
+            let (array, data) = js.float64_array(capacity)?;
+            let reference = js.reference(array)?;
+            CODEC_REFS.with_borrow_mut(|c| {
+                if let Some(old) = c.tape.replace(reference) {
+                    // SAFETY: our reference, in this live environment.
+                    unsafe { sys::napi_delete_reference(js.env(), old) };
+                }
+                c.data = data;
+                c.capacity = capacity;
+            });
+            array
+        } else {
+            js.undefined()?
+        };
+        let data = CODEC_REFS.with_borrow(|c| c.data);
+        // SAFETY: `data` holds `capacity >= ops.len()` f64s of the array the
+        // codec reads, kept alive by our reference; no JS runs meanwhile.
+        unsafe { ptr::copy_nonoverlapping(self.ops.as_ptr(), data, self.ops.len()) };
+        let value = js.call(decode, js.undefined()?, &[text, bigger]);
+        if value.is_err() {
+            // The codec may not have taken the new tape: hand one over again.
+            CODEC_REFS.with_borrow_mut(|c| c.capacity = 0);
+        }
+        value
+    }
+}
+
+/// A tape's text, as UTF-8, with the tape's lengths in UTF-16 units.
+struct Text {
+    text: String,
+    ascii: bool,
+}
+
+impl Text {
+    /// The next `units` UTF-16 units from byte `*at` as a string; `None`
+    /// past the end or inside a character.
+    fn take(&self, at: &mut usize, units: usize) -> Option<String> {
+        let rest = self.text.get(*at..)?;
+        let len = if self.ascii {
+            units
+        } else {
+            let mut left = units;
+            let mut bytes = 0;
+            for c in rest.chars() {
+                if left == 0 {
+                    break;
+                }
+                left = left.checked_sub(c.len_utf16())?;
+                bytes += c.len_utf8();
+            }
+            if left > 0 {
+                return None;
+            }
+            bytes
+        };
+        let piece = rest.get(..len)?;
+        *at += len;
+        Some(piece.to_owned())
+    }
+}
+
+/// Reads a tape made by the codec's `encode`.
+struct Reader<'a> {
+    ops: &'a [f64],
+    op: usize,
+    text: &'a Text,
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn next(&mut self) -> Option<f64> {
+        let v = *self.ops.get(self.op)?;
+        self.op += 1;
+        Some(v)
+    }
+
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    fn count(&mut self) -> Option<usize> {
+        let n = self.next()?;
+        (n >= 0.0 && n.fract() == 0.0 && n < 4_294_967_296.0).then_some(n as usize)
+    }
+
+    fn string(&mut self) -> Option<String> {
+        let units = self.count()?;
+        self.text.take(&mut self.at, units)
+    }
+
+    #[allow(clippy::float_cmp)]
+    fn value(&mut self) -> Option<Value> {
+        let op = self.next()?;
+        Some(if op == NULL {
+            Value::Null
+        } else if op == FALSE {
+            Value::Bool(false)
+        } else if op == TRUE {
+            Value::Bool(true)
+        } else if op == NUMBER {
+            crate::convert::number(self.next()?)
+        } else if op == STRING {
+            Value::String(self.string()?)
+        } else if op == ARRAY {
+            let n = self.count()?;
+            let mut items = Vec::with_capacity(n.min(self.ops.len()));
+            for _ in 0..n {
+                items.push(self.value()?);
+            }
+            Value::Array(items)
+        } else if op == OBJECT {
+            let n = self.count()?;
+            let mut map = Map::new();
+            for _ in 0..n {
+                let key = self.string()?;
+                map.insert(key, self.value()?);
+            }
+            Value::Object(map)
+        } else {
+            return None;
+        })
+    }
+}
+
+/// `value` read through the codec: `None` when it is not plain data (or
+/// holds a lone surrogate); the caller then takes the general path.
+pub(crate) fn from_js(js: Js, value: Raw) -> Option<Value> {
+    let encode = js.reference_value(codec(js).ok()?.encode).ok()?;
+    let encoded = js.call(encode, js.undefined().ok()?, &[value]).ok()?;
+    if js.kind(encoded) != Kind::Object {
+        return None;
+    }
+    let text = js.get_string(js.get_element(encoded, 0).ok()?).ok()?;
+    let ops = js.float64_prefix(js.get_element(encoded, 1).ok()?)?;
+    // N-API writes a lone surrogate as U+FFFD; the general path gives such
+    // a string its proper error (and a real U+FFFD its proper value).
+    if text.contains('\u{FFFD}') {
+        return None;
+    }
+    let text = Text {
+        ascii: text.is_ascii(),
+        text,
+    };
+    let mut reader = Reader {
+        ops: &ops,
+        op: 0,
+        text: &text,
+        at: 0,
+    };
+    let value = reader.value()?;
+    (reader.op == ops.len()).then_some(value)
+}
+
+/// The codec of one environment, and the tape it decodes from.
+struct Codec {
+    env: sys::napi_env,
+    decode: sys::napi_ref,
+    encode: sys::napi_ref,
+    /// The codec's current decoding tape (none until the first decode).
+    tape: Option<sys::napi_ref>,
+    data: *mut f64,
+    capacity: usize,
+}
+
+/// What `codec` answers: the references to use now.
+#[derive(Clone, Copy)]
+struct CodecRefs {
+    decode: sys::napi_ref,
+    encode: sys::napi_ref,
+    capacity: usize,
+}
+
+thread_local! {
+    /// The codec of this thread's environment.
+    static CODEC_REFS: std::cell::RefCell<Codec> = const {
+        std::cell::RefCell::new(Codec {
+            env: ptr::null_mut(),
+            decode: ptr::null_mut(),
+            encode: ptr::null_mut(),
+            tape: None,
+            data: ptr::null_mut(),
+            capacity: 0,
+        })
+    };
+}
+
+/// The environment is going away: its references go with it.
+unsafe extern "C" fn forget_codec(_arg: *mut std::ffi::c_void) {
+    let _ = std::panic::catch_unwind(|| {
+        CODEC_REFS.with_borrow_mut(|c| {
+            c.env = ptr::null_mut();
+            c.tape = None;
+            c.data = ptr::null_mut();
+            c.capacity = 0;
+        });
+    });
+}
+
+/// The codec of the current environment, compiled on first use.
+fn codec(js: Js) -> JsResult<CodecRefs> {
+    let known = CODEC_REFS.with_borrow(|c| {
+        (c.env == js.env()).then_some(CodecRefs {
+            decode: c.decode,
+            encode: c.encode,
+            capacity: c.capacity,
+        })
+    });
+    if let Some(refs) = known {
+        return Ok(refs);
+    }
+    let pair = js.run_script(CODEC)?;
+    let decode = js.get_element(pair, 0)?;
+    let encode = js.get_element(pair, 1)?;
+    if js.kind(decode) != Kind::Function || js.kind(encode) != Kind::Function {
+        return Err("the data codec did not compile".to_owned());
+    }
+    let refs = CodecRefs {
+        decode: js.reference(decode)?,
+        encode: js.reference(encode)?,
+        capacity: 0,
+    };
+    // SAFETY: live environment; `forget_codec` takes no data.
+    let status =
+        unsafe { sys::napi_add_env_cleanup_hook(js.env(), Some(forget_codec), ptr::null_mut()) };
+    if status != sys::Status::napi_ok {
+        return Err("cannot watch the environment's teardown".to_owned());
+    }
+    {
+        CODEC_REFS.with_borrow_mut(|c| {
+            *c = Codec {
+                env: js.env(),
+                decode: refs.decode,
+                encode: refs.encode,
+                tape: None,
+                data: ptr::null_mut(),
+                capacity: 0,
+            };
+        });
+    }
+    Ok(refs)
+}
