@@ -110,7 +110,7 @@ pub(crate) fn number(n: f64) -> Value {
 pub(crate) fn to_js(js: Js, value: &Value) -> JsResult<Raw> {
     let mut tape = Tape::new();
     tape.value(value)?;
-    tape.to_js(js)
+    tape.into_js(js)
 }
 
 /// A hook's `ctx`: `{hook_type, data, metadata}`, a new object per call,
@@ -127,7 +127,7 @@ pub(crate) fn context_to_js(js: Js, context: &HookContext) -> JsResult<Raw> {
     tape.value(&context.data)?;
     tape.key("metadata");
     tape.value(&context.metadata)?;
-    tape.to_js(js)
+    tape.into_js(js)
 }
 
 #[allow(clippy::cast_precision_loss)]
@@ -180,5 +180,5 @@ pub(crate) fn outcome_to_js(js: Js, outcome: &ChainOutcome) -> JsResult<Raw> {
     }
     tape.key("duration_ns");
     nanos(&mut tape, outcome.duration);
-    tape.to_js(js)
+    tape.into_js(js)
 }

@@ -180,6 +180,37 @@ impl Js {
         String::from_utf8(buf).map_err(|e| format!("a string is not valid UTF-8: {e}"))
     }
 
+    /// The text of a large string (lone surrogates become U+FFFD), with one
+    /// pass of V8's over it instead of two: the buffer is sized from the
+    /// string's length in UTF-16 units (at most 3 bytes of UTF-8 each).
+    pub(crate) fn get_long_string(self, value: Raw) -> JsResult<String> {
+        let mut units = 0usize;
+        // SAFETY: live environment; a NULL buffer asks for the length.
+        self.check(
+            unsafe {
+                sys::napi_get_value_string_utf16(self.0, value, ptr::null_mut(), 0, &raw mut units)
+            },
+            "napi_get_value_string_utf16",
+        )?;
+        let mut buf = vec![0u8; units * 3 + 1];
+        let mut written = 0usize;
+        // SAFETY: live environment; `buf` has room for the whole text and the NUL.
+        self.check(
+            unsafe {
+                sys::napi_get_value_string_utf8(
+                    self.0,
+                    value,
+                    buf.as_mut_ptr().cast::<c_char>(),
+                    buf.len(),
+                    &raw mut written,
+                )
+            },
+            "napi_get_value_string_utf8",
+        )?;
+        buf.truncate(written);
+        String::from_utf8(buf).map_err(|e| format!("a string is not valid UTF-8: {e}"))
+    }
+
     /// A new `Float64Array` of `len` zeros, and where its numbers are
     /// (outside the JS heap: the address stays valid while the array lives).
     pub(crate) fn float64_array(self, len: usize) -> JsResult<(Raw, *mut f64)> {
@@ -260,6 +291,17 @@ impl Js {
             );
         }
         Some(values)
+    }
+
+    /// A number.
+    pub(crate) fn double(self, n: f64) -> JsResult<Raw> {
+        let mut v = ptr::null_mut();
+        // SAFETY: live environment.
+        self.check(
+            unsafe { sys::napi_create_double(self.0, n, &raw mut v) },
+            "napi_create_double",
+        )?;
+        Ok(v)
     }
 
     /// Runs `source` as a script of this environment and returns its value.

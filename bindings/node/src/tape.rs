@@ -32,6 +32,11 @@ const OBJECT: f64 = 6.0;
 /// Deeper data is refused (serde_json's parser stops at 128 already).
 const MAX_DEPTH: usize = 512;
 
+/// Object keys up to this long are remembered by the codec, up to this many
+/// per environment; others are sent as text each time.
+const KEY_MAX_LEN: usize = 64;
+const KEY_MAX_COUNT: usize = 4096;
+
 /// The codec: `[decode(text, tape?), encode(value)]`.
 ///
 /// `decode` builds plain objects with own data properties in the order of
@@ -54,8 +59,15 @@ const CODEC: &str = r"(function () {
   const isArray = Array.isArray;
   const keysOf = Object.keys;
   let tape = null;
-  function decode(text, bigger) {
+  const known = [];
+  let lastText = null;
+  function decode(text, bigger, base) {
+    if (text !== undefined) lastText = text;
+    else if (lastText === null) throw new Error('radium: the data codec is out of step');
+    else text = lastText;
     if (bigger !== undefined) tape = bigger;
+    if (known.length > base) known.length = base;
+    else if (known.length < base) throw new Error('radium: the data codec is out of step');
     let t = 0;
     let p = 0;
     function str() {
@@ -63,6 +75,20 @@ const CODEC: &str = r"(function () {
       const s = text.slice(p, p + n);
       p += n;
       return s;
+    }
+    function key() {
+      const k = tape[t++];
+      if (k >= 0) {
+        const s = text.slice(p, p + k);
+        p += k;
+        return s;
+      }
+      const i = -k - 1;
+      if (i < known.length) return known[i];
+      // A new name to remember: keep V8's own (internalized) copy of it.
+      const name = keysOf({ [str()]: 0 })[0];
+      known.push(name);
+      return name;
     }
     function value() {
       switch (tape[t++]) {
@@ -81,7 +107,7 @@ const CODEC: &str = r"(function () {
           const n = tape[t++];
           const o = {};
           for (let i = 0; i < n; i++) {
-            const k = str();
+            const k = key();
             const v = value();
             if (k === '__proto__') {
               defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
@@ -174,6 +200,11 @@ const CODEC: &str = r"(function () {
 pub(crate) struct Tape {
     text: String,
     ops: Vec<f64>,
+    /// Names met for the first time on this tape, in order: the codec
+    /// remembers them as it decodes, and so does `CODEC_REFS` once it has.
+    new_keys: Vec<Box<str>>,
+    /// The codec state the remembered names' numbers refer to.
+    generation: Option<u64>,
 }
 
 impl Tape {
@@ -222,9 +253,40 @@ impl Tape {
         self.ops.extend([OBJECT, len as f64]);
     }
 
-    /// The key of an object's entry.
+    /// The key of an object's entry. Short names are sent once per
+    /// environment and then by number, so the codec uses the same
+    /// (internalized) JS string for them every time.
+    #[allow(clippy::cast_precision_loss)]
     pub(crate) fn key(&mut self, key: &str) {
-        self.text(key);
+        if key.len() > KEY_MAX_LEN {
+            return self.text(key);
+        }
+        let known = CODEC_REFS.with_borrow(|c| {
+            let at = match self.generation {
+                Some(g) if g != c.generation => return Err(()),
+                _ => c.keys.len(),
+            };
+            Ok((c.generation, c.keys.get(key).copied(), at))
+        });
+        let Ok((generation, index, committed)) = known else {
+            // The codec was replaced while building (not expected): send names as text.
+            return self.text(key);
+        };
+        self.generation = Some(generation);
+        let index = match index {
+            Some(index) => index,
+            None => match self.new_keys.iter().position(|k| &**k == key) {
+                Some(j) => committed + j,
+                None if committed + self.new_keys.len() < KEY_MAX_COUNT => {
+                    let index = committed + self.new_keys.len();
+                    self.new_keys.push(key.into());
+                    self.ops.push(-(index as f64) - 1.0);
+                    return self.text(key);
+                }
+                None => return self.text(key),
+            },
+        };
+        self.ops.push(-(index as f64) - 1.0);
     }
 
     /// Any JSON value (an error when nested deeper than `MAX_DEPTH`).
@@ -259,10 +321,17 @@ impl Tape {
     }
 
     /// The JS value on the tape.
-    pub(crate) fn to_js(&self, js: Js) -> JsResult<Raw> {
+    pub(crate) fn into_js(self, js: Js) -> JsResult<Raw> {
         let codec = codec(js)?;
         let decode = js.reference_value(codec.decode)?;
-        let text = js.string(&self.text)?;
+        // The same text as last time (the next hook of a chain gets the
+        // same context): the codec still has it.
+        let same = CODEC_REFS.with_borrow(|c| !self.text.is_empty() && c.last_text == self.text);
+        let text = if same {
+            js.undefined()?
+        } else {
+            js.string(&self.text)?
+        };
         let bigger = if self.ops.len() > codec.capacity {
             let capacity = self.ops.len().next_power_of_two().max(1024);
             let (array, data) = js.float64_array(capacity)?;
@@ -279,15 +348,35 @@ impl Tape {
         } else {
             js.undefined()?
         };
-        let data = CODEC_REFS.with_borrow(|c| c.data);
+        let (data, generation, base) =
+            CODEC_REFS.with_borrow(|c| (c.data, c.generation, c.keys.len()));
+        if self.generation.is_some_and(|g| g != generation) {
+            return Err("the data codec changed while data was being prepared".to_owned());
+        }
         // SAFETY: `data` holds `capacity >= ops.len()` f64s of the array the
         // codec reads, kept alive by our reference; no JS runs meanwhile.
         unsafe { ptr::copy_nonoverlapping(self.ops.as_ptr(), data, self.ops.len()) };
-        let value = js.call(decode, js.undefined()?, &[text, bigger]);
-        if value.is_err() {
-            // The codec may not have taken the new tape: hand one over again.
-            CODEC_REFS.with_borrow_mut(|c| c.capacity = 0);
-        }
+        #[allow(clippy::cast_precision_loss)]
+        let base = js.double(base as f64)?;
+        let value = js.call(decode, js.undefined()?, &[text, bigger, base]);
+        CODEC_REFS.with_borrow_mut(|c| {
+            if value.is_ok() {
+                for name in self.new_keys {
+                    let index = c.keys.len();
+                    c.keys.insert(name, index);
+                }
+                if !same {
+                    c.last_text = self.text;
+                }
+            } else {
+                // The codec may not have taken the new tape or text, or may
+                // have remembered only some names: start over.
+                c.capacity = 0;
+                c.keys.clear();
+                c.last_text.clear();
+                c.generation += 1;
+            }
+        });
         value
     }
 }
@@ -394,17 +483,15 @@ pub(crate) fn from_js(js: Js, value: Raw) -> Option<Value> {
     if js.kind(encoded) != Kind::Object {
         return None;
     }
-    let text = js.get_string(js.get_element(encoded, 0).ok()?).ok()?;
+    let text = js.get_long_string(js.get_element(encoded, 0).ok()?).ok()?;
     let ops = js.float64_prefix(js.get_element(encoded, 1).ok()?)?;
     // N-API writes a lone surrogate as U+FFFD; the general path gives such
     // a string its proper error (and a real U+FFFD its proper value).
-    if text.contains('\u{FFFD}') {
+    let ascii = text.is_ascii();
+    if !ascii && text.contains('\u{FFFD}') {
         return None;
     }
-    let text = Text {
-        ascii: text.is_ascii(),
-        text,
-    };
+    let text = Text { text, ascii };
     let mut reader = Reader {
         ops: &ops,
         op: 0,
@@ -424,6 +511,12 @@ struct Codec {
     tape: Option<sys::napi_ref>,
     data: *mut f64,
     capacity: usize,
+    /// The names the codec remembers, with their numbers.
+    keys: rustc_hash::FxHashMap<Box<str>, usize>,
+    /// Changes whenever `keys` starts over.
+    generation: u64,
+    /// The text of the last tape the codec decoded (it keeps it too).
+    last_text: String,
 }
 
 /// What `codec` answers: the references to use now.
@@ -444,6 +537,9 @@ thread_local! {
             tape: None,
             data: ptr::null_mut(),
             capacity: 0,
+            keys: std::collections::HashMap::with_hasher(rustc_hash::FxBuildHasher),
+            generation: 0,
+            last_text: String::new(),
         })
     };
 }
@@ -456,6 +552,9 @@ unsafe extern "C" fn forget_codec(_arg: *mut std::ffi::c_void) {
             c.tape = None;
             c.data = ptr::null_mut();
             c.capacity = 0;
+            c.keys.clear();
+            c.last_text.clear();
+            c.generation += 1;
         });
     });
 }
@@ -491,14 +590,15 @@ fn codec(js: Js) -> JsResult<CodecRefs> {
     }
     {
         CODEC_REFS.with_borrow_mut(|c| {
-            *c = Codec {
-                env: js.env(),
-                decode: refs.decode,
-                encode: refs.encode,
-                tape: None,
-                data: ptr::null_mut(),
-                capacity: 0,
-            };
+            c.env = js.env();
+            c.decode = refs.decode;
+            c.encode = refs.encode;
+            c.tape = None;
+            c.data = ptr::null_mut();
+            c.capacity = 0;
+            c.keys.clear();
+            c.last_text.clear();
+            c.generation += 1;
         });
     }
     Ok(refs)
