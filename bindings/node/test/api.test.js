@@ -331,6 +331,42 @@ test('data in is exactly JSON.parse(JSON.stringify(data))', () => {
   throwsCode(() => echo(cyclic), 'invalid_argument', 'circular')
 })
 
+test('the bulk codec: names met once or many times, long and non-ASCII names and texts', () => {
+  const e = new Engine()
+  const seen = []
+  e.register('t-a', 'custom_logging', (ctx) => { seen.push(ctx) })
+  e.register('t-b', 'custom_logging', (ctx) => { seen.push(ctx) })
+  const echo = (data) => e.execute('custom_logging', data).data
+  // More distinct names than the codec remembers (4096), twice over: the
+  // later ones travel as text, and every one comes back right.
+  const wide = {}
+  for (let i = 0; i < 5000; i++) wide[`key-${i}`] = i
+  assert.deepEqual(echo(wide), JSON.parse(JSON.stringify(wide)))
+  assert.deepEqual(echo(wide), JSON.parse(JSON.stringify(wide)))
+  const mixed = {
+    ['long-' + 'n'.repeat(100)]: 'a name longer than the remembered ones',
+    'ключ 🔑': 'значение 𝄞 with a surrogate pair',
+    nested: [{ 'ключ 🔑': 1, same: { same: { same: 'same' } } }, { same: 2 }],
+    text: 'é'.repeat(5000) + 'x'.repeat(5000),
+  }
+  for (let i = 0; i < 3; i++) assert.deepEqual(echo(mixed), mixed)
+  // Every hook of a chain gets an equal, separate copy of the same data.
+  seen.length = 0
+  e.execute('custom_logging', mixed)
+  assert.equal(seen.length, 2)
+  assert.notEqual(seen[0].data, seen[1].data)
+  assert.deepEqual(seen[0].data, mixed)
+  assert.deepEqual(seen[1].data, mixed)
+  assert.deepEqual(Object.keys(seen[0]), ['hook_type', 'data', 'metadata'])
+  // A hook that changes its copy changes nothing for the next one.
+  const e2 = new Engine()
+  let second
+  e2.register('t-first', 'custom_logging', (ctx) => { ctx.data.x = 'changed' }, { priority: 2 })
+  e2.register('t-second', 'custom_logging', (ctx) => { second = ctx.data.x }, { priority: 1 })
+  assert.equal(e2.execute('custom_logging', { x: 'original' }).data.x, 'original')
+  assert.equal(second, 'original')
+})
+
 test('a synchronous hook over its time limit is recorded as timed out', () => {
   const e = new Engine()
   e.register('t-slow', 'before_tool', () => {
