@@ -18,7 +18,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 gcc -O2 -std=c11 -I include tests/c/bench_roundtrip.c -o "$tmp/c" -L target/release -lradium -Wl,-rpath,"$PWD/target/release"
 
 rad=$PWD/target/release/rad
-n=40   # spawning is slow: fewer iterations
+n=50   # spawning is slow: fewer iterations (5 rounds of 10)
 
 # Two homes for the spawned `rad`: one with no extension, one with an
 # extension whose 5 before_tool hooks are the cheapest script there is
@@ -34,29 +34,28 @@ RADIUM_HOME=$tmp/hooked "$rad" ext install "$tmp/noop" >/dev/null
 hooks=$(cd "$tmp/ws" && RADIUM_HOME=$tmp/hooked "$rad" request "$(sed -n 1p "$vectors")" | grep -o '"name":"noop-[0-9]","status":"continued"' | wc -l)
 [ "$hooks" = 5 ] || { echo "the spawned rad did not run the 5 script hooks ($hooks)" >&2; exit 1; }
 
-# spawn HOME: one door's spawning figure with that home.
-spawn() {
-  local home=$1; shift
-  (cd "$tmp/ws" && RADIUM_HOME=$tmp/$home "$@")
-}
-rust=$(target/release/examples/roundtrip "$vectors" 3000)
-rust_values=$(target/release/examples/roundtrip "$vectors" 3000 --values)
-c=$("$tmp/c" "$vectors" 3000)
-lua=$(timeout 300 "$nvim" --headless -u NONE -l bindings/lua/bench/roundtrip.lua "$vectors" 1000 2>&1 | tail -1)
-node=$(node bindings/node/bench/roundtrip.js "$vectors" 3000 | tail -1)
+# Each program measures in-process and spawning (with each home) in turns,
+# 5 rounds, best round each, so both sides sample the same moments. The
+# in-process engines see the bare home (no extensions).
+repo=$PWD
+export RADIUM_HOME=$tmp/bare
+spawn_args=("$rad" "$tmp/hooked" "$tmp/bare" $n)
+read -r rust rust_values rust_hooked rust_bare < <(cd "$tmp/ws" && "$repo/target/release/examples/roundtrip" "$vectors" 3000 "${spawn_args[@]}")
+read -r c c_hooked c_bare < <(cd "$tmp/ws" && "$tmp/c" "$vectors" 3000 "${spawn_args[@]}")
+read -r lua lua_hooked lua_bare < <(cd "$tmp/ws" && timeout 600 "$nvim" --headless -u NONE -l "$repo/bindings/lua/bench/roundtrip.lua" "$vectors" 2000 "${spawn_args[@]}" 2>&1 | tail -1)
+read -r node node_hooked node_bare < <(cd "$tmp/ws" && node "$repo/bindings/node/bench/roundtrip.js" "$vectors" 3000 "${spawn_args[@]}" | tail -1)
+# From a shell: two `rad request` processes per round trip.
+before=$(sed -n 1p "$vectors"); after=$(sed -n 2p "$vectors")
 for home in hooked bare; do
-  declare "rust_$home=$(spawn $home "$PWD/target/release/examples/roundtrip" "$vectors" $n --spawn "$rad")"
-  declare "c_$home=$(spawn $home "$tmp/c" "$vectors" $n "$rad")"
-  declare "lua_$home=$(spawn $home timeout 300 "$nvim" --headless -u NONE -l "$PWD/bindings/lua/bench/roundtrip.lua" "$vectors" $n "$rad" 2>&1 | tail -1)"
-  declare "node_$home=$(spawn $home node "$PWD/bindings/node/bench/roundtrip.js" "$vectors" $n "$rad" | tail -1)"
-  # From a shell: two `rad request` processes per round trip.
-  before=$(sed -n 1p "$vectors"); after=$(sed -n 2p "$vectors")
   start=$(date +%s%N)
   for _ in $(seq $n); do
-    spawn $home "$rad" request "$before" >/dev/null
-    spawn $home "$rad" request "$after" >/dev/null
+    (cd "$tmp/ws" && RADIUM_HOME=$tmp/$home "$rad" request "$before" >/dev/null)
+    (cd "$tmp/ws" && RADIUM_HOME=$tmp/$home "$rad" request "$after" >/dev/null)
   done
   declare "shell_$home=$(awk -v s="$start" -v e="$(date +%s%N)" -v n=$n 'BEGIN {printf "%.1f", (e - s) / 1000 / n}')"
+done
+for v in rust rust_values c lua node rust_hooked c_hooked lua_hooked node_hooked rust_bare c_bare lua_bare node_bare; do
+  [ -n "${!v:-}" ] || { echo "no figure for $v" >&2; exit 1; }
 done
 
 # Each door against spawning `rad` from that same door.
