@@ -38,11 +38,26 @@ pub struct HookContext {
     json: JsonCache,
 }
 
-/// A lazily made JSON text of a context, with a NUL after it for C.
-/// Clones start empty and every cache compares equal, so the cache never
-/// changes what a context is.
-#[derive(Default)]
-struct JsonCache(OnceLock<String>);
+/// A lazily made JSON text of a context, with a NUL after it for C, and the
+/// revision of the data it was made from. Clones start empty (with a new
+/// revision) and every cache compares equal, so the cache never changes
+/// what a context is.
+struct JsonCache {
+    text: OnceLock<String>,
+    revision: u64,
+}
+
+/// The next revision: unique in the process.
+static NEXT_REVISION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+impl Default for JsonCache {
+    fn default() -> Self {
+        JsonCache {
+            text: OnceLock::new(),
+            revision: NEXT_REVISION.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        }
+    }
+}
 
 impl Clone for JsonCache {
     fn clone(&self) -> Self {
@@ -74,7 +89,7 @@ impl HookContext {
     }
 
     fn json_with_nul(&self) -> &str {
-        self.json.0.get_or_init(|| {
+        self.json.text.get_or_init(|| {
             #[derive(Serialize)]
             struct View<'a> {
                 hook_type: HookType,
@@ -107,6 +122,16 @@ impl HookContext {
     /// Forgets the cached JSON text; the chain calls this when the data changes.
     pub(crate) fn forget_json(&mut self) {
         self.json = JsonCache::default();
+    }
+
+    /// A number that stands for this context's current data: no other
+    /// context (nor a clone) has it, and the chain gives the context a new
+    /// one whenever it applies a hook's change. A host that converts the
+    /// context for each of its hooks can convert it once per revision.
+    /// (Changing the public fields directly does not change it; a chain's
+    /// hooks only see the context, they cannot change it.)
+    pub fn revision(&self) -> u64 {
+        self.json.revision
     }
 
     /// The same context with `metadata` attached.

@@ -356,3 +356,50 @@ fn the_json_text_of_a_context_follows_the_chained_data() {
     assert!(texts[1].contains(r#""data":{"n":2}"#), "{}", texts[1]);
     assert_eq!(texts[1], texts[2]);
 }
+
+#[test]
+fn a_context_revision_changes_with_the_chained_data_only() {
+    let r = HookRegistry::new();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    for (name, priority, modify) in [
+        ("a", 4, false),
+        ("b", 3, true),
+        ("c", 2, false),
+        ("d", 1, false),
+    ] {
+        let seen = Arc::clone(&seen);
+        r.register(
+            radium_core::FnHook::new(name, HookType::BeforeTool, move |ctx| {
+                seen.lock().unwrap().push(ctx.revision());
+                if modify {
+                    Ok(HookResult::with_data(json!({"n": 2})))
+                } else {
+                    Ok(HookResult::success())
+                }
+            })
+            .with_priority(priority),
+        )
+        .unwrap();
+    }
+    let ctx = HookContext::new(HookType::BeforeTool, json!({"n": 1}));
+    let copy = ctx.clone();
+    assert_ne!(
+        ctx.revision(),
+        copy.revision(),
+        "a clone has its own revision"
+    );
+    assert_ne!(
+        ctx.revision(),
+        HookContext::new(HookType::BeforeTool, json!({"n": 1})).revision(),
+        "so does another context with equal data"
+    );
+    r.execute(ctx);
+    r.execute(copy);
+    let seen = seen.lock().unwrap();
+    // a, b see the first state; c, d the state after b's change.
+    assert_eq!(seen[0], seen[1]);
+    assert_ne!(seen[1], seen[2]);
+    assert_eq!(seen[2], seen[3]);
+    // The second chain never shares a revision with the first.
+    assert!(seen[4..].iter().all(|r| !seen[..4].contains(r)));
+}

@@ -14,7 +14,7 @@ use std::cell::Cell;
 use std::ptr;
 
 use napi::sys;
-use radium_core::{ChainOutcome, HookContext, HookRun};
+use radium_core::{ChainOutcome, HookRun};
 use serde_json::{Number, Value};
 
 use crate::js::{Js, JsResult, Kind, Raw};
@@ -110,23 +110,6 @@ pub(crate) fn number(n: f64) -> Value {
 pub(crate) fn to_js(js: Js, value: &Value) -> JsResult<Raw> {
     let mut tape = Tape::new();
     tape.value(value)?;
-    tape.into_js(js)
-}
-
-/// A hook's `ctx`: `{hook_type, data, metadata}`, a new object per call,
-/// converted directly from the engine's values. (Parsing the context's JSON
-/// text lazily, on first read, was tried: it helps hooks that never read
-/// `ctx.data` but V8's `JSON.parse` of escape-heavy text made the usual
-/// hooks, which read or modify it, 1.4–1.8× slower.)
-pub(crate) fn context_to_js(js: Js, context: &HookContext) -> JsResult<Raw> {
-    let mut tape = Tape::new();
-    tape.object(3);
-    tape.key("hook_type");
-    tape.string(context.hook_type.as_str());
-    tape.key("data");
-    tape.value(&context.data)?;
-    tape.key("metadata");
-    tape.value(&context.metadata)?;
     tape.into_js(js)
 }
 

@@ -110,9 +110,7 @@ impl Hook for JsHook {
             ))));
         };
         let _scope = js.scope();
-        let answer = convert::context_to_js(js, context)
-            .map_err(|e| format!("cannot convert the context: {e}"))
-            .and_then(|ctx| js.call(function, js.undefined()?, &[ctx]));
+        let answer = crate::tape::call_hook(js, function, context);
         match answer {
             Ok(value) => answer_from_js(js, mode, value, &self.name),
             Err(message) => HookCall::Ready(Err(HookError::new(message))),

@@ -17,6 +17,7 @@
 use std::ptr;
 
 use napi::sys;
+use radium_core::HookContext;
 use serde_json::{Map, Value};
 
 use crate::js::{Js, JsResult, Kind, Raw};
@@ -192,7 +193,10 @@ const CODEC: &str = r"(function () {
     buf[0] = n - 1;
     return [parts.join(''), buf];
   }
-  return [decode, encode];
+  function invoke(hook, text, bigger, base) {
+    return hook(decode(text, bigger, base));
+  }
+  return [decode, encode, invoke];
 })()";
 
 /// Data on its way to JavaScript.
@@ -322,11 +326,17 @@ impl Tape {
 
     /// The JS value on the tape.
     pub(crate) fn into_js(self, js: Js) -> JsResult<Raw> {
+        self.send(js, None, false)
+    }
+
+    /// Decodes the tape in the codec, and calls `hook` with the value when
+    /// given one. `context`: the tape is a hook context's, to remember.
+    fn send(self, js: Js, hook: Option<(Raw, u64)>, reuse_text: bool) -> JsResult<Raw> {
         let codec = codec(js)?;
-        let decode = js.reference_value(codec.decode)?;
         // The same text as last time (the next hook of a chain gets the
         // same context): the codec still has it.
-        let same = CODEC_REFS.with_borrow(|c| !self.text.is_empty() && c.last_text == self.text);
+        let same = reuse_text
+            || CODEC_REFS.with_borrow(|c| !self.text.is_empty() && c.last_text == self.text);
         let text = if same {
             js.undefined()?
         } else {
@@ -358,27 +368,77 @@ impl Tape {
         unsafe { ptr::copy_nonoverlapping(self.ops.as_ptr(), data, self.ops.len()) };
         #[allow(clippy::cast_precision_loss)]
         let base = js.double(base as f64)?;
-        let value = js.call(decode, js.undefined()?, &[text, bigger, base]);
+        let (decode, invoke) = (
+            js.reference_value(codec.decode)?,
+            js.reference_value(codec.invoke)?,
+        );
+        // What the codec will know once it has decoded the tape, recorded
+        // now: a hook may call back into the engine, which sends tapes of
+        // its own before this call returns.
         CODEC_REFS.with_borrow_mut(|c| {
-            if value.is_ok() {
-                for name in self.new_keys {
-                    let index = c.keys.len();
-                    c.keys.insert(name, index);
-                }
-                if !same {
-                    c.last_text = self.text;
-                }
-            } else {
-                // The codec may not have taken the new tape or text, or may
-                // have remembered only some names: start over.
+            // A context's tape stays valid for its next hook while the codec
+            // still holds its text (no other tape in between), if it sends
+            // no new names (a name is sent as text only once).
+            c.context = hook
+                .filter(|_| self.new_keys.is_empty())
+                .map(|(_, revision)| (revision, self.ops));
+            for name in self.new_keys {
+                let index = c.keys.len();
+                c.keys.insert(name, index);
+            }
+            if !same {
+                c.last_text = self.text;
+            }
+        });
+        let value = match hook {
+            Some((function, _)) => {
+                js.call(invoke, js.undefined()?, &[function, text, bigger, base])
+            }
+            None => js.call(decode, js.undefined()?, &[text, bigger, base]),
+        };
+        if value.is_err() {
+            // The codec may not have taken the new tape or text, or may have
+            // remembered only some names (or the hook threw): start over.
+            CODEC_REFS.with_borrow_mut(|c| {
                 c.capacity = 0;
                 c.keys.clear();
                 c.last_text.clear();
+                c.context = None;
                 c.generation += 1;
-            }
-        });
+            });
+        }
         value
     }
+}
+
+/// Calls the JS hook `function` with `context` as its `ctx` (a new object
+/// each call). The context is put on a tape once per revision: the next
+/// hook of the chain reuses the tape and the text the codec still holds.
+pub(crate) fn call_hook(js: Js, function: Raw, context: &HookContext) -> JsResult<Raw> {
+    codec(js)?;
+    let revision = context.revision();
+    let cached = CODEC_REFS.with_borrow(|c| match &c.context {
+        Some((r, ops)) if *r == revision => Some((ops.clone(), c.generation)),
+        _ => None,
+    });
+    if let Some((ops, generation)) = cached {
+        let tape = Tape {
+            text: String::new(),
+            ops,
+            new_keys: Vec::new(),
+            generation: Some(generation),
+        };
+        return tape.send(js, Some((function, revision)), true);
+    }
+    let mut tape = Tape::new();
+    tape.object(3);
+    tape.key("hook_type");
+    tape.string(context.hook_type.as_str());
+    tape.key("data");
+    tape.value(&context.data)?;
+    tape.key("metadata");
+    tape.value(&context.metadata)?;
+    tape.send(js, Some((function, revision)), false)
 }
 
 /// A tape's text, as UTF-8, with the tape's lengths in UTF-16 units.
@@ -507,6 +567,7 @@ struct Codec {
     env: sys::napi_env,
     decode: sys::napi_ref,
     encode: sys::napi_ref,
+    invoke: sys::napi_ref,
     /// The codec's current decoding tape (none until the first decode).
     tape: Option<sys::napi_ref>,
     data: *mut f64,
@@ -515,6 +576,9 @@ struct Codec {
     keys: rustc_hash::FxHashMap<Box<str>, usize>,
     /// Changes whenever `keys` starts over.
     generation: u64,
+    /// The revision and tape of the hook context the codec decoded last,
+    /// while its text is the codec's last text.
+    context: Option<(u64, Vec<f64>)>,
     /// The text of the last tape the codec decoded (it keeps it too).
     last_text: String,
 }
@@ -524,6 +588,7 @@ struct Codec {
 struct CodecRefs {
     decode: sys::napi_ref,
     encode: sys::napi_ref,
+    invoke: sys::napi_ref,
     capacity: usize,
 }
 
@@ -534,11 +599,13 @@ thread_local! {
             env: ptr::null_mut(),
             decode: ptr::null_mut(),
             encode: ptr::null_mut(),
+            invoke: ptr::null_mut(),
             tape: None,
             data: ptr::null_mut(),
             capacity: 0,
             keys: std::collections::HashMap::with_hasher(rustc_hash::FxBuildHasher),
             generation: 0,
+            context: None,
             last_text: String::new(),
         })
     };
@@ -554,6 +621,7 @@ unsafe extern "C" fn forget_codec(_arg: *mut std::ffi::c_void) {
             c.capacity = 0;
             c.keys.clear();
             c.last_text.clear();
+            c.context = None;
             c.generation += 1;
         });
     });
@@ -565,6 +633,7 @@ fn codec(js: Js) -> JsResult<CodecRefs> {
         (c.env == js.env()).then_some(CodecRefs {
             decode: c.decode,
             encode: c.encode,
+            invoke: c.invoke,
             capacity: c.capacity,
         })
     });
@@ -574,12 +643,17 @@ fn codec(js: Js) -> JsResult<CodecRefs> {
     let pair = js.run_script(CODEC)?;
     let decode = js.get_element(pair, 0)?;
     let encode = js.get_element(pair, 1)?;
-    if js.kind(decode) != Kind::Function || js.kind(encode) != Kind::Function {
+    let invoke = js.get_element(pair, 2)?;
+    if [decode, encode, invoke]
+        .iter()
+        .any(|&f| js.kind(f) != Kind::Function)
+    {
         return Err("the data codec did not compile".to_owned());
     }
     let refs = CodecRefs {
         decode: js.reference(decode)?,
         encode: js.reference(encode)?,
+        invoke: js.reference(invoke)?,
         capacity: 0,
     };
     // SAFETY: live environment; `forget_codec` takes no data.
@@ -593,11 +667,13 @@ fn codec(js: Js) -> JsResult<CodecRefs> {
             c.env = js.env();
             c.decode = refs.decode;
             c.encode = refs.encode;
+            c.invoke = refs.invoke;
             c.tape = None;
             c.data = ptr::null_mut();
             c.capacity = 0;
             c.keys.clear();
             c.last_text.clear();
+            c.context = None;
             c.generation += 1;
         });
     }

@@ -365,6 +365,26 @@ test('the bulk codec: names met once or many times, long and non-ASCII names and
   e2.register('t-second', 'custom_logging', (ctx) => { second = ctx.data.x }, { priority: 1 })
   assert.equal(e2.execute('custom_logging', { x: 'original' }).data.x, 'original')
   assert.equal(second, 'original')
+  // A hook that runs another chain (with names never seen before) in the
+  // middle of its own: the next hook still gets the outer chain's data.
+  const e3 = new Engine()
+  const contexts = []
+  e3.register('t-reenter', 'custom_logging', (ctx) => {
+    contexts.push(ctx.data)
+    const inner = e3.execute('telemetry_collection', { [`fresh-${Math.random()}`]: ['never', 'seen'], x: ctx.data.x })
+    assert.equal(inner.data.x, 'outer')
+  }, { priority: 3 })
+  e3.register('t-after', 'custom_logging', (ctx) => { contexts.push(ctx.data) }, { priority: 2 })
+  e3.register('t-inner', 'telemetry_collection', (ctx) => { contexts.push(ctx.data) })
+  for (let i = 0; i < 3; i++) {
+    contexts.length = 0
+    const data = { x: 'outer', [`new-${i}`]: { deep: [i, `é${i}`] } }
+    e3.execute('custom_logging', data)
+    assert.equal(contexts.length, 3)
+    assert.deepEqual(contexts[0], data)
+    assert.equal(contexts[1].x, 'outer')
+    assert.deepEqual(contexts[2], data, 'the second outer hook after the inner chain')
+  }
 })
 
 test('a synchronous hook over its time limit is recorded as timed out', () => {
