@@ -18,7 +18,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 gcc -O2 -std=c11 -I include tests/c/bench_roundtrip.c -o "$tmp/c" -L target/release -lradium -Wl,-rpath,"$PWD/target/release"
 
 rad=$PWD/target/release/rad
-n=50   # spawning is slow: fewer iterations (5 rounds of 10)
+n=60   # spawning is slow: fewer iterations (15 rounds of 4)
 
 # Two homes for the spawned `rad`: one with no extension, one with an
 # extension whose 5 before_tool hooks are the cheapest script there is
@@ -35,7 +35,7 @@ hooks=$(cd "$tmp/ws" && RADIUM_HOME=$tmp/hooked "$rad" request "$(sed -n 1p "$ve
 [ "$hooks" = 5 ] || { echo "the spawned rad did not run the 5 script hooks ($hooks)" >&2; exit 1; }
 
 # Each program measures in-process and spawning (with each home) in turns,
-# 5 rounds, best round each, so both sides sample the same moments. The
+# 15 rounds, best round each, so both sides sample the same moments. The
 # in-process engines see the bare home (no extensions).
 repo=$PWD
 export RADIUM_HOME=$tmp/bare

@@ -7,7 +7,7 @@
 //! prints microseconds per round trip: through `Engine::handle_json_text`,
 //! through the Rust API on parsed values, and, given `rad`, the same two
 //! requests made the old way (one `rad request` process each) with
-//! `RADIUM_HOME` set to each home. The measurements take turns in 5 rounds
+//! `RADIUM_HOME` set to each home. The measurements take turns in 15 rounds
 //! and each figure is its best round, so every figure samples the same
 //! moments of this 2-core machine, whose speed varies from second to second.
 
@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use radium_core::{Engine, EngineConfig, FnHook, HookResult, HookType};
 
-const ROUNDS: u32 = 5;
+const ROUNDS: u32 = 15;
 
 /// Microseconds per call of `f` over `calls` calls.
 fn time(calls: u32, f: &mut dyn FnMut()) -> f64 {

@@ -4,7 +4,7 @@
  * prints microseconds per round trip in-process and, given `rad`, for the
  * same two requests made the old way: one `rad request` process each
  * (posix_spawn, the answer read from a pipe), with RADIUM_HOME set to each
- * home. The measurements take turns in 5 rounds; each figure is its best
+ * home. The measurements take turns in 15 rounds; each figure is its best
  * round (this 2-core machine's speed varies from second to second). */
 #define _POSIX_C_SOURCE 200809L
 #include <spawn.h>
@@ -59,7 +59,7 @@ static int spawn_request(const char *rad, char **env, const char *json, const ch
 
 #include "radium.h"
 
-#define ROUNDS 5
+#define ROUNDS 15
 
 static double now_us(void) {
     struct timespec t;

@@ -4,7 +4,7 @@
 -- prints microseconds per round trip in-process and, given `rad`, for the
 -- same two requests made the old way: one `rad request` process each
 -- (vim.system, the answer decoded as the in-process door hands it over),
--- with RADIUM_HOME set to each home. The measurements take turns in 5
+-- with RADIUM_HOME set to each home. The measurements take turns in 15
 -- rounds; each figure is its best round (this 2-core machine's speed varies
 -- from second to second).
 local root = vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h:h")
@@ -47,17 +47,18 @@ local function time(calls, f)
   return (vim.uv.hrtime() - start) / 1e3 / calls
 end
 
-local measured = { { round_trip, math.max(1, math.floor(iterations / 5)) } }
+local ROUNDS = 15
+local measured = { { round_trip, math.max(1, math.floor(iterations / ROUNDS)) } }
 if rad then
   for _, home in ipairs(homes) do
-    measured[#measured + 1] = { spawner(home), math.max(1, math.floor(spawns / 5)) }
+    measured[#measured + 1] = { spawner(home), math.max(1, math.floor(spawns / ROUNDS)) }
   end
 end
 for _ = 1, iterations / 10 do
   round_trip()
 end
 local best = {}
-for _ = 1, 5 do
+for _ = 1, ROUNDS do
   for i, m in ipairs(measured) do
     best[i] = math.min(best[i] or math.huge, time(m[2], m[1]))
   end

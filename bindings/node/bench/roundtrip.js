@@ -6,7 +6,7 @@
 // prints microseconds per round trip in-process and, given `rad`, for the
 // same two requests made the old way: one `rad request` process each
 // (execFileSync, the answer parsed as the in-process door hands it over),
-// with RADIUM_HOME set to each home. The measurements take turns in 5
+// with RADIUM_HOME set to each home. The measurements take turns in 15
 // rounds; each figure is its best round (this 2-core machine's speed varies
 // from second to second).
 
@@ -49,11 +49,12 @@ function time(calls, f) {
   return ((performance.now() - start) * 1000) / calls
 }
 
-const measured = [[roundTrip, Math.max(1, Math.floor(iterations / 5))]]
-if (rad) for (const home of [hooked, bare]) measured.push([spawner(home), Math.max(1, Math.floor(spawns / 5))])
+const ROUNDS = 15
+const measured = [[roundTrip, Math.max(1, Math.floor(iterations / ROUNDS))]]
+if (rad) for (const home of [hooked, bare]) measured.push([spawner(home), Math.max(1, Math.floor(spawns / ROUNDS))])
 for (let i = 0; i < iterations / 10; i++) roundTrip()
 const best = measured.map(() => Infinity)
-for (let r = 0; r < 5; r++) {
+for (let r = 0; r < ROUNDS; r++) {
   measured.forEach(([f, calls], i) => { best[i] = Math.min(best[i], time(calls, f)) })
 }
 console.log(best.map((us) => us.toFixed(1)).join(' '))

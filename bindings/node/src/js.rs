@@ -192,22 +192,25 @@ impl Js {
             },
             "napi_get_value_string_utf16",
         )?;
-        let mut buf = vec![0u8; units * 3 + 1];
+        let capacity = units * 3 + 1;
+        let mut buf: Vec<u8> = Vec::with_capacity(capacity);
         let mut written = 0usize;
-        // SAFETY: live environment; `buf` has room for the whole text and the NUL.
+        // SAFETY: live environment; `buf` has room for `capacity` bytes (the
+        // whole text and the NUL), which N-API writes before we read them.
         self.check(
             unsafe {
                 sys::napi_get_value_string_utf8(
                     self.0,
                     value,
                     buf.as_mut_ptr().cast::<c_char>(),
-                    buf.len(),
+                    capacity,
                     &raw mut written,
                 )
             },
             "napi_get_value_string_utf8",
         )?;
-        buf.truncate(written);
+        // SAFETY: N-API wrote `written < capacity` bytes.
+        unsafe { buf.set_len(written.min(capacity - 1)) };
         String::from_utf8(buf).map_err(|e| format!("a string is not valid UTF-8: {e}"))
     }
 

@@ -154,7 +154,6 @@ const CODEC: &str = r"(function () {
           if (v === null) { push1(0); return true; }
           if (depth >= 128 || v.toJSON !== undefined) return false;
           if (isArray(v)) {
-            const n = v.length;
             const len = v.length;
             push2(5, len);
             for (let i = 0; i < len; i++) {
