@@ -117,14 +117,25 @@ fn to_lua(lua: &Lua, value: &Value) -> LuaResult<mlua::Value> {
     }
 }
 
-/// A hook's context as `{ hook_type, data, metadata }`.
-fn context_to_lua(lua: &Lua, context: &HookContext) -> LuaResult<mlua::Value> {
-    let marks = marks(lua)?;
-    let mut ok = true;
-    // SAFETY: as in `to_lua`.
-    unsafe {
-        lua.exec_raw::<mlua::Value>((), |state| {
+/// Calls a Lua hook's wrapper with the context as `{ hook_type, data,
+/// metadata }` (a new table each call) and reads its answer: `None` for
+/// `nil`. All in one protected call on the Lua stack.
+fn call_with_context(
+    lua: &Lua,
+    wrapper: &Function,
+    context: &HookContext,
+) -> Result<Option<Value>, String> {
+    let marks = marks(lua).map_err(|e| lua_error_text(&e))?;
+    let mut outcome: Option<Result<Option<Value>, String>> = None;
+    // SAFETY: the closure only uses the stack of this protected call, where
+    // the wrapper is argument 1; it calls the wrapper with lua_pcall, so the
+    // wrapper's errors stay inside. `read` and `push` raise no Lua errors
+    // but for running out of memory.
+    let called = unsafe {
+        lua.exec_raw::<()>(wrapper, |state| {
+            ffi::lua_pushvalue(state, 1);
             ffi::lua_createtable(state, 0, 3);
+            let mut ok = true;
             for (key, value) in [("data", &context.data), ("metadata", &context.metadata)] {
                 ffi::lua_pushlstring(state, key.as_ptr().cast(), key.len());
                 ok &= convert::push(state, value, marks);
@@ -134,15 +145,52 @@ fn context_to_lua(lua: &Lua, context: &HookContext) -> LuaResult<mlua::Value> {
             ffi::lua_pushlstring(state, c"hook_type".as_ptr(), 9);
             ffi::lua_pushlstring(state, kind.as_ptr().cast(), kind.len());
             ffi::lua_rawset(state, -3);
+            if !ok {
+                outcome = Some(Err("the context is nested too deeply for Lua".to_owned()));
+            } else if ffi::lua_pcall(state, 1, 1, 0) != 0 {
+                outcome = Some(Err(error_at_top(state)));
+            } else if ffi::lua_type(state, -1) == ffi::LUA_TNIL {
+                outcome = Some(Ok(None));
+            } else {
+                let top = ffi::lua_gettop(state);
+                outcome = Some(
+                    convert::read(state, top, marks, 0)
+                        .map(Some)
+                        .map_err(|e| format!("the result cannot be converted to JSON: {e}")),
+                );
+            }
+            ffi::lua_settop(state, 0);
         })
+    };
+    match (called, outcome) {
+        (Ok(()), Some(outcome)) => outcome,
+        (Err(e), _) => Err(lua_error_text(&e)),
+        (Ok(()), None) => Err("the hook was not called".to_owned()),
     }
-    .and_then(|ctx| {
-        if ok {
-            Ok(ctx)
-        } else {
-            Err(lua_err("the context is nested too deeply for Lua"))
+}
+
+/// The message of the Lua error value on top of the stack.
+///
+/// # Safety
+/// `state` is live, with the error value on top.
+unsafe fn error_at_top(state: *mut ffi::lua_State) -> String {
+    // SAFETY: per the contract; only strings and numbers are read as text
+    // (lua_tolstring converts a number in place, which is harmless here).
+    unsafe {
+        match ffi::lua_type(state, -1) {
+            ffi::LUA_TSTRING | ffi::LUA_TNUMBER => {
+                let mut len = 0usize;
+                let ptr = ffi::lua_tolstring(state, -1, &raw mut len);
+                String::from_utf8_lossy(std::slice::from_raw_parts(ptr.cast::<u8>(), len))
+                    .into_owned()
+            }
+            ffi::LUA_TNIL => "nil".to_owned(),
+            other => format!(
+                "(error object is a {} value)",
+                std::ffi::CStr::from_ptr(ffi::lua_typename(state, other)).to_string_lossy()
+            ),
         }
-    })
+    }
 }
 
 /// A hook written in Lua: `wrapper(ctx) -> result table | nil`.
@@ -176,16 +224,10 @@ impl Hook for LuaHook {
                 self.name
             ))));
         };
-        let answer = context_to_lua(&lua, context)
-            .and_then(|ctx| wrapper.call::<mlua::Value>(ctx))
-            .and_then(|answer| match answer {
-                mlua::Value::Nil => Ok(None),
-                answer => from_lua(&lua, answer, "the result").map(Some),
-            });
-        HookCall::Ready(match answer {
+        HookCall::Ready(match call_with_context(&lua, wrapper, context) {
             Ok(None) => Ok(HookResult::Continue),
             Ok(Some(value)) => HookResult::from_json(&value).map_err(HookError::from),
-            Err(e) => Err(HookError::new(lua_error_text(&e))),
+            Err(e) => Err(HookError::new(e)),
         })
     }
 }
