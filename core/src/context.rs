@@ -23,6 +23,9 @@ use crate::hook_type::HookType;
 /// another language as JSON text (C, scripts) use
 /// [`to_json_text`](HookContext::to_json_text): the text is serialised once
 /// and shared by every such hook until a hook changes the data.
+// The one `unsafe` (in `to_json_cstr`) relies on the JSON cache, which is
+// never deserialised (`serde(skip)`: a fresh, empty cache).
+#[allow(clippy::unsafe_derive_deserialize)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HookContext {
     /// The type of the chain being run.
@@ -116,7 +119,13 @@ impl HookContext {
 
     /// The same text as a NUL-terminated C string (JSON text never contains NUL).
     pub fn to_json_cstr(&self) -> &CStr {
-        CStr::from_bytes_with_nul(self.json_with_nul().as_bytes()).unwrap_or_default()
+        let bytes = self.json_with_nul().as_bytes();
+        debug_assert!(!bytes[..bytes.len() - 1].contains(&0));
+        // SAFETY: the text ends with the NUL `json_with_nul` adds, and has no
+        // other: serialised JSON escapes a NUL in a string as \u0000, and
+        // nothing else can hold one. (Not scanning the text again for every
+        // C hook matters for large contexts.)
+        unsafe { CStr::from_bytes_with_nul_unchecked(bytes) }
     }
 
     /// Forgets the cached JSON text; the chain calls this when the data changes.
