@@ -296,6 +296,17 @@ impl Js {
         Some(values)
     }
 
+    /// `true` or `false`.
+    pub(crate) fn boolean(self, b: bool) -> JsResult<Raw> {
+        let mut v = ptr::null_mut();
+        // SAFETY: live environment.
+        self.check(
+            unsafe { sys::napi_get_boolean(self.0, b, &raw mut v) },
+            "napi_get_boolean",
+        )?;
+        Ok(v)
+    }
+
     /// A number.
     pub(crate) fn double(self, n: f64) -> JsResult<Raw> {
         let mut v = ptr::null_mut();

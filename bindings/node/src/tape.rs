@@ -192,8 +192,35 @@ const CODEC: &str = r"(function () {
     buf[0] = n - 1;
     return [parts.join(''), buf];
   }
-  function invoke(hook, text, bigger, base) {
-    return hook(decode(text, bigger, base));
+  // The last hook context decoded, kept unshared: each hook gets a copy.
+  let pristine = null;
+  function copy(v) {
+    if (typeof v !== 'object' || v === null) return v;
+    if (isArray(v)) {
+      const n = v.length;
+      const a = [];
+      for (let i = 0; i < n; i++) a.push(copy(v[i]));
+      return a;
+    }
+    const o = { ...v };
+    const keys = keysOf(o);
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i];
+      const x = o[k];
+      if (typeof x !== 'object' || x === null) continue;
+      if (k === '__proto__') {
+        defineProperty(o, k, { value: copy(x), writable: true, enumerable: true, configurable: true });
+      } else {
+        o[k] = copy(x);
+      }
+    }
+    return o;
+  }
+  // Calls a hook with a new copy of its context: decoded from the tape, or
+  // (`again`) the same context as the last hook's.
+  function invoke(hook, text, bigger, base, again) {
+    if (!again) pristine = decode(text, bigger, base);
+    return hook(copy(pristine));
   }
   return [decode, encode, invoke];
 })()";
@@ -325,17 +352,16 @@ impl Tape {
 
     /// The JS value on the tape.
     pub(crate) fn into_js(self, js: Js) -> JsResult<Raw> {
-        self.send(js, None, false)
+        self.send(js, None)
     }
 
     /// Decodes the tape in the codec, and calls `hook` with the value when
     /// given one. `context`: the tape is a hook context's, to remember.
-    fn send(self, js: Js, hook: Option<(Raw, u64)>, reuse_text: bool) -> JsResult<Raw> {
+    fn send(self, js: Js, hook: Option<(Raw, u64)>) -> JsResult<Raw> {
         let codec = codec(js)?;
         // The same text as last time (the next hook of a chain gets the
         // same context): the codec still has it.
-        let same = reuse_text
-            || CODEC_REFS.with_borrow(|c| !self.text.is_empty() && c.last_text == self.text);
+        let same = CODEC_REFS.with_borrow(|c| !self.text.is_empty() && c.last_text == self.text);
         let text = if same {
             js.undefined()?
         } else {
@@ -378,9 +404,9 @@ impl Tape {
             // A context's tape stays valid for its next hook while the codec
             // still holds its text (no other tape in between), if it sends
             // no new names (a name is sent as text only once).
-            c.context = hook
-                .filter(|_| self.new_keys.is_empty())
-                .map(|(_, revision)| (revision, self.ops));
+            if let Some((_, revision)) = hook {
+                c.context = Some(revision);
+            }
             for name in self.new_keys {
                 let index = c.keys.len();
                 c.keys.insert(name, index);
@@ -390,9 +416,11 @@ impl Tape {
             }
         });
         let value = match hook {
-            Some((function, _)) => {
-                js.call(invoke, js.undefined()?, &[function, text, bigger, base])
-            }
+            Some((function, _)) => js.call(
+                invoke,
+                js.undefined()?,
+                &[function, text, bigger, base, js.boolean(false)?],
+            ),
             None => js.call(decode, js.undefined()?, &[text, bigger, base]),
         };
         if value.is_err() {
@@ -414,20 +442,21 @@ impl Tape {
 /// each call). The context is put on a tape once per revision: the next
 /// hook of the chain reuses the tape and the text the codec still holds.
 pub(crate) fn call_hook(js: Js, function: Raw, context: &HookContext) -> JsResult<Raw> {
-    codec(js)?;
+    let codec = codec(js)?;
     let revision = context.revision();
-    let cached = CODEC_REFS.with_borrow(|c| match &c.context {
-        Some((r, ops)) if *r == revision => Some((ops.clone(), c.generation)),
-        _ => None,
-    });
-    if let Some((ops, generation)) = cached {
-        let tape = Tape {
-            text: String::new(),
-            ops,
-            new_keys: Vec::new(),
-            generation: Some(generation),
-        };
-        return tape.send(js, Some((function, revision)), true);
+    if CODEC_REFS.with_borrow(|c| c.context == Some(revision)) {
+        let invoke = js.reference_value(codec.invoke)?;
+        let undefined = js.undefined()?;
+        let value = js.call(
+            invoke,
+            undefined,
+            &[function, undefined, undefined, undefined, js.boolean(true)?],
+        );
+        if value.is_err() {
+            // The hook threw (or the copy failed): decode afresh next time.
+            CODEC_REFS.with_borrow_mut(|c| c.context = None);
+        }
+        return value;
     }
     let mut tape = Tape::new();
     tape.object(3);
@@ -437,7 +466,7 @@ pub(crate) fn call_hook(js: Js, function: Raw, context: &HookContext) -> JsResul
     tape.value(&context.data)?;
     tape.key("metadata");
     tape.value(&context.metadata)?;
-    tape.send(js, Some((function, revision)), false)
+    tape.send(js, Some((function, revision)))
 }
 
 /// A tape's text, as UTF-8, with the tape's lengths in UTF-16 units.
@@ -575,9 +604,9 @@ struct Codec {
     keys: rustc_hash::FxHashMap<Box<str>, usize>,
     /// Changes whenever `keys` starts over.
     generation: u64,
-    /// The revision and tape of the hook context the codec decoded last,
-    /// while its text is the codec's last text.
-    context: Option<(u64, Vec<f64>)>,
+    /// The revision of the hook context the codec decoded last (it keeps a
+    /// pristine copy of it).
+    context: Option<u64>,
     /// The text of the last tape the codec decoded (it keeps it too).
     last_text: String,
 }
