@@ -151,3 +151,18 @@ test('engines and their JS hooks are garbage collected', () => {
   ok(r)
   assert.equal(r.stdout.trim(), 'collected')
 })
+
+test('data still crosses when code generation from strings is disallowed', () => {
+  // The codec is compiled by the addon (napi_run_script), not by eval.
+  const r = runChild(`
+    let refused = false
+    try { eval('1') } catch (e) { refused = e instanceof EvalError }
+    const { Engine } = require('.')
+    const e = new Engine()
+    e.register('a', 'custom_logging', (ctx) => ({ action: 'modify', data: { ...ctx.data, seen: ctx.hook_type } }))
+    const out = e.execute('custom_logging', { list: [1, 'x', { b: null }], 'ключ': 'é' })
+    console.log(refused, JSON.stringify(out.data))
+  `, { timeout: 15000, args: ['--disallow-code-generation-from-strings'] })
+  ok(r)
+  assert.equal(r.stdout.trim(), 'true {"list":[1,"x",{"b":null}],"seen":"custom_logging","ключ":"é"}')
+})
