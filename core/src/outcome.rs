@@ -55,6 +55,19 @@ pub enum HookRunStatus {
 }
 
 impl HookRunStatus {
+    /// The `snake_case` name used in JSON.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            HookRunStatus::Continued => "continued",
+            HookRunStatus::Modified => "modified",
+            HookRunStatus::Stopped => "stopped",
+            HookRunStatus::Error => "error",
+            HookRunStatus::Panicked => "panicked",
+            HookRunStatus::TimedOut => "timed_out",
+            HookRunStatus::Cancelled => "cancelled",
+        }
+    }
+
     /// Whether this run counts as the hook's failure.
     pub const fn is_failure(self) -> bool {
         matches!(
@@ -78,6 +91,23 @@ pub struct HookRun {
     /// The error message, for failures.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+}
+
+impl HookRun {
+    /// The documented JSON form (what `Serialize` gives), built directly.
+    pub fn into_json(self) -> Value {
+        let mut map = serde_json::Map::new();
+        map.insert("name".into(), Value::from(&*self.name));
+        map.insert("status".into(), Value::from(self.status.as_str()));
+        map.insert(
+            "duration_ns".into(),
+            Value::from(u64::try_from(self.duration.as_nanos()).unwrap_or(u64::MAX)),
+        );
+        if let Some(error) = self.error {
+            map.insert("error".into(), Value::String(error));
+        }
+        Value::Object(map)
+    }
 }
 
 /// Which hook stopped a chain, and why.
@@ -138,11 +168,16 @@ impl ChainOutcome {
         map.insert("data".into(), self.data);
         map.insert(
             "stopped_by".into(),
-            serde_json::to_value(&self.stopped_by).unwrap_or(Value::Null),
+            self.stopped_by.map_or(Value::Null, |stop| {
+                let mut map = serde_json::Map::new();
+                map.insert("hook".into(), Value::String(stop.hook));
+                map.insert("reason".into(), Value::String(stop.reason));
+                Value::Object(map)
+            }),
         );
         map.insert(
             "hooks".into(),
-            serde_json::to_value(&self.hooks).unwrap_or(Value::Null),
+            Value::Array(self.hooks.into_iter().map(HookRun::into_json).collect()),
         );
         map.insert(
             "duration_ns".into(),

@@ -403,3 +403,59 @@ fn a_context_revision_changes_with_the_chained_data_only() {
     // The second chain never shares a revision with the first.
     assert!(seen[4..].iter().all(|r| !seen[..4].contains(r)));
 }
+
+#[test]
+fn run_and_chain_status_names_are_their_json() {
+    use radium_core::{ChainStatus, HookRunStatus};
+    for status in [
+        HookRunStatus::Continued,
+        HookRunStatus::Modified,
+        HookRunStatus::Stopped,
+        HookRunStatus::Error,
+        HookRunStatus::Panicked,
+        HookRunStatus::TimedOut,
+        HookRunStatus::Cancelled,
+    ] {
+        assert_eq!(
+            serde_json::to_value(status).unwrap(),
+            json!(status.as_str())
+        );
+    }
+    for status in [
+        ChainStatus::Completed,
+        ChainStatus::Stopped,
+        ChainStatus::Cancelled,
+        ChainStatus::DeadlineExceeded,
+    ] {
+        assert_eq!(
+            serde_json::to_value(status).unwrap(),
+            json!(status.as_str())
+        );
+    }
+}
+
+#[test]
+fn an_outcome_built_directly_is_its_serialised_form() {
+    let r = HookRegistry::new();
+    r.register(radium_core::FnHook::new(
+        "fails",
+        HookType::BeforeTool,
+        |_| Err(radium_core::HookError::new("no luck")),
+    ))
+    .unwrap();
+    r.register(
+        radium_core::FnHook::new("stops", HookType::BeforeTool, |_| {
+            Ok(HookResult::stop("enough"))
+        })
+        .with_priority(50),
+    )
+    .unwrap();
+    let out = r.execute(HookContext::new(
+        HookType::BeforeTool,
+        json!({"n": [1, "x"]}),
+    ));
+    assert!(out.stopped_by.is_some() && out.hooks.iter().any(|h| h.error.is_some()));
+    assert_eq!(out.clone().into_json(), out.to_json());
+    let done = r.execute(HookContext::new(HookType::AfterTool, json!(null)));
+    assert_eq!(done.clone().into_json(), done.to_json());
+}

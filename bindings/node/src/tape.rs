@@ -33,6 +33,92 @@ const OBJECT: f64 = 6.0;
 /// Deeper data is refused (serde_json's parser stops at 128 already).
 const MAX_DEPTH: usize = 512;
 
+/// Names the codec knows from the start, by number: the keys of the
+/// engine's envelopes, outcomes and editor data. A name here costs no table
+/// lookup.
+const COMMON: [&str; 36] = [
+    "ok",
+    "data",
+    "error",
+    "code",
+    "tag",
+    "warnings",
+    "hook_type",
+    "status",
+    "stopped_by",
+    "hooks",
+    "duration_ns",
+    "name",
+    "hook",
+    "reason",
+    "metadata",
+    "tool_name",
+    "arguments",
+    "result",
+    "context",
+    "editor_context",
+    "file_path",
+    "language",
+    "selection",
+    "selection_range",
+    "start_line",
+    "end_line",
+    "surrounding_lines",
+    "workspace",
+    "original_output",
+    "code_blocks",
+    "block_count",
+    "content",
+    "index",
+    "incomplete",
+    "agent",
+    "prompt",
+];
+
+/// The number of a common name.
+fn common_index(key: &str) -> Option<usize> {
+    // A match on the name compiles to a comparison by length, then bytes.
+    Some(match key {
+        "ok" => 0,
+        "data" => 1,
+        "error" => 2,
+        "code" => 3,
+        "tag" => 4,
+        "warnings" => 5,
+        "hook_type" => 6,
+        "status" => 7,
+        "stopped_by" => 8,
+        "hooks" => 9,
+        "duration_ns" => 10,
+        "name" => 11,
+        "hook" => 12,
+        "reason" => 13,
+        "metadata" => 14,
+        "tool_name" => 15,
+        "arguments" => 16,
+        "result" => 17,
+        "context" => 18,
+        "editor_context" => 19,
+        "file_path" => 20,
+        "language" => 21,
+        "selection" => 22,
+        "selection_range" => 23,
+        "start_line" => 24,
+        "end_line" => 25,
+        "surrounding_lines" => 26,
+        "workspace" => 27,
+        "original_output" => 28,
+        "code_blocks" => 29,
+        "block_count" => 30,
+        "content" => 31,
+        "index" => 32,
+        "incomplete" => 33,
+        "agent" => 34,
+        "prompt" => 35,
+        _ => return None,
+    })
+}
+
 /// Object keys up to this long are remembered by the codec, up to this many
 /// per environment; others are sent as text each time.
 const KEY_MAX_LEN: usize = 64;
@@ -52,7 +138,7 @@ const KEY_MAX_COUNT: usize = 4096;
 /// `toJSON`, objects that are not plain (`Date`, `Map`, class instances,
 /// boxed primitives), bigints, more than 128 levels, or a getter that
 /// throws.
-const CODEC: &str = r"(function () {
+const CODEC: &str = r"(function (common) {
   'use strict';
   const getPrototypeOf = Object.getPrototypeOf;
   const objectPrototype = Object.prototype;
@@ -60,7 +146,9 @@ const CODEC: &str = r"(function () {
   const isArray = Array.isArray;
   const keysOf = Object.keys;
   let tape = null;
-  const known = [];
+  // Remembered names: first the common ones (numbered the same on the native
+  // side), then the ones sent once. Each is V8's own internalized copy.
+  const known = common.map((name) => Object.keys({ [name]: 0 })[0]);
   let lastText = null;
   function decode(text, bigger, base) {
     if (text !== undefined) lastText = text;
@@ -223,7 +311,7 @@ const CODEC: &str = r"(function () {
     return hook(copy(pristine));
   }
   return [decode, encode, invoke];
-})()";
+})";
 
 /// Data on its way to JavaScript.
 #[derive(Default)]
@@ -288,13 +376,17 @@ impl Tape {
     /// (internalized) JS string for them every time.
     #[allow(clippy::cast_precision_loss)]
     pub(crate) fn key(&mut self, key: &str) {
+        if let Some(index) = common_index(key) {
+            self.ops.push(-(index as f64) - 1.0);
+            return;
+        }
         if key.len() > KEY_MAX_LEN {
             return self.text(key);
         }
         let known = CODEC_REFS.with_borrow(|c| {
             let at = match self.generation {
                 Some(g) if g != c.generation => return Err(()),
-                _ => c.keys.len(),
+                _ => COMMON.len() + c.keys.len(),
             };
             Ok((c.generation, c.keys.get(key).copied(), at))
         });
@@ -384,7 +476,7 @@ impl Tape {
             js.undefined()?
         };
         let (data, generation, base) =
-            CODEC_REFS.with_borrow(|c| (c.data, c.generation, c.keys.len()));
+            CODEC_REFS.with_borrow(|c| (c.data, c.generation, COMMON.len() + c.keys.len()));
         if self.generation.is_some_and(|g| g != generation) {
             return Err("the data codec changed while data was being prepared".to_owned());
         }
@@ -408,7 +500,7 @@ impl Tape {
                 c.context = Some(revision);
             }
             for name in self.new_keys {
-                let index = c.keys.len();
+                let index = COMMON.len() + c.keys.len();
                 c.keys.insert(name, index);
             }
             if !same {
@@ -668,7 +760,8 @@ fn codec(js: Js) -> JsResult<CodecRefs> {
     if let Some(refs) = known {
         return Ok(refs);
     }
-    let pair = js.run_script(CODEC)?;
+    let names: Vec<String> = COMMON.iter().map(|name| format!("'{name}'")).collect();
+    let pair = js.run_script(&format!("{CODEC}([{}])", names.join(",")))?;
     let decode = js.get_element(pair, 0)?;
     let encode = js.get_element(pair, 1)?;
     let invoke = js.get_element(pair, 2)?;
