@@ -387,6 +387,52 @@ test('the bulk codec: names met once or many times, long and non-ASCII names and
   }
 })
 
+test('every hook of a chain gets its own exact copy of the context, whatever its shape', () => {
+  const e = new Engine()
+  const seen = []
+  for (let i = 0; i < 3; i++) {
+    e.register(`t-copy-${i}`, 'custom_logging', (ctx) => {
+      // What this hook got, before it changes its copy every way there is:
+      // the next hook must not see any of it.
+      seen.push({ data: ctx.data, json: JSON.stringify(ctx.data), keys: typeof ctx.data === 'object' ? Object.keys(ctx.data) : null })
+      if (typeof ctx.data !== 'object' || ctx.data === null) return
+      ctx.data.added = i
+      if (Array.isArray(ctx.data.list)) ctx.data.list.push('more')
+      if (ctx.data.nested) ctx.data.nested.deeper = null
+      if (Array.isArray(ctx.data)) ctx.data[1].push('more')
+    }, { priority: 10 - i })
+  }
+  let deep = { end: true }
+  for (let i = 0; i < 80; i++) deep = { level: i, deep }
+  const samples = [
+    { list: [1, { a: [2, { b: 'c' }] }, 'x'], nested: { deeper: { deepest: [] } } },
+    { 2: 'b', 1: 'a', 10: 'ten', z: 'z', 'key "quoted"': 'q', 'line\nbreak': 'n', 'ключ 🔑': 'u', '': 'empty' },
+    JSON.parse('{"__proto__": {"polluted": true}, "ok": [{"__proto__": 1}]}'),
+    deep,
+    { list: [], nested: {} },
+    [1, [2, [3]], { a: null }],
+    'a plain string',
+  ]
+  for (const sample of samples) {
+    for (let round = 0; round < 2; round++) {
+      seen.length = 0
+      const out = e.execute('custom_logging', sample)
+      const want = JSON.stringify(out.data) // the engine's own answer (keys in its order)
+      assert.deepEqual(JSON.parse(want), JSON.parse(JSON.stringify(sample)))
+      assert.equal(seen.length, 3)
+      for (const [i, got] of seen.entries()) {
+        assert.equal(got.json, want, `sample ${samples.indexOf(sample)}, hook ${i}`)
+        if (got.keys) assert.deepEqual(got.keys, Object.keys(out.data))
+      }
+      if (typeof sample === 'object') {
+        assert.notEqual(seen[0].data, seen[1].data)
+        assert.notEqual(seen[1].data, seen[2].data)
+      }
+      assert.equal({}.polluted, undefined)
+    }
+  }
+})
+
 test('a synchronous hook over its time limit is recorded as timed out', () => {
   const e = new Engine()
   e.register('t-slow', 'before_tool', () => {
