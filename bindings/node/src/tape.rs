@@ -579,14 +579,7 @@ impl Tape {
         if value.is_err() {
             // The codec may not have taken the new tape or text, or may have
             // remembered only some names (or the hook threw): start over.
-            CODEC_REFS.with_borrow_mut(|c| {
-                c.capacity = 0;
-                c.keys.clear();
-                c.last_text.clear();
-                c.context = None;
-                c.shapes.clear();
-                c.generation += 1;
-            });
+            CODEC_REFS.with_borrow_mut(Codec::start_over);
         }
         value
     }
@@ -830,6 +823,20 @@ struct Codec {
     last_text: String,
 }
 
+impl Codec {
+    /// Forgets what the codec was told (names, text, context, shapes) and
+    /// hands it a new tape next time: used when the environment goes, when
+    /// the codec is made, and when a call into it failed midway.
+    fn start_over(&mut self) {
+        self.capacity = 0;
+        self.keys.clear();
+        self.last_text.clear();
+        self.context = None;
+        self.shapes.clear();
+        self.generation += 1;
+    }
+}
+
 /// What `codec` answers: the references to use now.
 #[derive(Clone, Copy)]
 struct CodecRefs {
@@ -867,12 +874,7 @@ unsafe extern "C" fn forget_codec(_arg: *mut std::ffi::c_void) {
             c.env = ptr::null_mut();
             c.tape = None;
             c.data = ptr::null_mut();
-            c.capacity = 0;
-            c.keys.clear();
-            c.last_text.clear();
-            c.context = None;
-            c.shapes.clear();
-            c.generation += 1;
+            c.start_over();
         });
     });
 }
@@ -921,12 +923,7 @@ fn codec(js: Js) -> JsResult<CodecRefs> {
             c.invoke = refs.invoke;
             c.tape = None;
             c.data = ptr::null_mut();
-            c.capacity = 0;
-            c.keys.clear();
-            c.last_text.clear();
-            c.context = None;
-            c.shapes.clear();
-            c.generation += 1;
+            c.start_over();
         });
     }
     Ok(refs)
