@@ -10,47 +10,16 @@
 //! - JSON to JS goes through the codec too: plain objects with own data
 //!   properties (as `JSON.parse` makes them), arrays, numbers, strings.
 
-use std::cell::Cell;
-use std::ptr;
-
-use napi::sys;
 use radium_core::{ChainOutcome, HookRun};
 use serde_json::{Number, Value};
 
 use crate::js::{Js, JsResult, Kind, Raw};
 use crate::tape::{self, Tape};
 
-thread_local! {
-    /// This thread's `JSON.stringify` and `Object.prototype`, looked up once
-    /// per environment (the references are kept for its lifetime).
-    static REALM: Cell<(sys::napi_env, sys::napi_ref, sys::napi_ref)> =
-        const { Cell::new((ptr::null_mut(), ptr::null_mut(), ptr::null_mut())) };
-}
-
-/// `(JSON.stringify, Object.prototype)` of the current environment.
-fn realm(js: Js) -> JsResult<(Raw, Raw)> {
-    let (env, stringify, prototype) = REALM.get();
-    if env == js.env() && !stringify.is_null() {
-        return Ok((
-            js.reference_value(stringify)?,
-            js.reference_value(prototype)?,
-        ));
-    }
-    let global = js.global()?;
-    let json = js.get_named(global, c"JSON")?;
-    let stringify = js.get_named(json, c"stringify")?;
-    if js.kind(stringify) != Kind::Function {
-        return Err("JSON.stringify is not a function".to_owned());
-    }
-    let prototype = js.get_named(js.get_named(global, c"Object")?, c"prototype")?;
-    REALM.set((js.env(), js.reference(stringify)?, js.reference(prototype)?));
-    Ok((stringify, prototype))
-}
-
 /// `JSON.stringify(value)`: `None` when it answers `undefined`; a thrown
 /// error (cycle, bigint, a throwing `toJSON`) becomes its message.
 pub(crate) fn stringify(js: Js, value: Raw) -> JsResult<Option<String>> {
-    let (f, _) = realm(js)?;
+    let f = tape::json_stringify(js)?;
     let text = js.call(f, js.undefined()?, &[value])?;
     match js.kind(text) {
         Kind::String => js.get_string(text).map(Some),
@@ -108,7 +77,7 @@ pub(crate) fn number(n: f64) -> Value {
 
 /// A JSON value as a JS value.
 pub(crate) fn to_js(js: Js, value: &Value) -> JsResult<Raw> {
-    let mut tape = Tape::new();
+    let mut tape = Tape::new(js)?;
     tape.value(value)?;
     tape.into_js(js)
 }
@@ -136,7 +105,7 @@ fn run_to_tape(tape: &mut Tape, run: &HookRun) {
 /// A chain outcome in its documented JSON form, built without an
 /// intermediate JSON value.
 pub(crate) fn outcome_to_js(js: Js, outcome: &ChainOutcome) -> JsResult<Raw> {
-    let mut tape = Tape::new();
+    let mut tape = Tape::new(js)?;
     tape.object(6);
     tape.key("hook_type");
     tape.string(outcome.hook_type.as_str());

@@ -364,25 +364,29 @@ const CODEC: &str = r"(function (common) {
     }
     return hook(copier(pristine));
   }
-  return [decode, encode, invoke];
+  return [decode, encode, invoke, stringify];
 })";
 
-/// Data on its way to JavaScript.
-#[derive(Default)]
+/// Data on its way to JavaScript, for the codec of one environment.
 pub(crate) struct Tape {
+    codec: CodecRefs,
     text: String,
     ops: Vec<f64>,
     /// Names met for the first time on this tape, in order: the codec
     /// remembers them as it decodes, and so does `CODEC_REFS` once it has.
     new_keys: Vec<Box<str>>,
-    /// The codec state the remembered names' numbers refer to.
-    generation: Option<u64>,
 }
 
 impl Tape {
-    /// An empty tape.
-    pub(crate) fn new() -> Self {
-        Tape::default()
+    /// An empty tape for the codec of `js`'s environment (made first, so the
+    /// names the tape numbers are that codec's).
+    pub(crate) fn new(js: Js) -> JsResult<Self> {
+        Ok(Tape {
+            codec: codec(js)?,
+            text: String::new(),
+            ops: Vec::new(),
+            new_keys: Vec::new(),
+        })
     }
 
     /// `null`.
@@ -437,18 +441,8 @@ impl Tape {
         if key.len() > KEY_MAX_LEN {
             return self.text(key);
         }
-        let known = CODEC_REFS.with_borrow(|c| {
-            let at = match self.generation {
-                Some(g) if g != c.generation => return Err(()),
-                _ => COMMON.len() + c.keys.len(),
-            };
-            Ok((c.generation, c.keys.get(key).copied(), at))
-        });
-        let Ok((generation, index, committed)) = known else {
-            // The codec was replaced while building (not expected): send names as text.
-            return self.text(key);
-        };
-        self.generation = Some(generation);
+        let (index, committed) =
+            CODEC_REFS.with_borrow(|c| (c.keys.get(key).copied(), COMMON.len() + c.keys.len()));
         let index = match index {
             Some(index) => index,
             None => match self.new_keys.iter().position(|k| &**k == key) {
@@ -502,9 +496,9 @@ impl Tape {
     }
 
     /// Decodes the tape in the codec, and calls `hook` with the value when
-    /// given one. `context`: the tape is a hook context's, to remember.
+    /// given one: `(function, the context's revision, its shape)`.
     fn send(self, js: Js, hook: Option<(Raw, u64, u32)>) -> JsResult<Raw> {
-        let codec = codec(js)?;
+        let codec = self.codec;
         // The same text as last time (the next hook of a chain gets the
         // same context): the codec still has it.
         let same = CODEC_REFS.with_borrow(|c| !self.text.is_empty() && c.last_text == self.text);
@@ -529,11 +523,7 @@ impl Tape {
         } else {
             js.undefined()?
         };
-        let (data, generation, base) =
-            CODEC_REFS.with_borrow(|c| (c.data, c.generation, COMMON.len() + c.keys.len()));
-        if self.generation.is_some_and(|g| g != generation) {
-            return Err("the data codec changed while data was being prepared".to_owned());
-        }
+        let (data, base) = CODEC_REFS.with_borrow(|c| (c.data, COMMON.len() + c.keys.len()));
         // SAFETY: `data` holds `capacity >= ops.len()` f64s of the array the
         // codec reads, kept alive by our reference; no JS runs meanwhile.
         unsafe { ptr::copy_nonoverlapping(self.ops.as_ptr(), data, self.ops.len()) };
@@ -589,10 +579,9 @@ impl Tape {
 /// each call). The context is put on a tape once per revision: the next
 /// hook of the chain reuses the tape and the text the codec still holds.
 pub(crate) fn call_hook(js: Js, function: Raw, context: &HookContext) -> JsResult<Raw> {
-    let codec = codec(js)?;
     let revision = context.revision();
-    if CODEC_REFS.with_borrow(|c| c.context == Some(revision)) {
-        let invoke = js.reference_value(codec.invoke)?;
+    if CODEC_REFS.with_borrow(|c| c.env == js.env() && c.context == Some(revision)) {
+        let invoke = js.reference_value(codec(js)?.invoke)?;
         let undefined = js.undefined()?;
         let value = js.call(
             invoke,
@@ -605,7 +594,7 @@ pub(crate) fn call_hook(js: Js, function: Raw, context: &HookContext) -> JsResul
         }
         return value;
     }
-    let mut tape = Tape::new();
+    let mut tape = Tape::new(js)?;
     tape.object(3);
     tape.key("hook_type");
     tape.string(context.hook_type.as_str());
@@ -804,14 +793,14 @@ struct Codec {
     decode: sys::napi_ref,
     encode: sys::napi_ref,
     invoke: sys::napi_ref,
+    /// The realm's `JSON.stringify`, as the codec found it.
+    stringify: sys::napi_ref,
     /// The codec's current decoding tape (none until the first decode).
     tape: Option<sys::napi_ref>,
     data: *mut f64,
     capacity: usize,
     /// The names the codec remembers, with their numbers.
     keys: rustc_hash::FxHashMap<Box<str>, usize>,
-    /// Changes whenever `keys` starts over.
-    generation: u64,
     /// The revision of the hook context the codec decoded last (it keeps a
     /// pristine copy of it).
     context: Option<u64>,
@@ -833,7 +822,6 @@ impl Codec {
         self.last_text.clear();
         self.context = None;
         self.shapes.clear();
-        self.generation += 1;
     }
 }
 
@@ -843,6 +831,8 @@ struct CodecRefs {
     decode: sys::napi_ref,
     encode: sys::napi_ref,
     invoke: sys::napi_ref,
+    /// The realm's `JSON.stringify`, as the codec found it.
+    stringify: sys::napi_ref,
     capacity: usize,
 }
 
@@ -854,11 +844,11 @@ thread_local! {
             decode: ptr::null_mut(),
             encode: ptr::null_mut(),
             invoke: ptr::null_mut(),
+            stringify: ptr::null_mut(),
             tape: None,
             data: ptr::null_mut(),
             capacity: 0,
             keys: std::collections::HashMap::with_hasher(rustc_hash::FxBuildHasher),
-            generation: 0,
             context: None,
             shapes: std::collections::HashMap::with_hasher(rustc_hash::FxBuildHasher),
             next_shape: 0,
@@ -879,6 +869,11 @@ unsafe extern "C" fn forget_codec(_arg: *mut std::ffi::c_void) {
     });
 }
 
+/// The realm's `JSON.stringify` (the one the codec found when it was made).
+pub(crate) fn json_stringify(js: Js) -> JsResult<Raw> {
+    js.reference_value(codec(js)?.stringify)
+}
+
 /// The codec of the current environment, compiled on first use.
 fn codec(js: Js) -> JsResult<CodecRefs> {
     let known = CODEC_REFS.with_borrow(|c| {
@@ -886,6 +881,7 @@ fn codec(js: Js) -> JsResult<CodecRefs> {
             decode: c.decode,
             encode: c.encode,
             invoke: c.invoke,
+            stringify: c.stringify,
             capacity: c.capacity,
         })
     });
@@ -897,7 +893,8 @@ fn codec(js: Js) -> JsResult<CodecRefs> {
     let decode = js.get_element(pair, 0)?;
     let encode = js.get_element(pair, 1)?;
     let invoke = js.get_element(pair, 2)?;
-    if [decode, encode, invoke]
+    let stringify = js.get_element(pair, 3)?;
+    if [decode, encode, invoke, stringify]
         .iter()
         .any(|&f| js.kind(f) != Kind::Function)
     {
@@ -907,6 +904,7 @@ fn codec(js: Js) -> JsResult<CodecRefs> {
         decode: js.reference(decode)?,
         encode: js.reference(encode)?,
         invoke: js.reference(invoke)?,
+        stringify: js.reference(stringify)?,
         capacity: 0,
     };
     // SAFETY: live environment; `forget_codec` takes no data.
@@ -921,6 +919,7 @@ fn codec(js: Js) -> JsResult<CodecRefs> {
             c.decode = refs.decode;
             c.encode = refs.encode;
             c.invoke = refs.invoke;
+            c.stringify = refs.stringify;
             c.tape = None;
             c.data = ptr::null_mut();
             c.start_over();
