@@ -78,29 +78,25 @@ if [ ! -x "$cs_bin" ] || [ ! -f "$cs_dir/.complete" ]; then
 fi
 "$cs_bin" --version >/dev/null 2>&1 || die "$cs_bin does not run (remove $cs_dir to reinstall)"
 
-# --- playwright-core ------------------------------------------------------
-pw_dir="$cache/playwright-core-$PLAYWRIGHT_VERSION"
-if [ ! -f "$pw_dir/node_modules/playwright-core/package.json" ]; then
-  say "installing playwright-core $PLAYWRIGHT_VERSION into $pw_dir"
-  rm -rf "$pw_dir"
-  mkdir -p "$pw_dir"
-  echo '{"name":"radium-e2e-playwright","private":true}' >"$pw_dir/package.json"
-  # PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: the browser is Debian's chromium.
-  (cd "$pw_dir" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --no-audit --no-fund --no-save \
-    --loglevel=error "playwright-core@$PLAYWRIGHT_VERSION") >&2 \
-    || { rm -rf "$pw_dir"; die "npm install playwright-core@$PLAYWRIGHT_VERSION failed"; }
-fi
+# npm_tool DIR PACKAGE VERSION FILE: installs PACKAGE@VERSION into DIR (a
+# private package of its own) unless DIR/FILE exists already.
+npm_tool() {
+  local dir=$1 package=$2 version=$3 file=$4
+  [ -e "$dir/$file" ] && return 0
+  say "installing $package $version into $dir"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  echo '{"name":"radium-e2e-tool","private":true}' >"$dir/package.json"
+  (cd "$dir" && npm install --no-audit --no-fund --no-save --loglevel=error "$package@$version") >&2 \
+    || { rm -rf "$dir"; die "npm install $package@$version failed"; }
+}
 
-# --- vsce -------------------------------------------------------------------
+# PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: the browser is Debian's chromium.
+pw_dir="$cache/playwright-core-$PLAYWRIGHT_VERSION"
+PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm_tool "$pw_dir" playwright-core "$PLAYWRIGHT_VERSION" \
+  node_modules/playwright-core/package.json
 vsce_dir="$cache/vsce-$VSCE_VERSION"
-if [ ! -x "$vsce_dir/node_modules/.bin/vsce" ]; then
-  say "installing @vscode/vsce $VSCE_VERSION into $vsce_dir"
-  rm -rf "$vsce_dir"
-  mkdir -p "$vsce_dir"
-  echo '{"name":"radium-e2e-vsce","private":true}' >"$vsce_dir/package.json"
-  (cd "$vsce_dir" && npm install --no-audit --no-fund --no-save --loglevel=error "@vscode/vsce@$VSCE_VERSION") >&2 \
-    || { rm -rf "$vsce_dir"; die "npm install @vscode/vsce@$VSCE_VERSION failed"; }
-fi
+npm_tool "$vsce_dir" @vscode/vsce "$VSCE_VERSION" node_modules/.bin/vsce
 
 echo "CODE_SERVER=$cs_bin"
 echo "VSCE=$vsce_dir/node_modules/.bin/vsce"
