@@ -25,15 +25,20 @@ fn run_one(hook: ScriptHook) -> radium_core::ChainOutcome {
     ))
 }
 
-#[test]
-fn empty_stdout_and_exit_0_is_continue() {
-    let out = run_one(sh("quiet", "cat > /dev/null"));
+/// The first hook answered continue (else its error is the message).
+fn assert_continued(out: &radium_core::ChainOutcome) {
     assert_eq!(
         out.hooks[0].status,
         HookRunStatus::Continued,
         "{:?}",
         out.hooks[0].error
     );
+}
+
+#[test]
+fn empty_stdout_and_exit_0_is_continue() {
+    let out = run_one(sh("quiet", "cat > /dev/null"));
+    assert_continued(&out);
     assert_eq!(out.data["n"], 1);
 }
 
@@ -75,12 +80,7 @@ fn the_environment_names_the_hook_and_the_program_runs_without_a_shell() {
         .with_env("EXTRA", "x")
         .with_env("OUT", out_file.to_str().unwrap());
     let out = run_one(hook);
-    assert_eq!(
-        out.hooks[0].status,
-        HookRunStatus::Continued,
-        "{:?}",
-        out.hooks[0].error
-    );
+    assert_continued(&out);
     assert_eq!(
         std::fs::read_to_string(out_file).unwrap(),
         "before_tool|envy|x|a; rm -rf $HOME"
@@ -225,12 +225,7 @@ fn scripts_get_the_editor_context_in_radium_editor_variables() {
         "file_path": "/w/a.py", "language": "python", "selection": "x = 1", "surrounding_lines": ""
     }}});
     let out = r.execute(HookContext::new(HookType::BeforeTool, data));
-    assert_eq!(
-        out.hooks[0].status,
-        HookRunStatus::Continued,
-        "{:?}",
-        out.hooks[0].error
-    );
+    assert_continued(&out);
     assert_eq!(
         std::fs::read_to_string(out_file).unwrap(),
         "/w/a.py|python|x = 1"

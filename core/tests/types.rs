@@ -323,16 +323,19 @@ fn a_custom_hook_type_implements_the_trait_directly() {
     assert_eq!(out.data, json!("fixed"));
 }
 
-#[test]
-fn the_json_text_of_a_context_follows_the_chained_data() {
+/// A before_tool chain of hooks run in order, each calling `look`; a hook
+/// whose entry in `changes` is true then replaces the data with `{"n": 2}`.
+fn chain_with_one_change(
+    changes: &[bool],
+    look: impl Fn(&HookContext) + Send + Sync + Clone + 'static,
+) -> HookRegistry {
     let r = HookRegistry::new();
-    let texts = Arc::new(std::sync::Mutex::new(Vec::new()));
-    for (name, priority, modify) in [("a", 3, true), ("b", 2, false), ("c", 1, false)] {
-        let texts = Arc::clone(&texts);
+    for (i, &modify) in changes.iter().enumerate() {
+        let look = look.clone();
+        let priority = i32::try_from(changes.len() - i).unwrap();
         r.register(
-            radium_core::FnHook::new(name, HookType::BeforeTool, move |ctx| {
-                texts.lock().unwrap().push(ctx.to_json_text().to_owned());
-                assert_eq!(ctx.to_json_cstr().to_str().unwrap(), ctx.to_json_text());
+            radium_core::FnHook::new(format!("h{i}"), HookType::BeforeTool, move |ctx| {
+                look(ctx);
                 if modify {
                     Ok(HookResult::with_data(json!({"n": 2})))
                 } else {
@@ -343,6 +346,19 @@ fn the_json_text_of_a_context_follows_the_chained_data() {
         )
         .unwrap();
     }
+    r
+}
+
+#[test]
+fn the_json_text_of_a_context_follows_the_chained_data() {
+    let texts = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let r = {
+        let texts = Arc::clone(&texts);
+        chain_with_one_change(&[true, false, false], move |ctx| {
+            texts.lock().unwrap().push(ctx.to_json_text().to_owned());
+            assert_eq!(ctx.to_json_cstr().to_str().unwrap(), ctx.to_json_text());
+        })
+    };
     let mut ctx = HookContext::new(HookType::BeforeTool, json!({"n": 1}));
     assert_eq!(
         ctx.to_json_text(),
@@ -359,28 +375,13 @@ fn the_json_text_of_a_context_follows_the_chained_data() {
 
 #[test]
 fn a_context_revision_changes_with_the_chained_data_only() {
-    let r = HookRegistry::new();
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
-    for (name, priority, modify) in [
-        ("a", 4, false),
-        ("b", 3, true),
-        ("c", 2, false),
-        ("d", 1, false),
-    ] {
+    let r = {
         let seen = Arc::clone(&seen);
-        r.register(
-            radium_core::FnHook::new(name, HookType::BeforeTool, move |ctx| {
-                seen.lock().unwrap().push(ctx.revision());
-                if modify {
-                    Ok(HookResult::with_data(json!({"n": 2})))
-                } else {
-                    Ok(HookResult::success())
-                }
-            })
-            .with_priority(priority),
-        )
-        .unwrap();
-    }
+        chain_with_one_change(&[false, true, false, false], move |ctx| {
+            seen.lock().unwrap().push(ctx.revision());
+        })
+    };
     let ctx = HookContext::new(HookType::BeforeTool, json!({"n": 1}));
     let copy = ctx.clone();
     assert_ne!(
