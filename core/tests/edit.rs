@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 use radium_core::{Engine, EngineConfig, FnHook, HookResult, HookType, Request};
 use serde_json::{json, Value};
 
+mod common;
+
 struct Env {
     _dir: tempfile::TempDir,
     root: PathBuf,
@@ -593,29 +595,10 @@ fn an_edit_with_a_slow_script_hook_does_not_block_an_async_door() {
                 .with_args(["-c", "sleep 0.3"]),
         )
         .unwrap();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .unwrap();
-    let (response, ticks) = rt.block_on(async {
-        let ticks = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let t = ticks.clone();
-        let ticker = tokio::spawn(async move {
-            loop {
-                tokio::time::sleep(Duration::from_millis(10)).await;
-                t.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            }
-        });
-        let response = e
-            .engine
-            .handle_async(&Request::new(
-                "create",
-                json!({"path": "a.txt", "content": "hello\n"}),
-            ))
-            .await;
-        ticker.abort();
-        (response, ticks.load(std::sync::atomic::Ordering::SeqCst))
-    });
+    let (response, ticks) = common::while_ticking(e.engine.handle_async(&Request::new(
+        "create",
+        json!({"path": "a.txt", "content": "hello\n"}),
+    )));
     assert!(response.ok, "{:?}", response.error);
     assert_eq!(
         std::fs::read_to_string(e.root.join("a.txt")).unwrap(),

@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 use radium_core::{Engine, EngineConfig, FnHook, HookResult, HookType, Request};
 use serde_json::{json, Value};
 
+mod common;
+
 struct Setup {
     _dir: tempfile::TempDir,
     ws: PathBuf,
@@ -382,28 +384,12 @@ fn the_async_form_does_not_block_its_executor() {
     let s = setup(
         "[[agents]]\nid = \"slowish\"\ncommand = [\"/bin/sh\", \"-c\", \"sleep 0.3; echo done\"]\n",
     );
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .unwrap();
-    let ticks = rt.block_on(async {
-        let ticks = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let t = ticks.clone();
-        let ticker = tokio::spawn(async move {
-            loop {
-                tokio::time::sleep(Duration::from_millis(10)).await;
-                t.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            }
-        });
-        let r = s
-            .engine
-            .handle_async(&Request::new("step", json!({"agent": "slowish"})))
-            .await;
-        ticker.abort();
-        assert!(r.ok, "{:?}", r.error);
-        assert_eq!(r.data.unwrap()["original_output"], "done\n");
-        ticks.load(std::sync::atomic::Ordering::SeqCst)
-    });
+    let (r, ticks) = common::while_ticking(
+        s.engine
+            .handle_async(&Request::new("step", json!({"agent": "slowish"}))),
+    );
+    assert!(r.ok, "{:?}", r.error);
+    assert_eq!(r.data.unwrap()["original_output"], "done\n");
     assert!(ticks >= 10, "{ticks}");
 }
 
