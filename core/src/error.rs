@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::hook_type::HookType;
+use crate::support::names::{COMMANDS, HOOK_TYPES};
 
 /// Everything that can go wrong in the engine, with messages a user can act on.
 ///
@@ -12,7 +12,7 @@ use crate::hook_type::HookType;
 #[non_exhaustive]
 pub enum Error {
     /// A hook type name that is not one of the 13.
-    #[error("unknown hook type `{0}`; valid types are: {valid}", valid = HookType::valid_names())]
+    #[error("unknown hook type `{0}`; valid types are: {valid}", valid = HOOK_TYPES.join(", "))]
     UnknownHookType(String),
 
     /// A hook with this name is already registered.
@@ -81,7 +81,7 @@ pub enum Error {
     InvalidRequest(String),
 
     /// A command the engine does not know.
-    #[error("unknown command `{0}`; known commands: {known}", known = crate::engine::COMMANDS.join(", "))]
+    #[error("unknown command `{0}`; known commands: {known}", known = COMMANDS.join(", "))]
     UnknownCommand(String),
 
     /// An argument that is missing or has the wrong type.

@@ -34,57 +34,42 @@
 //! assert_eq!(outcome.data["arguments"]["dry_run"], json!(true));
 //! ```
 
-pub mod agent;
-mod chain;
-mod clock;
-mod config;
-mod context;
-pub mod daemon;
+pub mod agents;
 pub mod edit;
 pub mod editor;
-mod engine;
 mod error;
-pub mod extension;
-mod hook;
-mod hook_type;
-mod matcher;
-mod orchestration;
-mod outcome;
-mod process;
-mod protocol;
-mod registry;
-mod result;
-mod script;
-mod step;
-pub mod trust;
+pub mod extensions;
+pub mod hooks;
+pub mod protocol;
+mod support;
 
-pub use config::{parse_duration, HookConfigFile, HookLoader, HookSettings, WORKSPACE_CONFIG};
-pub use context::{
-    ErrorHookContext, HookContext, ModelHookContext, TelemetryHookContext, ToolHookContext,
-};
-pub use editor::apply::{apply_block, write_atomic, ApplyPreview};
+pub use agents::StepRequest;
+pub use editor::apply::{apply_block, ApplyPreview};
 pub use editor::context::{surrounding_lines, ContextLimits, EditorContext, SelectionRange};
 pub use editor::extract::{extract_code_blocks, CodeBlock, ExtractedAnswer};
 pub use editor::language::detect_language;
-pub use engine::{Engine, EngineConfig, ABI_VERSION, COMMANDS};
 pub use error::{Error, Result};
-pub use hook::{
-    AsyncFnHook, ErrorHook, ErrorHookAdapter, FnHook, Hook, HookCall, HookFuture, HookOutput,
-    ModelHook, ModelHookAdapter, TelemetryHook, TelemetryHookAdapter, ToolHook, ToolHookAdapter,
+pub use hooks::{
+    parse_duration, AsyncFnHook, ChainOutcome, ChainStatus, ErrorHandling, ErrorHook,
+    ErrorHookAdapter, ErrorHookContext, ExecuteOptions, FnHook, Hook, HookCall, HookConfigFile,
+    HookContext, HookDecision, HookError, HookExecutor, HookFuture, HookInfo, HookLoader,
+    HookOptions, HookOutput, HookPriority, HookRegistry, HookRegistryAdapter, HookResult, HookRun,
+    HookRunStatus, HookSettings, HookType, ModelHook, ModelHookAdapter, ModelHookContext,
+    OrchestratorHooks, ScriptHook, StopInfo, TelemetryHook, TelemetryHookAdapter,
+    TelemetryHookContext, ToolHook, ToolHookAdapter, ToolHookContext, ToolMatcher,
+    DEFAULT_ASYNC_TIMEOUT, DEFAULT_MAX_OUTPUT, MAX_HOOK_NAME_LEN, WORKSPACE_CONFIG,
 };
-pub use hook_type::{HookPriority, HookType};
-pub use matcher::ToolMatcher;
-pub use orchestration::{
-    ErrorHandling, HookDecision, HookExecutor, HookRegistryAdapter, OrchestratorHooks,
-};
-pub use outcome::{ChainOutcome, ChainStatus, HookRun, HookRunStatus, StopInfo};
-pub use protocol::{Request, Response};
-pub use registry::{
-    ExecuteOptions, HookInfo, HookOptions, HookRegistry, DEFAULT_ASYNC_TIMEOUT, MAX_HOOK_NAME_LEN,
-};
-pub use result::{HookError, HookResult};
-pub use script::{ScriptHook, DEFAULT_MAX_OUTPUT};
-pub use step::StepRequest;
+pub use protocol::{Engine, EngineConfig, Request, Response, ABI_VERSION, COMMANDS};
+pub use support::atomic::write_atomic;
+
+/// Agent configuration (the path before the parts had folders; see [`agents::config`]).
+pub use agents::config as agent;
+/// Extension manifests and discovery (also [`extensions::manifest`]).
+pub use extensions::manifest as extension;
+/// The trust store (also [`extensions::trust`]).
+pub use extensions::trust;
+/// The daemon (also [`protocol::daemon`]).
+pub use protocol::daemon;
 
 /// Re-exported so hosts can cancel chains without depending on `tokio-util`.
 pub use tokio_util::sync::CancellationToken;

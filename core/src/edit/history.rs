@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::project::{content_hash, Project};
-use crate::editor::apply::write_atomic;
 use crate::error::{Error, Result};
+use crate::support::atomic::write_atomic;
 
 /// One recorded edit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -6,6 +6,7 @@
 //! as a changeset, serialised by the project lock, and answered with a new dog
 //! tag. A request carrying an older tag first undoes what was done after it.
 
+pub(crate) mod commands;
 mod conflict;
 mod history;
 mod project;
@@ -19,8 +20,8 @@ pub use conflict::{find_conflicts, Conflict};
 pub use history::{Changeset, History, Session};
 pub use project::{Project, ProjectLock};
 
-use crate::engine::{line_arg, string_arg};
 use crate::error::{Error, Result};
+use crate::support::json::{line_arg, string_arg};
 
 /// The edit commands.
 pub const EDIT_COMMANDS: &[&str] = &[

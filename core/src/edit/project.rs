@@ -5,8 +5,8 @@ use std::fs::File;
 use std::os::fd::AsRawFd as _;
 use std::path::{Component, Path, PathBuf};
 
-use crate::editor::context::resolve;
 use crate::error::{Error, Result};
+use crate::support::paths::resolve;
 
 /// A project rooted at a folder.
 #[derive(Debug, Clone)]

@@ -1,13 +1,14 @@
 //! [`EditorContext`]: what an editor sends with a request, validated and sanitised.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::language::{detect_language, language_from_shebang};
 use crate::error::{Error, Result};
-use crate::result::json_kind;
+use crate::support::json::json_kind;
+use crate::support::paths::resolve;
 
 /// The environment variables an editor context travels in (to processes the
 /// engine starts, and into the CLI).
@@ -167,28 +168,6 @@ fn path_field(
         ));
     }
     Ok(Some(path.clone()))
-}
-
-/// Resolves `path` component by component: every prefix that exists is
-/// canonicalised (symlinks followed), so `..` after a symlink goes where the
-/// file system goes; parts that do not exist yet are joined as written.
-pub(crate) fn resolve(path: &Path) -> PathBuf {
-    let mut out = PathBuf::from("/");
-    for component in path.components() {
-        match component {
-            Component::RootDir | Component::Prefix(_) | Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::Normal(name) => {
-                out.push(name);
-                if let Ok(real) = out.canonicalize() {
-                    out = real;
-                }
-            }
-        }
-    }
-    out
 }
 
 impl EditorContext {

@@ -7,10 +7,10 @@ use serde_json::Value;
 
 use super::context::{ContextLimits, EditorContext};
 use super::extract::ExtractedAnswer;
-use crate::context::HookContext;
-use crate::hook::{Hook, HookCall};
-use crate::hook_type::{HookPriority, HookType};
-use crate::result::HookResult;
+use crate::hooks::context::HookContext;
+use crate::hooks::hook::{Hook, HookCall};
+use crate::hooks::hook_type::{HookPriority, HookType};
+use crate::hooks::result::HookResult;
 
 /// The tool name of an agent step, which the built-in hooks match.
 pub const STEP_TOOL: &str = "step";

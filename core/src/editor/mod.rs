@@ -3,6 +3,7 @@
 //! diff preview.
 
 pub mod apply;
+pub(crate) mod commands;
 pub mod context;
 pub mod extract;
 pub mod hooks;

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::editor::apply::write_atomic;
 use crate::error::{Error, Result};
+use crate::support::atomic::write_atomic;
 
 /// The trust store file name under `$RADIUM_HOME`.
 pub const TRUST_FILE: &str = "trust.json";

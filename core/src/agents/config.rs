@@ -1,4 +1,4 @@
-//! Agents and the agent step.
+//! Agent configuration: `agents.toml`, the agents a workspace may run.
 //!
 //! An agent is a configured command: it reads the enriched request as JSON on
 //! stdin and answers on stdout, so any command-line model tool can be plugged
@@ -24,8 +24,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::parse_duration;
 use crate::error::{Error, Result};
+use crate::hooks::config::parse_duration;
 
 /// The default time limit of an agent: 120 seconds.
 pub const DEFAULT_AGENT_TIMEOUT: Duration = Duration::from_secs(120);
@@ -178,4 +178,33 @@ pub fn default_radium_home() -> PathBuf {
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".radium")))
         .unwrap_or_else(|| PathBuf::from(".radium"))
+}
+
+/// The agents configured for `workspace` and the user. The workspace's own
+/// agents are left out unless `trusted`.
+pub(crate) fn available_agents(
+    workspace: Option<&Path>,
+    radium_home: &Path,
+    trusted: bool,
+) -> Result<Vec<AgentConfig>> {
+    let all = load_agents(workspace, radium_home)?;
+    Ok(all
+        .into_iter()
+        .filter(|a| trusted || a.source.starts_with(radium_home))
+        .collect())
+}
+
+/// A clear error for agent `id` when it is defined only in the untrusted
+/// `workspace`; `None` when it is not.
+pub(crate) fn untrusted_agent(id: &str, workspace: &Path, radium_home: &Path) -> Option<Error> {
+    let all = load_agents(Some(workspace), radium_home).ok()?;
+    all.iter()
+        .find(|a| a.id == id && !a.source.starts_with(radium_home))
+        .map(|a| {
+            Error::Untrusted(format!(
+                "agent `{id}` is defined in {}, but the workspace {} is not trusted; trust it first (`rad trust`, or the `trust` command)",
+                a.source.display(),
+                workspace.display()
+            ))
+        })
 }

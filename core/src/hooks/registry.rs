@@ -11,14 +11,14 @@ use serde::Serialize;
 use tokio::runtime::{Handle, Runtime};
 use tokio_util::sync::CancellationToken;
 
-use crate::chain::ChainRun;
-use crate::config::{HookConfigFile, HookSettings};
-use crate::context::HookContext;
 use crate::error::{Error, Result};
-use crate::hook::Hook;
-use crate::hook_type::{HookPriority, HookType};
-use crate::matcher::ToolMatcher;
-use crate::outcome::ChainOutcome;
+use crate::hooks::chain::ChainRun;
+use crate::hooks::config::{HookConfigFile, HookSettings};
+use crate::hooks::context::HookContext;
+use crate::hooks::hook::Hook;
+use crate::hooks::hook_type::{HookPriority, HookType};
+use crate::hooks::matcher::ToolMatcher;
+use crate::hooks::outcome::ChainOutcome;
 
 /// The default time limit of an asynchronous hook: 30 seconds.
 pub const DEFAULT_ASYNC_TIMEOUT: Duration = Duration::from_secs(30);

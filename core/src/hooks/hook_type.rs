@@ -6,6 +6,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::error::Error;
+use crate::support::names::HOOK_TYPES;
 
 /// The point in an agent's run at which a hook fires.
 ///
@@ -66,21 +67,7 @@ impl HookType {
 
     /// The `snake_case` name used in configuration and JSON.
     pub const fn as_str(self) -> &'static str {
-        match self {
-            HookType::BeforeModel => "before_model",
-            HookType::AfterModel => "after_model",
-            HookType::BeforeTool => "before_tool",
-            HookType::AfterTool => "after_tool",
-            HookType::ToolSelection => "tool_selection",
-            HookType::ErrorInterception => "error_interception",
-            HookType::ErrorTransformation => "error_transformation",
-            HookType::ErrorRecovery => "error_recovery",
-            HookType::ErrorLogging => "error_logging",
-            HookType::TelemetryCollection => "telemetry_collection",
-            HookType::CustomLogging => "custom_logging",
-            HookType::MetricsAggregation => "metrics_aggregation",
-            HookType::PerformanceMonitoring => "performance_monitoring",
-        }
+        HOOK_TYPES[self as usize]
     }
 
     /// The index of this type in [`HookType::ALL`] (also its integer code).
@@ -117,11 +104,7 @@ impl HookType {
 
     /// The valid names, comma separated, for error messages.
     pub fn valid_names() -> String {
-        HookType::ALL
-            .iter()
-            .map(|t| t.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
+        HOOK_TYPES.join(", ")
     }
 }
 

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::hook_type::HookType;
+use crate::hooks::hook_type::HookType;
 
 /// The context passed along a hook chain.
 ///

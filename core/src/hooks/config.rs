@@ -21,8 +21,8 @@ use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::hook_type::{HookPriority, HookType};
-use crate::matcher::ToolMatcher;
+use crate::hooks::hook_type::{HookPriority, HookType};
+use crate::hooks::matcher::ToolMatcher;
 
 /// The path of the workspace hook configuration, relative to the workspace root.
 pub const WORKSPACE_CONFIG: &str = ".radium/hooks.toml";
@@ -281,7 +281,7 @@ impl HookLoader {
 
     /// Loads the workspace configuration and applies it to `registry`.
     /// Returns how many entries were applied (0 when there is no file).
-    pub fn apply(&self, registry: &crate::HookRegistry) -> Result<usize> {
+    pub fn apply(&self, registry: &crate::hooks::registry::HookRegistry) -> Result<usize> {
         match self.load()? {
             Some(file) => {
                 registry.apply_config(&file)?;

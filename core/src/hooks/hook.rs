@@ -6,12 +6,12 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::context::{
+use crate::error::{Error, Result};
+use crate::hooks::context::{
     ErrorHookContext, HookContext, ModelHookContext, TelemetryHookContext, ToolHookContext,
 };
-use crate::error::{Error, Result};
-use crate::hook_type::{HookPriority, HookType};
-use crate::result::{HookError, HookResult};
+use crate::hooks::hook_type::{HookPriority, HookType};
+use crate::hooks::result::{HookError, HookResult};
 
 /// What a hook's answer resolves to.
 pub type HookOutput = std::result::Result<HookResult, HookError>;

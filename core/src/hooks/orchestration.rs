@@ -21,10 +21,10 @@
 
 use serde_json::{json, Value};
 
-use crate::context::{ErrorHookContext, HookContext, TelemetryHookContext, ToolHookContext};
-use crate::hook_type::HookType;
-use crate::outcome::{ChainOutcome, ChainStatus, StopInfo};
-use crate::registry::HookRegistry;
+use crate::hooks::context::{ErrorHookContext, HookContext, TelemetryHookContext, ToolHookContext};
+use crate::hooks::hook_type::HookType;
+use crate::hooks::outcome::{ChainOutcome, ChainStatus, StopInfo};
+use crate::hooks::registry::HookRegistry;
 
 /// The value a helper produced and the chain outcome it came from.
 #[derive(Debug, Clone, PartialEq)]

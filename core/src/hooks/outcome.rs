@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
-use crate::hook_type::HookType;
+use crate::hooks::hook_type::HookType;
 
 /// How a chain ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::support::json::json_kind;
 
 /// A hook's answer.
 ///
@@ -126,18 +127,6 @@ impl HookResult {
                 json_kind(other)
             ))),
         }
-    }
-}
-
-/// A short name for the kind of a JSON value, for error messages.
-pub(crate) fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::protocol::{Request, Response};
+use crate::protocol::engine::Engine;
+use crate::protocol::envelope::{Request, Response};
 
 /// The largest frame accepted: 64 MiB.
 pub const MAX_FRAME: u32 = 64 << 20;

@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{HookConfigFile, HookSettings};
 use crate::error::{Error, Result};
+use crate::hooks::config::{HookConfigFile, HookSettings};
 
 /// The manifest file name.
 pub const MANIFEST: &str = "radium-extension.json";

@@ -10,12 +10,12 @@
 
 use std::path::PathBuf;
 
-use crate::context::HookContext;
 use crate::editor::context::EditorContext;
-use crate::hook::{Hook, HookCall, HookOutput};
-use crate::hook_type::{HookPriority, HookType};
-use crate::process::{run_process, ProcessSpec};
-use crate::result::{HookError, HookResult};
+use crate::hooks::context::HookContext;
+use crate::hooks::hook::{Hook, HookCall, HookOutput};
+use crate::hooks::hook_type::{HookPriority, HookType};
+use crate::hooks::result::{HookError, HookResult};
+use crate::support::process::{run_process, ProcessSpec};
 
 /// The most a script may write on stdout (and the most of stderr kept): 1 MiB.
 pub const DEFAULT_MAX_OUTPUT: usize = 1 << 20;

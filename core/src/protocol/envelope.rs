@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::Error;
-use crate::result::json_kind;
+use crate::support::json::json_kind;
 
 /// A request to the engine.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -10,17 +10,17 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::clock::Tick;
+use crate::hooks::clock::Tick;
 use std::future::Future;
 use std::task::Poll;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::context::HookContext;
-use crate::hook::{HookCall, HookFuture, HookOutput};
-use crate::outcome::{ChainOutcome, ChainStatus, HookRun, HookRunStatus, StopInfo};
-use crate::registry::{Chain, ExecuteOptions, Inner, DEFAULT_ASYNC_TIMEOUT};
-use crate::result::HookResult;
+use crate::hooks::context::HookContext;
+use crate::hooks::hook::{HookCall, HookFuture, HookOutput};
+use crate::hooks::outcome::{ChainOutcome, ChainStatus, HookRun, HookRunStatus, StopInfo};
+use crate::hooks::registry::{Chain, ExecuteOptions, Inner, DEFAULT_ASYNC_TIMEOUT};
+use crate::hooks::result::HookResult;
 
 /// How one hook's run ended, before it is recorded.
 pub(crate) struct Settled {

@@ -5,16 +5,17 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::agent::{AgentConfig, DEFAULT_AGENT_OUTPUT};
-use crate::context::{ErrorHookContext, HookContext, TelemetryHookContext};
+use crate::agents::config::{AgentConfig, DEFAULT_AGENT_OUTPUT};
 use crate::editor::context::{ContextLimits, EditorContext};
 use crate::editor::extract::ExtractedAnswer;
 use crate::editor::hooks::STEP_TOOL;
 use crate::error::{Error, Result};
-use crate::hook_type::HookType;
-use crate::outcome::{ChainOutcome, ChainStatus};
-use crate::process::{run_process, ProcessSpec};
-use crate::registry::{ExecuteOptions, HookRegistry};
+use crate::hooks::context::{ErrorHookContext, HookContext, TelemetryHookContext};
+use crate::hooks::hook_type::HookType;
+use crate::hooks::outcome::{ChainOutcome, ChainStatus};
+use crate::hooks::registry::{ExecuteOptions, HookRegistry};
+use crate::support::json::{args_object, json_kind, string_arg};
+use crate::support::process::{run_process, ProcessSpec};
 
 /// What to run.
 #[derive(Debug, Clone, Default)]
@@ -27,17 +28,46 @@ pub struct StepRequest {
     pub context: Value,
 }
 
+impl StepRequest {
+    /// The `step` command's arguments: `{agent, prompt?, context?}`; the
+    /// context is moved out of `args`.
+    pub(crate) fn from_args(args: &mut Value) -> Result<Self> {
+        let map = args_object("step", args)?;
+        let agent = string_arg("step", map, "agent")?.to_owned();
+        let prompt = match map.get("prompt") {
+            None | Some(Value::Null) => String::new(),
+            Some(Value::String(s)) => s.clone(),
+            Some(other) => {
+                return Err(Error::InvalidArgument(format!(
+                    "`step`: argument `prompt` must be a string, got {}",
+                    json_kind(other)
+                )))
+            }
+        };
+        let context = match args {
+            Value::Object(map) => map.remove("context").unwrap_or(Value::Null),
+            _ => Value::Null,
+        };
+        Ok(StepRequest {
+            agent,
+            prompt,
+            context,
+        })
+    }
+}
+
 fn check(outcome: &ChainOutcome, stage: &str) -> Result<()> {
     match outcome.status {
         ChainStatus::Completed => Ok(()),
         ChainStatus::Stopped => {
-            let stop = outcome
-                .stopped_by
-                .clone()
-                .unwrap_or_else(|| crate::StopInfo {
-                    hook: "?".into(),
-                    reason: String::new(),
-                });
+            let stop =
+                outcome
+                    .stopped_by
+                    .clone()
+                    .unwrap_or_else(|| crate::hooks::outcome::StopInfo {
+                        hook: "?".into(),
+                        reason: String::new(),
+                    });
             Err(Error::Refused {
                 hook: stop.hook,
                 reason: stop.reason,

@@ -1,0 +1,12 @@
+//! Agents: their configuration (`agents.toml`), and the one-shot agent step
+//! that runs a configured agent between the tool and model hook chains.
+//!
+//! Owns: agent configuration and the agent processes it starts and stops.
+//! Uses: `hooks`, `editor` (the context an agent gets and the code blocks of
+//! its answer), `support` and the shared error type.
+
+pub mod config;
+pub(crate) mod step;
+
+pub use config::{default_radium_home, load_agents, parse_agents, AgentConfig};
+pub use step::StepRequest;

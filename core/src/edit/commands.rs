@@ -1,0 +1,88 @@
+//! The edit commands of the protocol, run through the tool hooks.
+
+use std::path::PathBuf;
+
+use serde_json::{json, Map, Value};
+
+use super::{EditOutcome, EditSession};
+use crate::error::{Error, Result};
+use crate::hooks::context::HookContext;
+use crate::hooks::hook_type::HookType;
+use crate::hooks::registry::{ExecuteOptions, HookRegistry};
+
+/// One edit command's surroundings: the hooks it runs through, the project
+/// root, `$RADIUM_HOME`, the history depth and the request's dog tag.
+pub(crate) struct EditTool {
+    /// The registry whose `before_tool` and `after_tool` chains wrap the edit.
+    pub registry: HookRegistry,
+    /// The project root (the request's `cwd` or the engine's workspace).
+    pub root: PathBuf,
+    /// `$RADIUM_HOME`, where the project's history lives.
+    pub radium_home: PathBuf,
+    /// How many changesets the history keeps.
+    pub depth: u64,
+    /// The dog tag the request carried, if any.
+    pub tag: Option<String>,
+}
+
+impl EditTool {
+    /// Runs `command` with `args`: through the tool hooks, under the project
+    /// lock, with the session's tag and rewind warnings in the outcome. The
+    /// hooks run as a chain (host hooks on the polling thread, scripts in the
+    /// background) and the disk work on the engine's runtime, so an async door
+    /// never waits on either.
+    pub(crate) async fn run(
+        self,
+        command: String,
+        args: Map<String, Value>,
+    ) -> Result<EditOutcome> {
+        let EditTool {
+            registry,
+            root,
+            radium_home: home,
+            depth,
+            tag,
+        } = self;
+        let before = registry
+            .execute_async(
+                HookContext::new(
+                    HookType::BeforeTool,
+                    json!({"tool_name": command, "arguments": args}),
+                ),
+                ExecuteOptions::default(),
+            )
+            .await;
+        if let Some(stop) = before.stopped_by {
+            return Err(Error::Refused {
+                hook: stop.hook,
+                reason: stop.reason,
+                stage: "before_tool".into(),
+            });
+        }
+        let args = match before.data.get("arguments") {
+            Some(Value::Object(map)) => map.clone(),
+            _ => args,
+        };
+        let (run_command, run_args) = (command.clone(), args.clone());
+        let work = registry.runtime_handle()?.spawn_blocking(move || {
+            let mut session = EditSession::open(&root, &home, depth)?;
+            session.run(&run_command, &run_args, tag.as_deref())
+        });
+        let mut outcome = work
+            .await
+            .map_err(|e| Error::Runtime(format!("the `{command}` edit did not finish: {e}")))??;
+        let after = registry
+            .execute_async(
+                HookContext::new(
+                    HookType::AfterTool,
+                    json!({"tool_name": command, "arguments": args, "result": outcome.data}),
+                ),
+                ExecuteOptions::default(),
+            )
+            .await;
+        if let Some(result) = after.data.get("result") {
+            outcome.data = result.clone();
+        }
+        Ok(outcome)
+    }
+}

@@ -1,0 +1,125 @@
+//! The editor commands of the protocol: `context`, `extract` and `apply`.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Map, Value};
+
+use super::apply::apply_block;
+use super::context::{ContextLimits, EditorContext};
+use super::extract::ExtractedAnswer;
+use crate::error::{Error, Result};
+use crate::support::atomic::write_atomic;
+use crate::support::json::{json_kind, line_arg, string_arg};
+
+/// `context`: the request's arguments validated and sanitised as an editor context.
+pub(crate) fn context(args: &Value, limits: &ContextLimits) -> Result<Value> {
+    Ok(EditorContext::from_json(args, limits)?.into_json())
+}
+
+/// `extract`: `{text}` → the answer's code blocks.
+pub(crate) fn extract(args: &Map<String, Value>) -> Result<Value> {
+    let text = string_arg("extract", args, "text")?;
+    Ok(ExtractedAnswer::from_answer(text).into_json())
+}
+
+/// `apply`: `{content, text? | file?, start_line?, end_line?, write?}`.
+pub(crate) fn apply(
+    args: &Map<String, Value>,
+    cwd: Option<&str>,
+    limits: &ContextLimits,
+) -> Result<Value> {
+    let content = string_arg("apply", args, "content")?;
+    let start = line_arg("apply", args, "start_line")?;
+    let end = line_arg("apply", args, "end_line")?;
+    let range = match (start, end) {
+        (None, None) => None,
+        (Some(s), None) => Some((s, s)),
+        (None, Some(_)) => {
+            return Err(Error::InvalidArgument(
+                "`apply`: `end_line` needs a `start_line`".into(),
+            ))
+        }
+        (Some(s), Some(e)) => Some((s, e)),
+    };
+    let write = match args.get("write") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => {
+            return Err(Error::InvalidArgument(format!(
+                "`apply`: argument `write` must be a boolean, got {}",
+                json_kind(other)
+            )))
+        }
+    };
+    let file = match args.get("file") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(f)) => Some(PathBuf::from(f)),
+        Some(other) => {
+            return Err(Error::InvalidArgument(format!(
+                "`apply`: argument `file` must be a string, got {}",
+                json_kind(other)
+            )))
+        }
+    };
+    let text = match args.get("text") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(t)) => Some(t.clone()),
+        Some(other) => {
+            return Err(Error::InvalidArgument(format!(
+                "`apply`: argument `text` must be a string, got {}",
+                json_kind(other)
+            )))
+        }
+    };
+    if let Some(file) = &file {
+        if !file.is_absolute() && cwd.is_none() {
+            return Err(Error::InvalidArgument(format!(
+                "`apply`: `file` must be absolute (or give `cwd`), got `{}`",
+                file.display()
+            )));
+        }
+    }
+    let file = file.map(|f| match cwd {
+        Some(cwd) => Path::new(cwd).join(f),
+        None => f,
+    });
+    if let (Some(f), Some(cwd)) = (&file, cwd) {
+        let ctx = json!({"file_path": f, "workspace": cwd});
+        EditorContext::from_json(&ctx, limits)?;
+    }
+    let original = match (&text, &file) {
+        (Some(t), _) => t.clone(),
+        (None, Some(f)) => match std::fs::read_to_string(f) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(source) => {
+                return Err(Error::Io {
+                    path: f.clone(),
+                    source,
+                })
+            }
+        },
+        (None, None) => {
+            return Err(Error::InvalidArgument(
+                "`apply`: give the target as `text` (a buffer's text) or `file`".into(),
+            ))
+        }
+    };
+    let label = file
+        .as_ref()
+        .map_or_else(|| "buffer".to_owned(), |f| f.display().to_string());
+    let label = label.trim_start_matches('/');
+    let preview = apply_block(&original, content, range, label)?;
+    let mut out = serde_json::to_value(&preview).unwrap_or_default();
+    out["written"] = json!(false);
+    if write {
+        let Some(f) = &file else {
+            return Err(Error::InvalidArgument(
+                "`apply`: `write` needs a `file`".into(),
+            ));
+        };
+        write_atomic(f, &preview.new_text)?;
+        out["written"] = json!(true);
+    }
+    Ok(out)
+}

@@ -1,0 +1,147 @@
+//! The command table: which part answers each command of the protocol, and
+//! the wrapping every answer shares (cancel by `id`, the response envelope).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::Poll;
+
+use serde_json::{json, Value};
+
+use super::engine::{Engine, ABI_VERSION};
+use super::envelope::{Request, Response};
+use crate::agents::step::StepRequest;
+use crate::edit::commands::EditTool;
+use crate::edit::EDIT_COMMANDS;
+use crate::editor::commands as editor;
+use crate::error::{Error, Result};
+use crate::hooks::commands as hooks;
+use crate::support::json::{args_object, string_arg};
+
+/// A command's work: a `Send + 'static` future of its data.
+type Work = Pin<Box<dyn Future<Output = Result<Value>> + Send>>;
+
+impl Engine {
+    /// [`handle_async`](Self::handle_async) for a request the caller gives
+    /// away (its data is moved, not copied).
+    pub fn handle_request_async(
+        &self,
+        mut request: Request,
+    ) -> Pin<Box<dyn Future<Output = Response> + Send + 'static>> {
+        let work: Work = match request.command.as_str() {
+            "step" => match StepRequest::from_args(&mut request.args) {
+                Ok(step) => {
+                    let workspace = self.workspace_for(request.cwd.as_deref());
+                    Box::pin(self.step(step, workspace.as_deref()))
+                }
+                Err(e) => Box::pin(std::future::ready(Err(e))),
+            },
+            "hooks-execute" => match hooks::execute(&self.registry, &mut request.args) {
+                Ok(chain) => Box::pin(async move { Ok(chain.await.into_json()) }),
+                Err(e) => Box::pin(std::future::ready(Err(e))),
+            },
+            cmd if EDIT_COMMANDS.contains(&cmd) => return self.edit(request),
+            _ => Box::pin(std::future::ready(self.dispatch(&request))),
+        };
+        let work = match request.id.as_deref() {
+            Some(id) => self.cancellable(id, work),
+            None => work,
+        };
+        Box::pin(async move {
+            match work.await {
+                Ok(data) => Response::success(data),
+                Err(e) => Response::failure(&e),
+            }
+        })
+    }
+
+    /// `work` under the cancel token of `id`: a `cancel` of that id ends it
+    /// with `cancelled`, and dropping the work stops what it waits on (an
+    /// agent's or a script's process group is killed).
+    fn cancellable(&self, id: &str, mut work: Work) -> Work {
+        let (token, guard) = self.inflight.register(id);
+        Box::pin(async move {
+            let mut cancelled = std::pin::pin!(token.cancelled());
+            std::future::poll_fn(|cx| {
+                if let Poll::Ready(result) = work.as_mut().poll(cx) {
+                    return Poll::Ready(result);
+                }
+                cancelled.as_mut().poll(cx).map(|()| {
+                    Err(Error::Cancelled(format!(
+                        "request `{}` was cancelled",
+                        guard.id
+                    )))
+                })
+            })
+            .await
+        })
+    }
+
+    /// An edit command (see [`EditTool`]): its answer carries the dog tag
+    /// and the rewind warnings.
+    fn edit(&self, request: Request) -> Pin<Box<dyn Future<Output = Response> + Send + 'static>> {
+        let command = request.command.clone();
+        let prepared = self
+            .workspace_for(request.cwd.as_deref())
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!("`{command}`: give the project root as `cwd`"))
+            })
+            .and_then(|root| {
+                let args = args_object(&command, &request.args)?.clone();
+                let tool = EditTool {
+                    registry: self.registry.clone(),
+                    root,
+                    radium_home: self.radium_home(),
+                    depth: self.config.history_depth,
+                    tag: request.tag,
+                };
+                Ok((tool, args))
+            });
+        Box::pin(async move {
+            let outcome = match prepared {
+                Ok((tool, args)) => tool.run(command, args).await,
+                Err(e) => Err(e),
+            };
+            match outcome {
+                Ok(outcome) => {
+                    let mut response = Response::success(outcome.data);
+                    response.tag = outcome.tag;
+                    response.warnings = outcome.warnings;
+                    response
+                }
+                Err(e) => Response::failure(&e),
+            }
+        })
+    }
+
+    /// The commands that answer at once (`step`, `hooks-execute` and the
+    /// edit commands are futures: see `handle_request_async`).
+    fn dispatch(&self, request: &Request) -> Result<Value> {
+        let command = request.command.as_str();
+        let args = args_object(command, &request.args)?;
+        let cwd = request.cwd.as_deref();
+        let home = self.radium_home();
+        match command {
+            "ping" => Ok(json!("pong")),
+            "shutdown" => Ok(json!("nothing to shut down: this engine runs in-process")),
+            "version" => Ok(json!({"version": crate::VERSION, "abi_version": ABI_VERSION})),
+            "hooks-list" => Ok(hooks::list(&self.registry)),
+            "hooks-enable" | "hooks-disable" => hooks::set_enabled(&self.registry, command, args),
+            "context" => editor::context(&request.args, &self.config.limits),
+            "extract" => editor::extract(args),
+            "apply" => editor::apply(args, cwd, &self.config.limits),
+            "ext-list" => Ok(self.extension_host(&home).ext_list(cwd)),
+            "ext-install" => self.extension_host(&home).ext_install(cwd, args),
+            "ext-remove" => self.extension_host(&home).ext_remove(cwd, args),
+            "trust" => self.extension_host(&home).trust(cwd, args),
+            "cancel" => {
+                let id = string_arg(command, args, "id")?;
+                Ok(json!({"id": id, "cancelled": self.cancel(id)}))
+            }
+            "agents" => {
+                let workspace = self.workspace_for(cwd);
+                Ok(serde_json::to_value(self.agents(workspace.as_deref())?).unwrap_or_default())
+            }
+            other => Err(Error::UnknownCommand(other.to_owned())),
+        }
+    }
+}

@@ -1,0 +1,233 @@
+//! [`Engine`]: a hook registry plus its settings, answering [`Request`]s.
+//!
+//! The engine holds the state the parts share (the registry, the settings,
+//! the active extensions, the requests in flight) and hands each command to
+//! the part that owns it (see `dispatch.rs` for the table).
+
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::config::EngineConfig;
+use super::envelope::{Request, Response};
+use super::inflight::Inflight;
+use crate::agents::config::{available_agents, default_radium_home, untrusted_agent, AgentConfig};
+use crate::agents::step::{run_step, StepRequest};
+use crate::editor::hooks::{CodeApplyHook, EditorContextHook, STEP_TOOL};
+use crate::error::Result;
+use crate::extensions::commands::{ActiveExtensions, ExtensionHost};
+use crate::hooks::config::HookLoader;
+use crate::hooks::matcher::ToolMatcher;
+use crate::hooks::registry::{HookOptions, HookRegistry};
+
+pub use crate::support::names::COMMANDS;
+
+/// The version of the request protocol and of the C ABI built on it.
+pub const ABI_VERSION: u32 = 1;
+
+/// One engine: a hook registry and its settings. Cheap to clone; clones share state.
+#[derive(Debug, Clone, Default)]
+pub struct Engine {
+    pub(super) registry: HookRegistry,
+    pub(super) config: EngineConfig,
+    /// Active extensions: name → the hooks registered for it.
+    pub(super) extensions: ActiveExtensions,
+    /// Requests in flight that carry an `id`, for `cancel`.
+    pub(super) inflight: Arc<Inflight>,
+}
+
+/// Runs a future on this thread: one poll with a no-op waker first (work
+/// that needs no waiting finishes there, with no executor set up), then
+/// blocking until it is done.
+fn block_on<F: Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    match future
+        .as_mut()
+        .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
+    {
+        std::task::Poll::Ready(output) => output,
+        std::task::Poll::Pending => pollster::block_on(future),
+    }
+}
+
+impl Engine {
+    /// An engine with `config`; applies the workspace's `.radium/hooks.toml` if there is one.
+    pub fn new(config: EngineConfig) -> Result<Self> {
+        let engine = Engine {
+            registry: HookRegistry::new(),
+            config,
+            extensions: ActiveExtensions::default(),
+            inflight: Arc::default(),
+        };
+        let step_only = || HookOptions {
+            matcher: ToolMatcher::new(STEP_TOOL).ok(),
+            ..HookOptions::default()
+        };
+        engine
+            .registry
+            .register_with(EditorContextHook::new(engine.config.limits), step_only())?;
+        engine.registry.register_with(CodeApplyHook, step_only())?;
+        // A broken extension must not stop the editor: it is listed by
+        // `ext-list` with its error instead.
+        engine
+            .extension_host(&engine.radium_home())
+            .activate_discovered();
+        if let Some(workspace) = &engine.config.workspace {
+            HookLoader::new(workspace).apply(&engine.registry)?;
+        }
+        Ok(engine)
+    }
+
+    /// The engine's hook registry.
+    pub fn registry(&self) -> &HookRegistry {
+        &self.registry
+    }
+
+    /// The engine's settings.
+    pub fn config(&self) -> &EngineConfig {
+        &self.config
+    }
+
+    /// `$RADIUM_HOME` for this engine.
+    pub fn radium_home(&self) -> PathBuf {
+        self.config
+            .radium_home
+            .clone()
+            .unwrap_or_else(default_radium_home)
+    }
+
+    /// The extension part's view of this engine, with `radium_home`.
+    pub(super) fn extension_host<'a>(&'a self, radium_home: &'a Path) -> ExtensionHost<'a> {
+        ExtensionHost {
+            registry: &self.registry,
+            active: &self.extensions,
+            radium_home,
+            workspace: self.config.workspace.as_deref(),
+        }
+    }
+
+    /// The request's `cwd`, else the engine's workspace.
+    pub(super) fn workspace_for(&self, request_cwd: Option<&str>) -> Option<PathBuf> {
+        request_cwd
+            .map(PathBuf::from)
+            .or_else(|| self.config.workspace.clone())
+    }
+
+    /// Whether `workspace` is trusted (no workspace: nothing to trust).
+    pub fn workspace_trusted(&self, workspace: Option<&Path>) -> bool {
+        self.extension_host(&self.radium_home())
+            .workspace_trusted(workspace)
+    }
+
+    /// The agents configured for `workspace` (or the engine's) and the
+    /// user. The workspace's own agents are left out unless the workspace is
+    /// trusted.
+    pub fn agents(&self, workspace: Option<&Path>) -> Result<Vec<AgentConfig>> {
+        let ws = workspace
+            .map(Path::to_owned)
+            .or_else(|| self.config.workspace.clone());
+        let trusted = self.workspace_trusted(ws.as_deref());
+        available_agents(ws.as_deref(), &self.radium_home(), trusted)
+    }
+
+    /// Runs an agent step (see [`crate::agents`]); the future is `Send +
+    /// 'static` and, like a chain, runs host hooks on the thread that polls it
+    /// while the agent's process runs on the engine's runtime. Dropping it
+    /// stops the agent.
+    pub fn step(
+        &self,
+        request: StepRequest,
+        workspace: Option<&Path>,
+    ) -> impl Future<Output = Result<Value>> + Send + 'static {
+        let agents = self.agents(workspace);
+        let ws = workspace
+            .map(Path::to_owned)
+            .or_else(|| self.config.workspace.clone());
+        let untrusted = agents
+            .as_ref()
+            .ok()
+            .filter(|list| !list.iter().any(|a| a.id == request.agent))
+            .and(ws)
+            .filter(|ws| !self.workspace_trusted(Some(ws)))
+            .and_then(|ws| untrusted_agent(&request.agent, &ws, &self.radium_home()));
+        let registry = self.registry.clone();
+        let limits = self.config.limits;
+        async move {
+            if let Some(error) = untrusted {
+                return Err(error);
+            }
+            run_step(registry, agents?, request, limits).await
+        }
+    }
+
+    /// Answers a request. Never panics on bad input: every problem becomes
+    /// `{ok: false, error, code}`. A `step` blocks this thread until the
+    /// agent answers: use [`handle_async`](Self::handle_async) where that matters.
+    pub fn handle(&self, request: &Request) -> Response {
+        block_on(self.handle_request_async(request.clone()))
+    }
+
+    /// [`handle`](Self::handle) for a request the caller gives away: its
+    /// data is moved into the chain or step instead of copied (the doors
+    /// use this).
+    pub fn handle_request(&self, request: Request) -> Response {
+        block_on(self.handle_request_async(request))
+    }
+
+    /// Answers a request as a future (`Send + 'static`): commands that wait
+    /// (`step`, `hooks-execute` with script hooks) do not block the polling
+    /// thread; host hooks run on the thread that polls it.
+    pub fn handle_async(
+        &self,
+        request: &Request,
+    ) -> Pin<Box<dyn Future<Output = Response> + Send + 'static>> {
+        self.handle_request_async(request.clone())
+    }
+
+    /// Answers a request given as JSON (the form every door passes).
+    pub fn handle_json(&self, request: Value) -> Response {
+        match Request::from_json(request) {
+            Ok(request) => self.handle_request(request),
+            Err(e) => Response::failure(&e),
+        }
+    }
+
+    /// Answers a request given as JSON text with the response as JSON text
+    /// (compact, keys sorted): the whole door in one call, without building
+    /// intermediate JSON values. `Err` only when `text` is not JSON at all
+    /// (a misuse of the door, not a failed command).
+    pub fn handle_json_text(&self, text: &str) -> std::result::Result<String, serde_json::Error> {
+        Ok(block_on(self.handle_json_text_async(text)?))
+    }
+
+    /// [`handle_json_text`](Self::handle_json_text) as a future, like
+    /// [`handle_async`](Self::handle_async); the text is parsed right away.
+    pub fn handle_json_text_async(
+        &self,
+        text: &str,
+    ) -> std::result::Result<
+        Pin<Box<dyn Future<Output = String> + Send + 'static>>,
+        serde_json::Error,
+    > {
+        let response = match sonic_rs::from_str::<Request>(text) {
+            Ok(request) => self.handle_request_async(request),
+            // Not a well-formed request: the slower path gives the precise
+            // error (not JSON at all, not an object, an unknown field...).
+            Err(_) => match Request::from_json(serde_json::from_str(text)?) {
+                Ok(request) => self.handle_request_async(request),
+                Err(e) => Box::pin(std::future::ready(Response::failure(&e))),
+            },
+        };
+        Ok(Box::pin(async move { response.await.to_json_text() }))
+    }
+
+    /// Cancels the requests in flight that carry `id` (see [`Request::id`]);
+    /// answers how many there were. Each one answers `{ok: false, code:
+    /// "cancelled"}`, and the agent or script it waited on is killed.
+    pub fn cancel(&self, id: &str) -> usize {
+        self.inflight.cancel(id)
+    }
+}

@@ -1,0 +1,17 @@
+//! The protocol layer: the request/response envelope every door speaks, the
+//! [`Engine`] that answers requests by handing each command to the part that
+//! owns it, and the daemon that serves the same requests over a Unix socket.
+//!
+//! Owns: the envelope, the command table, requests in flight (cancel), the
+//! daemon socket. Uses: every part; no part uses this one.
+
+pub(crate) mod config;
+pub mod daemon;
+mod dispatch;
+pub(crate) mod engine;
+pub(crate) mod envelope;
+pub(crate) mod inflight;
+
+pub use config::EngineConfig;
+pub use engine::{Engine, ABI_VERSION, COMMANDS};
+pub use envelope::{Request, Response};
