@@ -52,7 +52,7 @@ pub use error::{Error, Result};
 pub use hooks::{
     parse_duration, AsyncFnHook, ChainOutcome, ChainStatus, ErrorHandling, ErrorHook,
     ErrorHookAdapter, ErrorHookContext, ExecuteOptions, FnHook, Hook, HookCall, HookConfigFile,
-    HookContext, HookDecision, HookError, HookExecutor, HookFuture, HookInfo, HookLoader,
+    HookContext, HookDecision, HookError, HookExecutor, HookFuture, HookInfo, HookLoader, HookMeta,
     HookOptions, HookOutput, HookPriority, HookRegistry, HookRegistryAdapter, HookResult, HookRun,
     HookRunStatus, HookSettings, HookType, ModelHook, ModelHookAdapter, ModelHookContext,
     OrchestratorHooks, ScriptHook, StopInfo, TelemetryHook, TelemetryHookAdapter,

@@ -263,16 +263,13 @@ fn dropping_the_chain_future_stops_the_hook_in_flight() {
 
 /// A hook whose future waits for the host: `HookCall::OnHost`.
 struct HostHook {
-    name: &'static str,
+    meta: radium_core::HookMeta,
     make: Box<dyn Fn() -> radium_core::HookFuture + Send + Sync>,
 }
 
 impl radium_core::Hook for HostHook {
-    fn name(&self) -> &str {
-        self.name
-    }
-    fn hook_type(&self) -> HookType {
-        HookType::BeforeTool
+    fn meta(&self) -> &radium_core::HookMeta {
+        &self.meta
     }
     fn call(&self, _: &HookContext) -> radium_core::HookCall {
         radium_core::HookCall::OnHost((self.make)())
@@ -286,7 +283,7 @@ fn on_host_futures_are_polled_on_the_chains_thread_under_their_limit() {
     let p = Arc::clone(&polled_on);
     // Answers after 30 ms, set by a plain thread (like a host event).
     r.register(HostHook {
-        name: "host",
+        meta: radium_core::HookMeta::new("host", HookType::BeforeTool),
         make: Box::new(move || {
             let p = Arc::clone(&p);
             let (tx, rx) = tokio::sync::oneshot::channel();
@@ -308,7 +305,7 @@ fn on_host_futures_are_polled_on_the_chains_thread_under_their_limit() {
     // Never answers: stopped at its time limit.
     r.register_with(
         HostHook {
-            name: "silent",
+            meta: radium_core::HookMeta::new("silent", HookType::BeforeTool),
             make: Box::new(|| Box::pin(std::future::pending())),
         },
         HookOptions {
@@ -321,7 +318,7 @@ fn on_host_futures_are_polled_on_the_chains_thread_under_their_limit() {
     // Panics while polled: isolated.
     r.register_with(
         HostHook {
-            name: "panics",
+            meta: radium_core::HookMeta::new("panics", HookType::BeforeTool),
             make: Box::new(|| {
                 Box::pin(async {
                     tokio::task::yield_now().await;
@@ -365,7 +362,7 @@ fn on_host_futures_are_polled_on_the_chains_thread_under_their_limit() {
 fn cancelling_stops_an_on_host_hook() {
     let r = HookRegistry::new();
     r.register(HostHook {
-        name: "waits",
+        meta: radium_core::HookMeta::new("waits", HookType::BeforeTool),
         make: Box::new(|| Box::pin(std::future::pending())),
     })
     .unwrap();

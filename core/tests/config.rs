@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use radium_core::{
-    Error, FnHook, Hook, HookConfigFile, HookContext, HookLoader, HookRegistry, HookResult,
-    HookType,
+    Error, FnHook, Hook, HookConfigFile, HookContext, HookLoader, HookMeta, HookRegistry,
+    HookResult, HookType,
 };
 use serde_json::{json, Value};
 
@@ -245,13 +245,10 @@ fn a_type_mismatch_is_an_error_and_applies_nothing() {
 #[test]
 fn hooks_receive_their_config_table() {
     use std::sync::{Arc, Mutex};
-    struct Configurable(Arc<Mutex<Value>>);
+    struct Configurable(HookMeta, Arc<Mutex<Value>>);
     impl Hook for Configurable {
-        fn name(&self) -> &'static str {
-            "configurable"
-        }
-        fn hook_type(&self) -> HookType {
-            HookType::CustomLogging
+        fn meta(&self) -> &HookMeta {
+            &self.0
         }
         fn call(&self, _: &HookContext) -> radium_core::HookCall {
             HookResult::success().into()
@@ -260,13 +257,17 @@ fn hooks_receive_their_config_table() {
             if config.get("level") == Some(&json!("loud")) {
                 return Err("level `loud` is not supported".into());
             }
-            *self.0.lock().unwrap() = config.clone();
+            *self.1.lock().unwrap() = config.clone();
             Ok(())
         }
     }
     let seen = Arc::new(Mutex::new(Value::Null));
     let r = HookRegistry::new();
-    r.register(Configurable(Arc::clone(&seen))).unwrap();
+    r.register(Configurable(
+        HookMeta::new("configurable", HookType::CustomLogging),
+        Arc::clone(&seen),
+    ))
+    .unwrap();
     let ok = HookConfigFile::parse(
         "[[hooks]]\nname = \"configurable\"\ntype = \"custom_logging\"\n[hooks.config]\nlevel = \"info\"\n",
         "h.toml",

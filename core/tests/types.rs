@@ -5,9 +5,10 @@
 use std::sync::Arc;
 
 use radium_core::{
-    ErrorHook, ErrorHookAdapter, ErrorHookContext, Hook, HookCall, HookContext, HookRegistry,
-    HookResult, HookType, ModelHook, ModelHookAdapter, ModelHookContext, TelemetryHook,
-    TelemetryHookAdapter, TelemetryHookContext, ToolHook, ToolHookAdapter, ToolHookContext,
+    ErrorHook, ErrorHookAdapter, ErrorHookContext, Hook, HookCall, HookContext, HookMeta,
+    HookRegistry, HookResult, HookType, ModelHook, ModelHookAdapter, ModelHookContext,
+    TelemetryHook, TelemetryHookAdapter, TelemetryHookContext, ToolHook, ToolHookAdapter,
+    ToolHookContext,
 };
 use serde_json::{json, Value};
 
@@ -304,20 +305,18 @@ fn adapters_refuse_a_type_of_another_category() {
 
 #[test]
 fn a_custom_hook_type_implements_the_trait_directly() {
-    struct Fixed;
+    struct Fixed(HookMeta);
     impl Hook for Fixed {
-        fn name(&self) -> &'static str {
-            "fixed"
-        }
-        fn hook_type(&self) -> HookType {
-            HookType::TelemetryCollection
+        fn meta(&self) -> &HookMeta {
+            &self.0
         }
         fn call(&self, _: &HookContext) -> HookCall {
             HookResult::with_data(json!("fixed")).into()
         }
     }
     let r = HookRegistry::new();
-    r.register(Fixed).unwrap();
+    r.register(Fixed(HookMeta::new("fixed", HookType::TelemetryCollection)))
+        .unwrap();
     assert_eq!(r.list()[0].priority.0, 100);
     let out = r.execute(HookContext::new(HookType::TelemetryCollection, Value::Null));
     assert_eq!(out.data, json!("fixed"));

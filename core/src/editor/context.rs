@@ -10,15 +10,7 @@ use crate::error::{Error, Result};
 use crate::support::json::json_kind;
 use crate::support::paths::resolve;
 
-/// The environment variables an editor context travels in (to processes the
-/// engine starts, and into the CLI).
-pub const ENV_VARS: [(&str, &str); 5] = [
-    ("file_path", "RADIUM_EDITOR_FILE_PATH"),
-    ("language", "RADIUM_EDITOR_LANGUAGE"),
-    ("selection", "RADIUM_EDITOR_SELECTION"),
-    ("surrounding_lines", "RADIUM_EDITOR_SURROUNDING_LINES"),
-    ("workspace", "RADIUM_EDITOR_WORKSPACE"),
-];
+pub use crate::support::names::EDITOR_ENV_VARS as ENV_VARS;
 
 /// The lines a selection covers: 1-based, inclusive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

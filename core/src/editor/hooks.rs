@@ -8,8 +8,10 @@ use serde_json::Value;
 use super::context::{ContextLimits, EditorContext};
 use super::extract::ExtractedAnswer;
 use crate::hooks::context::HookContext;
-use crate::hooks::hook::{Hook, HookCall};
-use crate::hooks::hook_type::{HookPriority, HookType};
+use std::sync::LazyLock;
+
+use crate::hooks::hook::{Hook, HookCall, HookMeta};
+use crate::hooks::hook_type::HookType;
 use crate::hooks::result::HookResult;
 
 /// The tool name of an agent step, which the built-in hooks match.
@@ -35,14 +37,11 @@ impl EditorContextHook {
 }
 
 impl Hook for EditorContextHook {
-    fn name(&self) -> &str {
-        Self::NAME
-    }
-    fn hook_type(&self) -> HookType {
-        HookType::BeforeTool
-    }
-    fn priority(&self) -> HookPriority {
-        HookPriority(150)
+    fn meta(&self) -> &HookMeta {
+        static META: LazyLock<HookMeta> = LazyLock::new(|| {
+            HookMeta::new(EditorContextHook::NAME, HookType::BeforeTool).with_priority(150)
+        });
+        &META
     }
     fn call(&self, context: &HookContext) -> HookCall {
         let Some(raw) = context.data.get("editor_context") else {
@@ -77,14 +76,10 @@ impl CodeApplyHook {
 }
 
 impl Hook for CodeApplyHook {
-    fn name(&self) -> &str {
-        Self::NAME
-    }
-    fn hook_type(&self) -> HookType {
-        HookType::AfterTool
-    }
-    fn priority(&self) -> HookPriority {
-        HookPriority(100)
+    fn meta(&self) -> &HookMeta {
+        static META: LazyLock<HookMeta> =
+            LazyLock::new(|| HookMeta::new(CodeApplyHook::NAME, HookType::AfterTool));
+        &META
     }
     fn call(&self, context: &HookContext) -> HookCall {
         let Some(Value::String(answer)) = context.data.get("result") else {

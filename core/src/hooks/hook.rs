@@ -73,6 +73,37 @@ impl From<HookResult> for HookCall {
     }
 }
 
+/// What identifies a hook: its name (unique in a registry), the point at
+/// which it runs and its priority (higher runs first; 100 by default).
+/// Every [`Hook`] holds one and answers it from [`Hook::meta`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookMeta {
+    /// The hook's name.
+    pub name: String,
+    /// The point at which the hook runs.
+    pub hook_type: HookType,
+    /// The hook's priority.
+    pub priority: HookPriority,
+}
+
+impl HookMeta {
+    /// A hook named `name` of `hook_type`, priority 100.
+    pub fn new(name: impl Into<String>, hook_type: HookType) -> Self {
+        HookMeta {
+            name: name.into(),
+            hook_type,
+            priority: HookPriority::DEFAULT,
+        }
+    }
+
+    /// The same with another priority.
+    #[must_use]
+    pub fn with_priority(mut self, priority: impl Into<HookPriority>) -> Self {
+        self.priority = priority.into();
+        self
+    }
+}
+
 /// A hook: something that runs at one [`HookType`] point and may change the
 /// data the next hook sees.
 ///
@@ -80,15 +111,22 @@ impl From<HookResult> for HookCall {
 /// function that either answers at once or hands back a future: a chain of
 /// synchronous hooks then costs a virtual call per hook, not a boxed future.
 pub trait Hook: Send + Sync + 'static {
+    /// The hook's name, type and priority, held once (see [`HookMeta`]).
+    fn meta(&self) -> &HookMeta;
+
     /// The hook's name, unique in a registry.
-    fn name(&self) -> &str;
+    fn name(&self) -> &str {
+        &self.meta().name
+    }
 
     /// The point at which the hook runs.
-    fn hook_type(&self) -> HookType;
+    fn hook_type(&self) -> HookType {
+        self.meta().hook_type
+    }
 
-    /// The hook's priority (higher runs first); 100 unless overridden.
+    /// The hook's priority (higher runs first).
     fn priority(&self) -> HookPriority {
-        HookPriority::DEFAULT
+        self.meta().priority
     }
 
     /// Runs the hook on `context`.
@@ -113,9 +151,7 @@ pub trait Hook: Send + Sync + 'static {
 /// .with_priority(150);
 /// ```
 pub struct FnHook<F> {
-    name: String,
-    hook_type: HookType,
-    priority: HookPriority,
+    meta: HookMeta,
     f: F,
 }
 
@@ -126,9 +162,7 @@ where
     /// A hook named `name` of `hook_type`, priority 100, running `f`.
     pub fn new(name: impl Into<String>, hook_type: HookType, f: F) -> Self {
         FnHook {
-            name: name.into(),
-            hook_type,
-            priority: HookPriority::DEFAULT,
+            meta: HookMeta::new(name, hook_type),
             f,
         }
     }
@@ -136,7 +170,7 @@ where
     /// The same hook with another priority.
     #[must_use]
     pub fn with_priority(mut self, priority: impl Into<HookPriority>) -> Self {
-        self.priority = priority.into();
+        self.meta.priority = priority.into();
         self
     }
 }
@@ -145,14 +179,8 @@ impl<F> Hook for FnHook<F>
 where
     F: Fn(&HookContext) -> HookOutput + Send + Sync + 'static,
 {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn hook_type(&self) -> HookType {
-        self.hook_type
-    }
-    fn priority(&self) -> HookPriority {
-        self.priority
+    fn meta(&self) -> &HookMeta {
+        &self.meta
     }
     fn call(&self, context: &HookContext) -> HookCall {
         HookCall::Ready((self.f)(context))
@@ -162,9 +190,7 @@ where
 /// An asynchronous hook made from a closure returning a future; the future
 /// gets its own copy of the context and runs on the engine's runtime.
 pub struct AsyncFnHook<F> {
-    name: String,
-    hook_type: HookType,
-    priority: HookPriority,
+    meta: HookMeta,
     f: F,
 }
 
@@ -176,9 +202,7 @@ where
     /// A hook named `name` of `hook_type`, priority 100, running `f`.
     pub fn new(name: impl Into<String>, hook_type: HookType, f: F) -> Self {
         AsyncFnHook {
-            name: name.into(),
-            hook_type,
-            priority: HookPriority::DEFAULT,
+            meta: HookMeta::new(name, hook_type),
             f,
         }
     }
@@ -186,7 +210,7 @@ where
     /// The same hook with another priority.
     #[must_use]
     pub fn with_priority(mut self, priority: impl Into<HookPriority>) -> Self {
-        self.priority = priority.into();
+        self.meta.priority = priority.into();
         self
     }
 }
@@ -196,14 +220,8 @@ where
     F: Fn(HookContext) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = HookOutput> + Send + 'static,
 {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn hook_type(&self) -> HookType {
-        self.hook_type
-    }
-    fn priority(&self) -> HookPriority {
-        self.priority
+    fn meta(&self) -> &HookMeta {
+        &self.meta
     }
     fn call(&self, context: &HookContext) -> HookCall {
         HookCall::pending((self.f)(context.clone()))
@@ -226,8 +244,7 @@ macro_rules! adapter {
         $(#[$doc])*
         pub struct $adapter<H: ?Sized> {
             inner: Arc<H>,
-            hook_type: HookType,
-            name: String,
+            meta: HookMeta,
         }
 
         impl<H: $trait_ + ?Sized> $adapter<H> {
@@ -238,13 +255,14 @@ macro_rules! adapter {
             pub fn new(inner: Arc<H>, hook_type: HookType) -> Result<Self> {
                 let name = inner.name().to_owned();
                 check_category(&name, hook_type, $category)?;
-                Ok($adapter { inner, hook_type, name })
+                let meta = HookMeta::new(name, hook_type).with_priority(inner.priority());
+                Ok($adapter { inner, meta })
             }
 
             /// The same adapter registered under another name.
             #[must_use]
             pub fn with_name(mut self, name: impl Into<String>) -> Self {
-                self.name = name.into();
+                self.meta.name = name.into();
                 self
             }
         }
@@ -279,19 +297,13 @@ adapter!(
 );
 
 impl<H: ModelHook + ?Sized> Hook for ModelHookAdapter<H> {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn hook_type(&self) -> HookType {
-        self.hook_type
-    }
-    fn priority(&self) -> HookPriority {
-        self.inner.priority()
+    fn meta(&self) -> &HookMeta {
+        &self.meta
     }
     fn call(&self, context: &HookContext) -> HookCall {
         HookCall::Ready(ModelHookContext::from_hook_context(context).map_or_else(
             |e| Err(e.into()),
-            |ctx| match self.hook_type {
+            |ctx| match self.meta.hook_type {
                 HookType::AfterModel => self.inner.after_model(&ctx),
                 _ => self.inner.before_model(&ctx),
             },
@@ -332,19 +344,13 @@ adapter!(
 );
 
 impl<H: ToolHook + ?Sized> Hook for ToolHookAdapter<H> {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn hook_type(&self) -> HookType {
-        self.hook_type
-    }
-    fn priority(&self) -> HookPriority {
-        self.inner.priority()
+    fn meta(&self) -> &HookMeta {
+        &self.meta
     }
     fn call(&self, context: &HookContext) -> HookCall {
         HookCall::Ready(ToolHookContext::from_hook_context(context).map_or_else(
             |e| Err(e.into()),
-            |ctx| match self.hook_type {
+            |ctx| match self.meta.hook_type {
                 HookType::AfterTool => self.inner.after_tool(&ctx),
                 HookType::ToolSelection => self.inner.tool_selection(&ctx),
                 _ => self.inner.before_tool(&ctx),
@@ -391,19 +397,13 @@ adapter!(
 );
 
 impl<H: ErrorHook + ?Sized> Hook for ErrorHookAdapter<H> {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn hook_type(&self) -> HookType {
-        self.hook_type
-    }
-    fn priority(&self) -> HookPriority {
-        self.inner.priority()
+    fn meta(&self) -> &HookMeta {
+        &self.meta
     }
     fn call(&self, context: &HookContext) -> HookCall {
         HookCall::Ready(ErrorHookContext::from_hook_context(context).map_or_else(
             |e| Err(e.into()),
-            |ctx| match self.hook_type {
+            |ctx| match self.meta.hook_type {
                 HookType::ErrorTransformation => self.inner.transform_error(&ctx),
                 HookType::ErrorRecovery => self.inner.recover_error(&ctx),
                 HookType::ErrorLogging => self.inner.log_error(&ctx),
@@ -433,20 +433,14 @@ adapter!(
 );
 
 impl<H: TelemetryHook + ?Sized> Hook for TelemetryHookAdapter<H> {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn hook_type(&self) -> HookType {
-        self.hook_type
-    }
-    fn priority(&self) -> HookPriority {
-        self.inner.priority()
+    fn meta(&self) -> &HookMeta {
+        &self.meta
     }
     fn call(&self, context: &HookContext) -> HookCall {
         HookCall::Ready(
             TelemetryHookContext::from_hook_context(context).map_or_else(
                 |e| Err(e.into()),
-                |ctx| self.inner.on_event(self.hook_type, &ctx),
+                |ctx| self.inner.on_event(self.meta.hook_type, &ctx),
             ),
         )
     }

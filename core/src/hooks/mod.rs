@@ -25,8 +25,9 @@ pub use context::{
     ErrorHookContext, HookContext, ModelHookContext, TelemetryHookContext, ToolHookContext,
 };
 pub use hook::{
-    AsyncFnHook, ErrorHook, ErrorHookAdapter, FnHook, Hook, HookCall, HookFuture, HookOutput,
-    ModelHook, ModelHookAdapter, TelemetryHook, TelemetryHookAdapter, ToolHook, ToolHookAdapter,
+    AsyncFnHook, ErrorHook, ErrorHookAdapter, FnHook, Hook, HookCall, HookFuture, HookMeta,
+    HookOutput, ModelHook, ModelHookAdapter, TelemetryHook, TelemetryHookAdapter, ToolHook,
+    ToolHookAdapter,
 };
 pub use hook_type::{HookPriority, HookType};
 pub use matcher::ToolMatcher;

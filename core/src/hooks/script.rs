@@ -10,11 +10,11 @@
 
 use std::path::PathBuf;
 
-use crate::editor::context::EditorContext;
 use crate::hooks::context::HookContext;
-use crate::hooks::hook::{Hook, HookCall, HookOutput};
+use crate::hooks::hook::{Hook, HookCall, HookMeta, HookOutput};
 use crate::hooks::hook_type::{HookPriority, HookType};
 use crate::hooks::result::{HookError, HookResult};
+use crate::support::names::editor_env;
 use crate::support::process::{run_process, ProcessSpec};
 
 /// The most a script may write on stdout (and the most of stderr kept): 1 MiB.
@@ -23,9 +23,7 @@ pub const DEFAULT_MAX_OUTPUT: usize = 1 << 20;
 /// A hook that runs an external program.
 #[derive(Debug, Clone)]
 pub struct ScriptHook {
-    name: String,
-    hook_type: HookType,
-    priority: HookPriority,
+    meta: HookMeta,
     program: PathBuf,
     args: Vec<String>,
     cwd: Option<PathBuf>,
@@ -38,9 +36,7 @@ impl ScriptHook {
     /// name looked up in `PATH`).
     pub fn new(name: impl Into<String>, hook_type: HookType, program: impl Into<PathBuf>) -> Self {
         ScriptHook {
-            name: name.into(),
-            hook_type,
-            priority: HookPriority::DEFAULT,
+            meta: HookMeta::new(name, hook_type),
             program: program.into(),
             args: Vec::new(),
             cwd: None,
@@ -63,7 +59,7 @@ impl ScriptHook {
     /// The same hook with another priority.
     #[must_use]
     pub fn with_priority(mut self, priority: impl Into<HookPriority>) -> Self {
-        self.priority = priority.into();
+        self.meta.priority = priority.into();
         self
     }
 
@@ -91,12 +87,12 @@ impl ScriptHook {
 }
 
 async fn run(hook: ScriptHook, input: String) -> HookOutput {
-    let name = hook.name.clone();
+    let name = hook.meta.name.clone();
     let cap = hook.max_output;
     let mut env = hook.env.clone();
     env.push((
         "RADIUM_HOOK_TYPE".to_owned(),
-        hook.hook_type.as_str().to_owned(),
+        hook.meta.hook_type.as_str().to_owned(),
     ));
     env.push(("RADIUM_HOOK_NAME".to_owned(), name.clone()));
     let spec = ProcessSpec {
@@ -148,27 +144,19 @@ async fn run(hook: ScriptHook, input: String) -> HookOutput {
 }
 
 impl Hook for ScriptHook {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn hook_type(&self) -> HookType {
-        self.hook_type
-    }
-    fn priority(&self) -> HookPriority {
-        self.priority
+    fn meta(&self) -> &HookMeta {
+        &self.meta
     }
     fn call(&self, context: &HookContext) -> HookCall {
         let mut hook = self.clone();
         // The editor context of an agent step travels in RADIUM_EDITOR_*.
-        let editor = context
+        if let Some(editor) = context
             .data
             .pointer("/arguments/context")
             .or_else(|| context.data.get("context"))
-            .and_then(|v| serde_json::from_value::<EditorContext>(v.clone()).ok());
-        if let Some(editor) = editor {
+        {
             hook.env.extend(
-                editor
-                    .env_vars()
+                editor_env(editor)
                     .into_iter()
                     .map(|(k, v)| (k.to_owned(), v)),
             );

@@ -1,5 +1,5 @@
 //! The names the parts and the shared error type agree on: the protocol's
-//! commands and the hook types. One list each; the error messages that list
+//! commands, the hook types and the editor context's variables. One list each; the error messages that list
 //! valid names read them from here, so the error type needs no part.
 
 /// The commands of the request protocol, in the order error messages list them.
@@ -47,3 +47,29 @@ pub const HOOK_TYPES: [&str; 13] = [
     "metrics_aggregation",
     "performance_monitoring",
 ];
+
+/// The environment variables an editor context travels in (to processes the
+/// engine starts, and into the CLI): `(context field, variable)`.
+pub const EDITOR_ENV_VARS: [(&str, &str); 5] = [
+    ("file_path", "RADIUM_EDITOR_FILE_PATH"),
+    ("language", "RADIUM_EDITOR_LANGUAGE"),
+    ("selection", "RADIUM_EDITOR_SELECTION"),
+    ("surrounding_lines", "RADIUM_EDITOR_SURROUNDING_LINES"),
+    ("workspace", "RADIUM_EDITOR_WORKSPACE"),
+];
+
+/// The `RADIUM_EDITOR_*` variables of an editor context given as JSON: none
+/// unless `file_path`, `language`, `selection` and `surrounding_lines` are
+/// strings (`workspace` is optional). Script hooks get these, so a hook can
+/// read the context without parsing JSON, and hooks need no editor part.
+pub(crate) fn editor_env(context: &serde_json::Value) -> Vec<(&'static str, String)> {
+    let mut vars = Vec::with_capacity(EDITOR_ENV_VARS.len());
+    for (field, var) in EDITOR_ENV_VARS {
+        match context.get(field) {
+            Some(serde_json::Value::String(text)) => vars.push((var, text.clone())),
+            None | Some(serde_json::Value::Null) if field == "workspace" => {}
+            _ => return Vec::new(),
+        }
+    }
+    vars
+}
