@@ -14,6 +14,7 @@ pub mod context;
 pub mod hook;
 pub mod hook_type;
 pub mod matcher;
+pub(crate) mod options;
 pub mod orchestration;
 pub mod outcome;
 pub mod registry;
