@@ -1,18 +1,21 @@
 //! # radium-core
 //!
 //! The engine behind every radium door (Rust, C, Lua in Neovim, Node in
-//! VS Code, the `rad` CLI). This crate holds the hook engine of seed 002:
+//! VS Code, the `rad` CLI). Hosts usually need only the re-exports at the
+//! crate root; the parts live in one module each, and dependencies run one
+//! way (`protocol` on top, `hooks` under every other part, `support` at the
+//! bottom; see `docs/architecture.md`):
 //!
-//! - [`HookType`]: the 13 points at which hooks run;
-//! - [`Hook`]: a hook, synchronous ([`HookCall::Ready`]) or asynchronous
-//!   ([`HookCall::Pending`]); [`FnHook`] and [`AsyncFnHook`] make one from a
-//!   closure; [`ModelHook`], [`ToolHook`], [`ErrorHook`] and
-//!   [`TelemetryHook`] are typed variants with adapters;
-//! - [`HookContext`] and the specialised contexts; [`HookResult`];
-//! - [`HookRegistry`]: register, enable/disable, list and execute chains,
-//!   returning a [`ChainOutcome`];
-//! - [`HookConfigFile`] / [`HookLoader`]: `.radium/hooks.toml`;
-//! - [`OrchestratorHooks`]: the chains around model calls, tool calls and errors.
+//! | part | what it is |
+//! |---|---|
+//! | [`hooks`] | the hook engine (seed 002): [`HookType`], the [`Hook`] trait and [`HookMeta`], [`FnHook`] / [`AsyncFnHook`], typed hooks ([`ModelHook`], [`ToolHook`], [`ErrorHook`], [`TelemetryHook`]) with adapters, [`HookContext`], [`HookResult`], the [`HookRegistry`] and its [`ChainOutcome`]s, `.radium/hooks.toml` ([`HookLoader`]), [`OrchestratorHooks`], [`ScriptHook`] |
+//! | [`editor`] | the editor context ([`EditorContext`]), code blocks of an answer ([`ExtractedAnswer`]), [`apply_block`], language detection, the built-in `editor-context` and `code-apply` hooks |
+//! | [`edit`] | the edit tools with history, undo/redo and dog-tag sessions (seed 001) |
+//! | [`agents`] | `agents.toml` and the one-shot agent step ([`StepRequest`]) |
+//! | [`extensions`] | extension manifests, discovery, install/remove, workspace trust |
+//! | [`protocol`] | the [`Request`] / [`Response`] envelope, the [`Engine`] that answers requests, the daemon |
+//!
+//! The hook engine on its own:
 //!
 //! ```
 //! use radium_core::{FnHook, HookContext, HookRegistry, HookResult, HookType};
