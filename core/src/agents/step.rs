@@ -14,7 +14,7 @@ use crate::hooks::context::{ErrorHookContext, HookContext, TelemetryHookContext}
 use crate::hooks::hook_type::HookType;
 use crate::hooks::outcome::{ChainOutcome, ChainStatus};
 use crate::hooks::registry::{ExecuteOptions, HookRegistry};
-use crate::support::json::{args_object, json_kind, string_arg};
+use crate::support::json::{args_object, optional_string_arg, string_arg};
 use crate::support::process::{run_process, ProcessSpec};
 
 /// What to run.
@@ -34,16 +34,10 @@ impl StepRequest {
     pub(crate) fn from_args(args: &mut Value) -> Result<Self> {
         let map = args_object("step", args)?;
         let agent = string_arg("step", map, "agent")?.to_owned();
-        let prompt = match map.get("prompt") {
-            None | Some(Value::Null) => String::new(),
-            Some(Value::String(s)) => s.clone(),
-            Some(other) => {
-                return Err(Error::InvalidArgument(format!(
-                    "`step`: argument `prompt` must be a string, got {}",
-                    json_kind(other)
-                )))
-            }
-        };
+        let prompt = optional_string_arg("step", map, "prompt")?
+            .unwrap_or_default()
+            .to_owned();
+
         let context = match args {
             Value::Object(map) => map.remove("context").unwrap_or(Value::Null),
             _ => Value::Null,

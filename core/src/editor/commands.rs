@@ -9,7 +9,7 @@ use super::context::{ContextLimits, EditorContext};
 use super::extract::ExtractedAnswer;
 use crate::error::{Error, Result};
 use crate::support::atomic::write_atomic;
-use crate::support::json::{json_kind, line_arg, string_arg};
+use crate::support::json::{bool_arg, line_arg, optional_string_arg, string_arg};
 
 /// `context`: the request's arguments validated and sanitised as an editor context.
 pub(crate) fn context(args: &Value, limits: &ContextLimits) -> Result<Value> {
@@ -41,36 +41,12 @@ pub(crate) fn apply(
         }
         (Some(s), Some(e)) => Some((s, e)),
     };
-    let write = match args.get("write") {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(other) => {
-            return Err(Error::InvalidArgument(format!(
-                "`apply`: argument `write` must be a boolean, got {}",
-                json_kind(other)
-            )))
-        }
-    };
-    let file = match args.get("file") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(f)) => Some(PathBuf::from(f)),
-        Some(other) => {
-            return Err(Error::InvalidArgument(format!(
-                "`apply`: argument `file` must be a string, got {}",
-                json_kind(other)
-            )))
-        }
-    };
-    let text = match args.get("text") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(t)) => Some(t.clone()),
-        Some(other) => {
-            return Err(Error::InvalidArgument(format!(
-                "`apply`: argument `text` must be a string, got {}",
-                json_kind(other)
-            )))
-        }
-    };
+    let write = bool_arg("apply", args, "write")?;
+
+    let file = optional_string_arg("apply", args, "file")?.map(PathBuf::from);
+
+    let text = optional_string_arg("apply", args, "text")?.map(str::to_owned);
+
     if let Some(file) = &file {
         if !file.is_absolute() && cwd.is_none() {
             return Err(Error::InvalidArgument(format!(

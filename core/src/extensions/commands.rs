@@ -12,7 +12,7 @@ use super::trust::TrustStore;
 use crate::error::{Error, Result};
 use crate::hooks::registry::{HookOptions, HookRegistry};
 use crate::hooks::script::ScriptHook;
-use crate::support::json::{json_kind, string_arg};
+use crate::support::json::{optional_string_arg, string_arg};
 
 /// The active extensions of one engine: name → the hooks registered for it.
 /// Cheap to clone; clones share the set.
@@ -253,17 +253,10 @@ impl ExtensionHost<'_> {
     }
 
     pub(crate) fn trust(&self, cwd: Option<&str>, args: &Map<String, Value>) -> Result<Value> {
-        let path = match args.get("path") {
-            Some(Value::String(p)) => Some(PathBuf::from(p)),
-            None | Some(Value::Null) => self.workspace_for(cwd),
-            Some(other) => {
-                return Err(Error::InvalidArgument(format!(
-                    "`trust`: argument `path` must be a string, got {}",
-                    json_kind(other)
-                )))
-            }
-        }
-        .ok_or_else(|| Error::InvalidArgument("`trust`: give a `path` (or a `cwd`)".into()))?;
+        let path = optional_string_arg("trust", args, "path")?
+            .map(PathBuf::from)
+            .or_else(|| self.workspace_for(cwd))
+            .ok_or_else(|| Error::InvalidArgument("`trust`: give a `path` (or a `cwd`)".into()))?;
         let revoke = args.get("revoke").and_then(Value::as_bool).unwrap_or(false);
         let store = self.trust_store();
         if revoke {

@@ -64,3 +64,31 @@ pub(crate) fn line_arg(
         ))),
     }
 }
+
+/// An optional string argument (`None` when absent or `null`).
+pub(crate) fn optional_string_arg<'a>(
+    command: &str,
+    args: &'a Map<String, Value>,
+    name: &str,
+) -> Result<Option<&'a str>> {
+    match args.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(Error::InvalidArgument(format!(
+            "`{command}`: argument `{name}` must be a string, got {}",
+            json_kind(other)
+        ))),
+    }
+}
+
+/// An optional boolean argument (`false` when absent or `null`).
+pub(crate) fn bool_arg(command: &str, args: &Map<String, Value>, name: &str) -> Result<bool> {
+    match args.get(name) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(other) => Err(Error::InvalidArgument(format!(
+            "`{command}`: argument `{name}` must be a boolean, got {}",
+            json_kind(other)
+        ))),
+    }
+}
