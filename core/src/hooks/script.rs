@@ -14,6 +14,7 @@ use crate::hooks::context::HookContext;
 use crate::hooks::hook::{Hook, HookCall, HookMeta, HookOutput};
 use crate::hooks::hook_type::{HookPriority, HookType};
 use crate::hooks::result::{HookError, HookResult};
+use crate::support::json::parse_json;
 use crate::support::names::editor_env;
 use crate::support::process::{run_process, ProcessSpec};
 
@@ -118,7 +119,7 @@ async fn run(hook: ScriptHook, input: String) -> HookOutput {
             if text.is_empty() {
                 return Ok(HookResult::Continue);
             }
-            let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+            let value = parse_json(text).map_err(|e| {
                 HookError::new(format!(
                     "script hook `{name}` printed something that is not JSON on stdout ({e}): {}",
                     text.chars().take(200).collect::<String>()

@@ -17,6 +17,7 @@ use serde_json::Value;
 use crate::error::{Error, Result};
 use crate::protocol::engine::Engine;
 use crate::protocol::envelope::{Request, Response};
+use crate::support::json::check_json_depth;
 
 /// The largest frame accepted: 64 MiB.
 pub const MAX_FRAME: u32 = 64 << 20;
@@ -75,7 +76,9 @@ pub fn read_frame(stream: &mut impl Read, limit: u32) -> std::io::Result<Frame> 
 }
 
 fn answer(engine: &Engine, payload: &[u8]) -> (Response, bool) {
-    let value: Value = match serde_json::from_slice(payload) {
+    let parsed = check_json_depth(payload)
+        .and_then(|()| serde_json::from_slice::<Value>(payload).map_err(|e| e.to_string()));
+    let value: Value = match parsed {
         Ok(v) => v,
         Err(e) => {
             return (
@@ -202,9 +205,11 @@ pub fn send(radium_home: &Path, request: &Request) -> Result<Response> {
     let payload = serde_json::to_vec(request).unwrap_or_default();
     write_frame(&mut stream, &payload).map_err(io_err(&path))?;
     match read_frame(&mut stream, MAX_FRAME).map_err(io_err(&path))? {
-        Frame::Data(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
-            Error::InvalidRequest(format!("the daemon's answer is not a response: {e}"))
-        }),
+        Frame::Data(bytes) => check_json_depth(&bytes)
+            .and_then(|()| serde_json::from_slice(&bytes).map_err(|e| e.to_string()))
+            .map_err(|e| {
+                Error::InvalidRequest(format!("the daemon's answer is not a response: {e}"))
+            }),
         Frame::Closed | Frame::TooLarge(_) => Err(Error::InvalidRequest(
             "the daemon closed the connection without answering".into(),
         )),

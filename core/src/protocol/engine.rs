@@ -22,6 +22,7 @@ use crate::extensions::commands::{ActiveExtensions, ExtensionHost};
 use crate::hooks::config::HookLoader;
 use crate::hooks::matcher::ToolMatcher;
 use crate::hooks::registry::{HookOptions, HookRegistry};
+use crate::support::json::{check_json_depth, json_depth, MAX_JSON_DEPTH, SHALLOW_JSON};
 
 pub use crate::support::names::COMMANDS;
 
@@ -212,11 +213,24 @@ impl Engine {
         Pin<Box<dyn Future<Output = String> + Send + 'static>>,
         serde_json::Error,
     > {
-        let response = match sonic_rs::from_str::<Request>(text) {
-            Ok(request) => self.handle_request_async(request),
-            // Not a well-formed request: the slower path gives the precise
-            // error (not JSON at all, not an object, an unknown field...).
-            Err(_) => match Request::from_json(serde_json::from_str(text)?) {
+        // The SIMD parser recurses with large frames and without a limit:
+        // it reads shallow text only; deeper text takes serde_json's path,
+        // and too deep text is refused before any parser sees it.
+        let depth = json_depth(text.as_bytes());
+        if depth > MAX_JSON_DEPTH {
+            let refused = check_json_depth(text.as_bytes()).err().unwrap_or_default();
+            return Err(<serde_json::Error as serde::de::Error>::custom(refused));
+        }
+        let fast = if depth <= SHALLOW_JSON {
+            sonic_rs::from_str::<Request>(text).ok()
+        } else {
+            None
+        };
+        let response = match fast {
+            Some(request) => self.handle_request_async(request),
+            // Deep, or not a well-formed request: the slower path gives the
+            // precise error (not JSON at all, not an object, an unknown field...).
+            None => match Request::from_json(serde_json::from_str(text)?) {
                 Ok(request) => self.handle_request_async(request),
                 Err(e) => Box::pin(std::future::ready(Response::failure(&e))),
             },

@@ -92,3 +92,66 @@ pub(crate) fn bool_arg(command: &str, args: &Map<String, Value>, name: &str) -> 
         ))),
     }
 }
+
+/// The deepest nesting of arrays and objects accepted in JSON text, on every
+/// path that parses it (requests from every door, daemon frames, hook and
+/// script results): deeper text is refused before it is parsed, so that no
+/// parser can run out of stack. It is serde_json's own limit (127 levels).
+pub const MAX_JSON_DEPTH: usize = 127;
+
+/// How deep the arrays and objects of JSON text are nested, at least (the
+/// text need not be valid JSON: brackets inside strings do not count). Text
+/// with few opening brackets is answered by counting them, which is fast;
+/// other text is walked.
+pub(crate) fn json_depth(text: &[u8]) -> usize {
+    // Text with n opening brackets cannot be nested deeper than n.
+    let opening = text.iter().filter(|&&b| b == b'[' || b == b'{').count();
+    if opening <= SHALLOW_JSON {
+        return opening;
+    }
+    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for &byte in text {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// JSON no deeper than this is shallow: the fast parsers may read it (their
+/// recursion costs more stack per level than serde_json's).
+pub(crate) const SHALLOW_JSON: usize = 16;
+
+/// Refuses JSON text nested deeper than [`MAX_JSON_DEPTH`] (the text need not
+/// be valid JSON: brackets inside strings do not count). The message is the
+/// same wherever JSON text comes in.
+pub fn check_json_depth(text: &[u8]) -> std::result::Result<(), String> {
+    if json_depth(text) > MAX_JSON_DEPTH {
+        return Err(format!(
+            "JSON nested deeper than {MAX_JSON_DEPTH} levels is refused"
+        ));
+    }
+    Ok(())
+}
+
+/// Parses JSON text after [`check_json_depth`]; the error is a message for
+/// the caller to wrap (it names what was wrong, and where for invalid text).
+pub fn parse_json(text: &str) -> std::result::Result<Value, String> {
+    check_json_depth(text.as_bytes())?;
+    serde_json::from_str(text).map_err(|e| e.to_string())
+}
