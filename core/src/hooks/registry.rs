@@ -17,6 +17,7 @@ use crate::hooks::hook::Hook;
 use crate::hooks::hook_type::{HookPriority, HookType};
 use crate::hooks::matcher::ToolMatcher;
 use crate::hooks::outcome::ChainOutcome;
+use crate::support::process::block_sigpipe;
 
 pub use super::options::{
     ExecuteOptions, HookInfo, HookOptions, DEFAULT_ASYNC_TIMEOUT, MAX_HOOK_NAME_LEN,
@@ -87,6 +88,10 @@ impl Inner {
                 tokio::runtime::Builder::new_multi_thread()
                     .worker_threads(2)
                     .thread_name("radium-hooks")
+                    // The engine's threads write to child processes' pipes:
+                    // a child gone early must give EPIPE, never a SIGPIPE
+                    // that kills a host which does not ignore it.
+                    .on_thread_start(block_sigpipe)
                     .enable_time()
                     .enable_io()
                     .build()

@@ -27,6 +27,23 @@ pub(crate) struct ProcessOutput {
     pub stderr: String,
 }
 
+/// Blocks SIGPIPE on the calling thread. A write to a pipe whose reader has
+/// gone then fails with `EPIPE` instead of raising the signal, whose default
+/// action would kill the whole host process. The signal a write raises is
+/// directed at the writing thread, so the engine blocks it on its own threads
+/// (every child process is written to from them) and never touches the
+/// host's threads or its signal dispositions.
+pub(crate) fn block_sigpipe() {
+    // SAFETY: the sigset is initialised by sigemptyset before use, and
+    // pthread_sigmask only changes the calling thread's mask.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&raw mut set);
+        libc::sigaddset(&raw mut set, libc::SIGPIPE);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &raw const set, std::ptr::null_mut());
+    }
+}
+
 /// Kills the child's whole process group unless disarmed.
 struct GroupGuard(Option<i32>);
 
