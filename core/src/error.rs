@@ -136,6 +136,10 @@ pub enum Error {
     #[error("{0}")]
     Extension(String),
 
+    /// A request reached the daemon but its answer did not come back: it may
+    /// have been carried out, so it is not sent again.
+    #[error("{0}")]
+    AnswerLost(String),
     /// The engine's async runtime could not be started.
     #[error("cannot start the engine's async runtime: {0}")]
     Runtime(String),
@@ -168,6 +172,7 @@ impl Error {
             Error::Edit(_) => "edit",
             Error::OutsideProject(_) => "outside_project",
             Error::Runtime(_) => "runtime",
+            Error::AnswerLost(_) => "answer_lost",
         }
     }
 }

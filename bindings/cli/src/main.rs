@@ -190,12 +190,20 @@ fn radium_home() -> PathBuf {
     radium_core::agent::default_radium_home()
 }
 
-/// Sends a request to the daemon, starting it on first use.
+/// Sends a request to the daemon, starting it on first use. Only a failed
+/// connection is tried again: once the request is sent, a lost answer is
+/// reported, never sent twice (the daemon may have applied the edit).
 fn through_daemon(request: &Request) -> Result<radium_core::Response, String> {
     let home = radium_home();
-    if let Ok(response) = radium_core::daemon::send(&home, request) {
-        return Ok(response);
-    }
+    let stream = match radium_core::daemon::connect(&home) {
+        Ok(stream) => stream,
+        Err(_) => start_daemon(&home)?,
+    };
+    radium_core::daemon::exchange(stream, &home, request).map_err(|e| e.to_string())
+}
+
+/// Starts a daemon for `home` and connects to it.
+fn start_daemon(home: &Path) -> Result<std::os::unix::net::UnixStream, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find rad itself: {e}"))?;
     // RADIUM_DAEMON_IDLE (seconds) shortens the idle time, for tests and scripts.
     let idle = std::env::var("RADIUM_DAEMON_IDLE").unwrap_or_else(|_| "900".into());
@@ -208,8 +216,8 @@ fn through_daemon(request: &Request) -> Result<radium_core::Response, String> {
         .map_err(|e| format!("cannot start the daemon: {e}"))?;
     let started = std::time::Instant::now();
     loop {
-        match radium_core::daemon::send(&home, request) {
-            Ok(response) => return Ok(response),
+        match radium_core::daemon::connect(home) {
+            Ok(stream) => return Ok(stream),
             Err(e) if started.elapsed() > std::time::Duration::from_secs(5) => {
                 return Err(format!("the daemon did not start: {e}"))
             }

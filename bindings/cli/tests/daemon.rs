@@ -265,3 +265,52 @@ extern "C" {
 }
 
 use std::os::unix::process::CommandExt as _;
+
+#[test]
+fn an_answer_lost_after_sending_is_reported_and_never_sent_again() {
+    // A daemon that takes the request and dies before answering: here, a
+    // listener that reads one frame and closes the connection.
+    let e = env();
+    std::fs::create_dir_all(&e.home).unwrap();
+    let listener = std::os::unix::net::UnixListener::bind(e.socket()).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    std::fs::write(e.project.join("a.txt"), "one\n").unwrap();
+    let rad = Command::new(env!("CARGO_BIN_EXE_rad"))
+        .args(["insert", "a.txt", "--line", "1", "--text", "two"])
+        .env("RADIUM_HOME", &e.home)
+        .env("RADIUM_DAEMON_IDLE", "20")
+        .current_dir(&e.project)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut connections = 0;
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(3) {
+        match listener.accept() {
+            Ok((mut stream, _)) => {
+                connections += 1;
+                stream.set_nonblocking(false).unwrap();
+                let mut len = [0u8; 4];
+                stream.read_exact(&mut len).unwrap();
+                let mut payload = vec![0u8; u32::from_be_bytes(len) as usize];
+                stream.read_exact(&mut payload).unwrap();
+                assert!(String::from_utf8_lossy(&payload).contains("\"insert\""));
+                drop(stream);
+            }
+            Err(_) => std::thread::sleep(Duration::from_millis(10)),
+        }
+    }
+    let output = rad.wait_with_output().unwrap();
+    assert_eq!(connections, 1, "the request was sent once");
+    assert_eq!(output.status.code(), Some(1));
+    let message = err(&output);
+    assert!(
+        message.contains("closed the connection without answering"),
+        "{message}"
+    );
+    assert!(message.contains("it was not sent again"), "{message}");
+    drop(listener);
+    let _ = std::fs::remove_file(e.socket());
+}

@@ -199,19 +199,40 @@ pub fn serve(engine: &Engine, radium_home: &Path, idle: Duration) -> Result<()> 
 }
 
 /// Sends one request to the daemon in `radium_home` and returns its answer.
+/// A caller that retries must retry only a failed [`connect`]: see [`exchange`].
 pub fn send(radium_home: &Path, request: &Request) -> Result<Response> {
+    let stream = connect(radium_home)?;
+    exchange(stream, radium_home, request)
+}
+
+/// Connects to the daemon in `radium_home`. Nothing was sent when this
+/// fails, so trying again (after starting a daemon) is safe.
+pub fn connect(radium_home: &Path) -> Result<UnixStream> {
     let path = socket_path(radium_home);
-    let mut stream = UnixStream::connect(&path).map_err(io_err(&path))?;
+    UnixStream::connect(&path).map_err(io_err(&path))
+}
+
+/// Sends `request` on a connected `stream` and reads the answer. Once the
+/// request is written the daemon may have carried it out, so a failure here
+/// ([`Error::AnswerLost`]) must not be retried: an edit would be applied twice.
+pub fn exchange(mut stream: UnixStream, radium_home: &Path, request: &Request) -> Result<Response> {
+    let path = socket_path(radium_home);
     let payload = serde_json::to_vec(request).unwrap_or_default();
     write_frame(&mut stream, &payload).map_err(io_err(&path))?;
-    match read_frame(&mut stream, MAX_FRAME).map_err(io_err(&path))? {
-        Frame::Data(bytes) => check_json_depth(&bytes)
+    let lost = |why: String| {
+        Error::AnswerLost(format!(
+            "the daemon on {} took the `{}` request but {why}; it may have been carried out (check with `rad view`, undo with the last tag); it was not sent again",
+            path.display(),
+            request.command
+        ))
+    };
+    match read_frame(&mut stream, MAX_FRAME) {
+        Ok(Frame::Data(bytes)) => check_json_depth(&bytes)
             .and_then(|()| serde_json::from_slice(&bytes).map_err(|e| e.to_string()))
-            .map_err(|e| {
-                Error::InvalidRequest(format!("the daemon's answer is not a response: {e}"))
-            }),
-        Frame::Closed | Frame::TooLarge(_) => Err(Error::InvalidRequest(
-            "the daemon closed the connection without answering".into(),
-        )),
+            .map_err(|e| lost(format!("its answer is not a response ({e})"))),
+        Ok(Frame::Closed | Frame::TooLarge(_)) => {
+            Err(lost("closed the connection without answering".into()))
+        }
+        Err(e) => Err(lost(format!("the answer could not be read ({e})"))),
     }
 }
