@@ -27,6 +27,7 @@ use napi::sys;
 use radium_core::{ChainOutcome, Response};
 
 use crate::convert;
+use crate::errors::error_value;
 use crate::js::{Js, JsResult};
 
 /// How JS hooks may answer in the chain being run.
@@ -293,10 +294,8 @@ impl Host {
                 Done::Outcome(outcome) => convert::outcome_to_js(js, &outcome),
                 Done::Response(response) => convert::to_js(js, &response.into_json()),
             }
-            .map_err(|e| {
-                crate::error_value(js, "internal", &format!("cannot convert the result: {e}"))
-            }),
-            Err(_) => Err(crate::error_value(
+            .map_err(|e| error_value(js, "internal", &format!("cannot convert the result: {e}"))),
+            Err(_) => Err(error_value(
                 js,
                 "internal",
                 "internal error: radium panicked while running a chain (please report this bug)",

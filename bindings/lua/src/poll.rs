@@ -1,0 +1,116 @@
+//! Non-blocking work for Lua: chains and requests queued as futures, polled
+//! on the main thread by `poll`, and woken through a socket that the Lua
+//! side watches with `vim.uv`.
+
+use std::cell::RefCell;
+use std::future::Future;
+use std::io::Write as _;
+use std::os::fd::IntoRawFd as _;
+use std::os::unix::net::UnixStream;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
+
+use mlua::{Function, Lua, Result as LuaResult};
+use serde_json::Value;
+
+use crate::values::{lua_err, to_lua};
+
+/// Wakes the Lua side: one byte on a socket that `vim.uv` watches.
+struct Signal {
+    writer: UnixStream,
+    notified: AtomicBool,
+}
+
+impl Wake for Signal {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+    fn wake_by_ref(self: &Arc<Self>) {
+        if !self.notified.swap(true, Ordering::AcqRel) {
+            // Non-blocking; a full socket already has a wake-up pending.
+            let _ = (&self.writer).write(&[1]);
+        }
+    }
+}
+
+/// A non-blocking piece of work: its result as a JSON value.
+pub(crate) type PendingFuture = Pin<Box<dyn Future<Output = Value> + Send>>;
+
+/// The non-blocking chains of one Lua state, polled on its main thread.
+pub(crate) struct AsyncState {
+    signal: Arc<Signal>,
+    pub(crate) reader_fd: RefCell<Option<i32>>,
+    pub(crate) pending: RefCell<Vec<(PendingFuture, Function)>>,
+}
+
+impl AsyncState {
+    fn new() -> LuaResult<Self> {
+        let (reader, writer) = UnixStream::pair()
+            .map_err(|e| lua_err(format!("cannot create the wake-up socket: {e}")))?;
+        writer
+            .set_nonblocking(true)
+            .and_then(|()| reader.set_nonblocking(true))
+            .map_err(|e| lua_err(format!("cannot configure the wake-up socket: {e}")))?;
+        Ok(AsyncState {
+            signal: Arc::new(Signal {
+                writer,
+                notified: AtomicBool::new(false),
+            }),
+            reader_fd: RefCell::new(Some(reader.into_raw_fd())),
+            pending: RefCell::new(Vec::new()),
+        })
+    }
+}
+
+/// The non-blocking state of `lua`, made on first use.
+pub(crate) fn async_state(lua: &Lua) -> LuaResult<mlua::AppDataRef<'_, AsyncState>> {
+    if lua.app_data_ref::<AsyncState>().is_none() {
+        lua.set_app_data(AsyncState::new()?);
+    }
+    lua.app_data_ref::<AsyncState>()
+        .ok_or_else(|| lua_err("radium: async state missing"))
+}
+
+/// Polls every pending chain once; calls the callbacks of finished ones.
+pub(crate) fn poll(lua: &Lua, (): ()) -> LuaResult<usize> {
+    let (signal, pending) = {
+        let state = async_state(lua)?;
+        state.signal.notified.store(false, Ordering::Release);
+        let pending = std::mem::take(&mut *state.pending.borrow_mut());
+        (Arc::clone(&state.signal), pending)
+    };
+    let waker = Waker::from(signal);
+    let mut cx = Context::from_waker(&waker);
+    let mut still = Vec::new();
+    let mut first_error = None;
+    for (mut future, callback) in pending {
+        match future.as_mut().poll(&mut cx) {
+            Poll::Ready(value) => {
+                if let Err(e) = to_lua(lua, &value).and_then(|v| callback.call::<()>(v)) {
+                    first_error.get_or_insert(e);
+                }
+            }
+            Poll::Pending => still.push((future, callback)),
+        }
+    }
+    let state = async_state(lua)?;
+    let mut queue = state.pending.borrow_mut();
+    still.append(&mut queue);
+    *queue = still;
+    let left = queue.len();
+    drop(queue);
+    match first_error {
+        Some(e) => Err(e),
+        None => Ok(left),
+    }
+}
+
+/// Queues work to be polled on the main loop; nothing runs before the next turn.
+pub(crate) fn queue(lua: &Lua, future: PendingFuture, callback: Function) -> LuaResult<()> {
+    let state = async_state(lua)?;
+    state.pending.borrow_mut().push((future, callback));
+    state.signal.wake_by_ref();
+    Ok(())
+}
