@@ -6,7 +6,9 @@
  * CONTRACT
  * - Strings: every `const char *` argument is a NUL-terminated UTF-8 string.
  *   Invalid UTF-8 is an error (RADIUM_STATUS_INVALID_UTF8), never undefined
- *   behaviour. JSON arguments must be valid JSON (RADIUM_STATUS_INVALID_JSON).
+ *   behaviour. JSON arguments must be valid JSON (RADIUM_STATUS_INVALID_JSON)
+ *   nested at most 127 levels deep; deeper JSON is refused with
+ *   RADIUM_STATUS_INVALID_JSON before it is parsed, on any thread's stack.
  * - Ownership: a `char *` the library returns (through an out-parameter) is
  *   owned by the caller and freed with radium_string_free(). A RadiumError is
  *   freed with radium_error_free(); a RadiumEngine with radium_engine_free().
@@ -22,6 +24,16 @@
  *   function is thread-safe unless its comment says otherwise. C hook
  *   callbacks run on the thread that called radium_hooks_execute() or
  *   radium_request(), possibly on several threads at once.
+ * - C++ callbacks (hooks, destructors) must not throw: an exception that
+ *   unwinds into the library is undefined behaviour. Catch everything in the
+ *   callback and report it with radium_hook_reply_set_error() and a non-zero
+ *   return.
+ * - Signals: the library installs no signal handler and never changes the
+ *   process's signal dispositions. It blocks SIGPIPE on the threads it
+ *   creates, where it writes to the script hooks and agents it starts, so a
+ *   child that exits without reading its input gives an error, never a
+ *   SIGPIPE that would kill the host. It starts children in their own process
+ *   group and ends them (SIGKILL to the group) at their time limit.
  * - Versions: check radium_abi_version() == RADIUM_ABI_VERSION before using
  *   anything else.
  */

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use radium_core::{
-    Hook, HookCall, HookContext, HookOptions, HookPriority, HookResult, HookType, ToolMatcher,
+    Hook, HookCall, HookContext, HookMeta, HookOptions, HookResult, HookType, ToolMatcher,
 };
 use serde_json::Value;
 
@@ -53,9 +53,7 @@ unsafe impl Send for UserData {}
 unsafe impl Sync for UserData {}
 
 struct CHook {
-    name: String,
-    hook_type: HookType,
-    priority: HookPriority,
+    meta: HookMeta,
     callback: unsafe extern "C" fn(*mut c_void, *const c_char, usize, *mut RadiumHookReply) -> i32,
     user_data: UserData,
     destroy: RadiumDestroyFn,
@@ -73,14 +71,8 @@ impl Drop for CHook {
 }
 
 impl Hook for CHook {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn hook_type(&self) -> HookType {
-        self.hook_type
-    }
-    fn priority(&self) -> HookPriority {
-        self.priority
+    fn meta(&self) -> &HookMeta {
+        &self.meta
     }
     fn call(&self, context: &HookContext) -> HookCall {
         // Serialised once per chain and shared by every C hook until the data changes.
@@ -96,7 +88,7 @@ impl Hook for CHook {
         if rc != 0 {
             let message = reply
                 .error
-                .unwrap_or_else(|| format!("C hook `{}` returned status {rc}", self.name));
+                .unwrap_or_else(|| format!("C hook `{}` returned status {rc}", self.meta.name));
             return HookCall::Ready(Err(message.into()));
         }
         HookCall::Ready(match reply.result {
@@ -143,9 +135,7 @@ pub unsafe extern "C" fn radium_hook_register(
             Failure::new(RadiumStatus::NullArgument, "argument `callback` is NULL")
         })?;
         let hook = Arc::new(CHook {
-            name: name.to_owned(),
-            hook_type,
-            priority: HookPriority(priority),
+            meta: HookMeta::new(name, hook_type).with_priority(priority),
             callback,
             user_data: UserData(user_data),
             destroy,

@@ -28,7 +28,7 @@ pub(crate) unsafe fn str_arg<'a>(ptr: *const c_char, name: &str) -> Result<&'a s
 pub(crate) unsafe fn json_arg(ptr: *const c_char, name: &str) -> Result<Value, Failure> {
     // SAFETY: forwarded contract.
     let text = unsafe { str_arg(ptr, name) }?;
-    serde_json::from_str(text).map_err(|e| {
+    radium_core::parse_json(text).map_err(|e| {
         Failure::new(
             RadiumStatus::InvalidJson,
             format!("argument `{name}` is not valid JSON: {e}"),

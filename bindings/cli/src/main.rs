@@ -175,7 +175,7 @@ fn read_stdin() -> Result<String, String> {
 /// The editor context: JSON on stdin if any, else the RADIUM_EDITOR_* variables, else none.
 fn editor_context(stdin: &str) -> Result<Value, String> {
     if !stdin.trim().is_empty() {
-        return serde_json::from_str(stdin)
+        return radium_core::parse_json(stdin)
             .map_err(|e| format!("the context on stdin is not JSON: {e}"));
     }
     if std::env::var_os("RADIUM_EDITOR_FILE_PATH").is_some() {
@@ -338,10 +338,14 @@ fn run(cli: Cli) -> Result<Value, String> {
                 Some(text) => text,
                 None => read_stdin()?,
             };
-            let value: Value =
-                serde_json::from_str(&text).map_err(|e| format!("the request is not JSON: {e}"))?;
-            // The whole response is the output, failures included.
-            let response = engine.handle_json(value);
+            // The whole response is the output, failures included: text
+            // that is not JSON gets a JSON answer too.
+            let response = match radium_core::parse_json(&text) {
+                Ok(value) => engine.handle_json(value),
+                Err(e) => radium_core::Response::failure(&radium_core::Error::InvalidRequest(
+                    format!("the request is not JSON: {e}"),
+                )),
+            };
             let ok = response.ok;
             let out = response.to_json();
             return if ok { Ok(out) } else { Err(out.to_string()) };

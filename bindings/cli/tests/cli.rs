@@ -277,3 +277,29 @@ fn extensions_and_trust_from_the_command_line() {
     let out = run(&["trust", "--revoke", "--compact"]);
     assert_eq!(json(&out)["trusted"], false);
 }
+
+#[test]
+fn rad_request_answers_bad_input_in_json_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    for (input, says) in [
+        ("hello", "the request is not JSON"),
+        ("{\"command\":", "the request is not JSON"),
+        (
+            deep.as_str(),
+            "JSON nested deeper than 127 levels is refused",
+        ),
+    ] {
+        let out = rad(&["request"], input, &[], dir.path());
+        assert_eq!(out.status.code(), Some(1));
+        let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "not a JSON answer ({e}): {}",
+                String::from_utf8_lossy(&out.stdout)
+            )
+        });
+        assert_eq!(answer["ok"], false);
+        assert_eq!(answer["code"], "invalid_request");
+        assert!(answer["error"].as_str().unwrap().contains(says), "{answer}");
+    }
+}

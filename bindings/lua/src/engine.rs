@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use mlua::{Function, Result as LuaResult, UserData, UserDataMethods};
 use radium_core::{
-    Engine, ExecuteOptions, HookContext, HookOptions, HookPriority, HookType, Request, Response,
-    ScriptHook, ToolMatcher,
+    Engine, ExecuteOptions, HookContext, HookMeta, HookOptions, HookPriority, HookType, Request,
+    Response, ScriptHook, ToolMatcher,
 };
 use serde_json::Value;
 
@@ -75,9 +75,7 @@ impl UserData for LuaEngine {
             |lua, this, (name, kind, wrapper, options): (String, String, Function, String)| {
                 let (priority, options) = hook_options(&parse_json(&options, "options")?)?;
                 let hook = LuaHook {
-                    name,
-                    hook_type: hook_type(&kind)?,
-                    priority,
+                    meta: HookMeta::new(name, hook_type(&kind)?).with_priority(priority),
                     wrapper: HostOnly::new((wrapper, lua.weak())),
                 };
                 this.engine

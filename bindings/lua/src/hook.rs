@@ -6,7 +6,7 @@ use std::mem::ManuallyDrop;
 use std::thread::ThreadId;
 
 use mlua::{ffi, Function, Lua};
-use radium_core::{Hook, HookCall, HookContext, HookError, HookPriority, HookResult, HookType};
+use radium_core::{Hook, HookCall, HookContext, HookError, HookMeta, HookResult};
 use serde_json::Value;
 
 use crate::convert;
@@ -125,33 +125,25 @@ unsafe fn error_at_top(state: *mut ffi::lua_State) -> String {
 
 /// A hook written in Lua: `wrapper(ctx) -> result table | nil`.
 pub(crate) struct LuaHook {
-    pub(crate) name: String,
-    pub(crate) hook_type: HookType,
-    pub(crate) priority: HookPriority,
+    pub(crate) meta: HookMeta,
     pub(crate) wrapper: HostOnly<(Function, mlua::WeakLua)>,
 }
 
 impl Hook for LuaHook {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn hook_type(&self) -> HookType {
-        self.hook_type
-    }
-    fn priority(&self) -> HookPriority {
-        self.priority
+    fn meta(&self) -> &HookMeta {
+        &self.meta
     }
     fn call(&self, context: &HookContext) -> HookCall {
         let Some((wrapper, lua)) = self.wrapper.get() else {
             return HookCall::Ready(Err(HookError::new(format!(
                 "Lua hook `{}` was called off Neovim's main thread; it was not run",
-                self.name
+                self.meta.name
             ))));
         };
         let Some(lua) = lua.try_upgrade() else {
             return HookCall::Ready(Err(HookError::new(format!(
                 "Lua hook `{}` was called after its Lua state closed; it was not run",
-                self.name
+                self.meta.name
             ))));
         };
         HookCall::Ready(match call_with_context(&lua, wrapper, context) {

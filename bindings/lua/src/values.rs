@@ -14,7 +14,7 @@ pub(crate) fn lua_err(message: impl std::fmt::Display) -> mlua::Error {
 
 /// A JSON text argument (`what` names it in the error).
 pub(crate) fn parse_json(text: &str, what: &str) -> LuaResult<Value> {
-    serde_json::from_str(text).map_err(|e| lua_err(format!("{what} is not valid JSON: {e}")))
+    radium_core::parse_json(text).map_err(|e| lua_err(format!("{what} is not valid JSON: {e}")))
 }
 
 /// `vim.NIL` and `vim.empty_dict()`'s metatable, from `setup`.

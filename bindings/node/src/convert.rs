@@ -45,8 +45,7 @@ pub(crate) fn from_js(js: Js, value: Raw) -> JsResult<Value> {
     let Some(text) = stringify(js, value)? else {
         return Ok(Value::Null);
     };
-    serde_json::from_str(&text).map_err(|e| {
-        let message = e.to_string();
+    radium_core::parse_json(&text).map_err(|message| {
         // JSON.stringify escapes a lone surrogate as `\udXXX`, which JSON
         // (RFC 8259 text as UTF-8) cannot carry.
         if message.contains("escape") || message.contains("surrogate") {

@@ -7,7 +7,8 @@ use std::thread::ThreadId;
 use napi::bindgen_prelude::{Env, Function, Unknown};
 use napi::{sys, JsValue as _};
 use radium_core::{
-    Hook, HookCall, HookContext, HookError, HookOutput, HookPriority, HookResult, HookType,
+    Hook, HookCall, HookContext, HookError, HookMeta, HookOutput, HookPriority, HookResult,
+    HookType,
 };
 
 use crate::convert;
@@ -66,9 +67,7 @@ impl Drop for FunctionRef {
 
 /// A hook whose body is a JS function `(ctx) => result | undefined | Promise`.
 pub(crate) struct JsHook {
-    name: String,
-    hook_type: HookType,
-    priority: HookPriority,
+    meta: HookMeta,
     function: FunctionRef,
 }
 
@@ -81,38 +80,28 @@ impl JsHook {
         function: Raw,
     ) -> JsResult<Self> {
         Ok(JsHook {
-            name,
-            hook_type,
-            priority,
+            meta: HookMeta::new(name, hook_type).with_priority(priority),
             function: FunctionRef::new(js, function)?,
         })
     }
 }
 
 impl Hook for JsHook {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn hook_type(&self) -> HookType {
-        self.hook_type
-    }
-
-    fn priority(&self) -> HookPriority {
-        self.priority
+    fn meta(&self) -> &HookMeta {
+        &self.meta
     }
 
     fn call(&self, context: &HookContext) -> HookCall {
         let Some((js, mode, function)) = self.function.get() else {
             return HookCall::Ready(Err(HookError::new(format!(
                 "JS hook `{}` was called outside its JavaScript thread; it was not run",
-                self.name
+                self.meta.name
             ))));
         };
         let _scope = js.scope();
         let answer = crate::tape::call_hook(js, function, context);
         match answer {
-            Ok(value) => answer_from_js(js, mode, value, &self.name),
+            Ok(value) => answer_from_js(js, mode, value, &self.meta.name),
             Err(message) => HookCall::Ready(Err(HookError::new(message))),
         }
     }
