@@ -79,3 +79,209 @@ fn json_up_to_the_limit_parses_and_brackets_in_strings_do_not_count() {
     // serde_json's own limit is the same: what we let through, it parses.
     assert!(parse_json(&nested(MAX_JSON_DEPTH, "[", "]", "")).is_ok());
 }
+
+#[test]
+fn a_huge_time_limit_is_no_deadline_and_never_panics() {
+    let engine = Engine::new(EngineConfig::default()).unwrap();
+    let request = |ms: u64| {
+        format!(
+            r#"{{"command":"hooks-execute","args":{{"hook_type":"before_tool","data":{{}},"timeout_ms":{ms}}}}}"#
+        )
+    };
+    // The fast clock calibrates itself after 256 chains: cross that point.
+    for round in 0..300 {
+        let ms = if round % 2 == 0 { u64::MAX } else { 1 << 62 };
+        let answer = engine.handle_json_text(&request(ms)).unwrap();
+        assert!(answer.contains(r#""status":"completed""#), "{answer}");
+    }
+}
+
+#[test]
+fn ext_remove_takes_names_never_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let outside = dir.path().join("victim");
+    std::fs::create_dir_all(home.join("extensions")).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(
+        outside.join("radium-extension.json"),
+        r#"{"name":"victim","version":"1"}"#,
+    )
+    .unwrap();
+    // A link in the extension folder that points outside it.
+    std::os::unix::fs::symlink(&outside, home.join("extensions/linked")).unwrap();
+    let engine = Engine::new(EngineConfig {
+        radium_home: Some(home.clone()),
+        ..EngineConfig::default()
+    })
+    .unwrap();
+    let remove = |name: &str| {
+        engine
+            .handle_json(serde_json::json!({"command": "ext-remove", "args": {"name": name}}))
+            .to_json()
+    };
+    for name in [
+        "../victim",
+        "../../victim",
+        outside.to_str().unwrap(),
+        ".",
+        "..",
+        "",
+        "a/b",
+    ] {
+        let answer = remove(name);
+        assert_eq!(answer["ok"], false, "{name}: {answer}");
+        assert_eq!(answer["code"], "invalid_argument", "{name}: {answer}");
+    }
+    let answer = remove("linked");
+    assert_eq!(answer["ok"], false, "{answer}");
+    assert!(answer["error"]
+        .as_str()
+        .unwrap()
+        .contains("no extension named `linked`"));
+    assert!(
+        outside.join("radium-extension.json").exists(),
+        "nothing outside was removed"
+    );
+}
+
+fn workspace_engine() -> (tempfile::TempDir, std::path::PathBuf, Engine) {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let engine = Engine::new(EngineConfig {
+        workspace: Some(ws.clone()),
+        radium_home: Some(dir.path().join("home")),
+        ..EngineConfig::default()
+    })
+    .unwrap();
+    (dir, ws, engine)
+}
+
+fn request(engine: &Engine, command: &str, args: serde_json::Value) -> serde_json::Value {
+    engine
+        .handle_json(serde_json::json!({"command": command, "args": args}))
+        .to_json()
+}
+
+#[test]
+fn apply_without_cwd_is_confined_to_the_engines_workspace() {
+    let (dir, ws, engine) = workspace_engine();
+    let outside = dir.path().join("outside.txt");
+    let answer = request(
+        &engine,
+        "apply",
+        serde_json::json!({"content": "x\n", "file": outside, "write": true}),
+    );
+    assert_eq!(answer["ok"], false, "{answer}");
+    assert!(
+        answer["error"].as_str().unwrap().contains("workspace"),
+        "{answer}"
+    );
+    assert!(!outside.exists(), "nothing written outside the workspace");
+    let inside = ws.join("inside.txt");
+    let answer = request(
+        &engine,
+        "apply",
+        serde_json::json!({"content": "x\n", "file": inside, "write": true}),
+    );
+    assert_eq!(answer["ok"], true, "{answer}");
+    assert_eq!(std::fs::read_to_string(&inside).unwrap(), "x\n");
+}
+
+#[test]
+fn writes_use_the_umask_go_through_symlinks_and_refuse_fifos() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let (_dir, ws, engine) = workspace_engine();
+    // A new file: 0666 less the umask (the test runner's umask is 022 or so).
+    let answer = request(
+        &engine,
+        "apply",
+        serde_json::json!({"content": "x\n", "file": ws.join("new.txt"), "write": true}),
+    );
+    assert_eq!(answer["ok"], true, "{answer}");
+    let mode = std::fs::metadata(ws.join("new.txt"))
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_ne!(mode, 0o600, "not the temporary file's private mode");
+    assert_eq!(mode & 0o644, 0o644, "readable as any new file: {mode:o}");
+    // An existing file keeps its mode.
+    std::fs::write(ws.join("exec.sh"), "old\n").unwrap();
+    std::fs::set_permissions(ws.join("exec.sh"), std::fs::Permissions::from_mode(0o751)).unwrap();
+    request(
+        &engine,
+        "apply",
+        serde_json::json!({"content": "new\n", "file": ws.join("exec.sh"), "write": true}),
+    );
+    let mode = std::fs::metadata(ws.join("exec.sh"))
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(mode, 0o751);
+    // A symlink inside the workspace is written through; the link stays.
+    std::fs::write(ws.join("target.txt"), "old\n").unwrap();
+    std::os::unix::fs::symlink(ws.join("target.txt"), ws.join("link.txt")).unwrap();
+    let answer = request(
+        &engine,
+        "apply",
+        serde_json::json!({"content": "new\n", "file": ws.join("link.txt"), "write": true}),
+    );
+    assert_eq!(answer["ok"], true, "{answer}");
+    assert!(std::fs::symlink_metadata(ws.join("link.txt"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(
+        std::fs::read_to_string(ws.join("target.txt")).unwrap(),
+        "new\n"
+    );
+    // A FIFO is refused at once, by apply and by the edit tools.
+    let fifo = ws.join("pipe");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let started = std::time::Instant::now();
+    let answer = request(
+        &engine,
+        "apply",
+        serde_json::json!({"content": "x\n", "file": fifo, "write": true}),
+    );
+    assert_eq!(answer["ok"], false, "{answer}");
+    assert!(
+        answer["error"]
+            .as_str()
+            .unwrap()
+            .contains("not a regular file"),
+        "{answer}"
+    );
+    for (command, args) in [
+        ("view", serde_json::json!({"path": "pipe"})),
+        (
+            "str-replace",
+            serde_json::json!({"path": "pipe", "old": "a", "new": "b"}),
+        ),
+        (
+            "insert",
+            serde_json::json!({"path": "pipe", "line": 0, "text": "b"}),
+        ),
+    ] {
+        let answer = engine
+            .handle_json(serde_json::json!({"command": command, "args": args, "cwd": ws}))
+            .to_json();
+        assert_eq!(answer["ok"], false, "{command}: {answer}");
+        assert!(
+            answer["error"]
+                .as_str()
+                .unwrap()
+                .contains("not a regular file"),
+            "{command}: {answer}"
+        );
+    }
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "nothing blocked"
+    );
+}

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::project::{content_hash, Project};
 use crate::error::{Error, Result};
-use crate::support::atomic::write_atomic;
+use crate::support::atomic::{read_text_file, write_atomic};
 
 /// One recorded edit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -122,7 +122,7 @@ impl History {
             return Ok(());
         };
         let file = self.project.root.join(&cs.file);
-        let current = std::fs::read_to_string(&file).ok();
+        let current = read_text_file(&file).ok();
         if current.as_deref().map(content_hash) == Some(cs.after_hash.clone()) {
             self.session.applied = next;
             self.session.top = next;
@@ -208,7 +208,7 @@ impl History {
         }
         let cs = self.read_changeset(self.session.applied)?;
         let file = self.project.root.join(&cs.file);
-        let current = std::fs::read_to_string(&file).map_err(io(&file))?;
+        let current = read_text_file(&file).map_err(io(&file))?;
         if content_hash(&current) != cs.after_hash {
             return Err(Error::Edit(format!(
                 "cannot undo {} ({}) [seq:{}]: the file changed since",
@@ -238,7 +238,7 @@ impl History {
         }
         let cs = self.read_changeset(self.session.applied + 1)?;
         let file = self.project.root.join(&cs.file);
-        let current = std::fs::read_to_string(&file).ok();
+        let current = read_text_file(&file).ok();
         let matches = match &current {
             Some(text) => cs.existed_before && content_hash(text) == cs.before_hash,
             None => !cs.existed_before,

@@ -21,6 +21,7 @@ pub use history::{Changeset, History, Session};
 pub use project::{Project, ProjectLock};
 
 use crate::error::{Error, Result};
+use crate::support::atomic::read_text_file;
 use crate::support::json::{line_arg, string_arg};
 
 /// The edit commands.
@@ -69,7 +70,7 @@ fn random_tag_part() -> String {
 }
 
 fn read_text(path: &Path, shown: &str) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|e| match e.kind() {
+    read_text_file(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => Error::Edit(format!("`{shown}` does not exist")),
         std::io::ErrorKind::InvalidData => Error::Edit(format!("`{shown}` is not UTF-8 text")),
         _ => Error::Io {
@@ -285,7 +286,7 @@ impl EditSession {
         if path.is_dir() {
             return Err(Error::Edit(format!("`{shown}` is a directory")));
         }
-        let before = std::fs::read_to_string(&path).ok();
+        let before = read_text_file(&path).ok();
         if before.is_some() && !overwrite {
             return Err(Error::Edit(format!(
                 "`{shown}` already exists (pass overwrite to replace it)"

@@ -8,7 +8,7 @@ use super::apply::apply_block;
 use super::context::{ContextLimits, EditorContext};
 use super::extract::ExtractedAnswer;
 use crate::error::{Error, Result};
-use crate::support::atomic::write_atomic;
+use crate::support::atomic::{read_text_file, write_atomic};
 use crate::support::json::{bool_arg, line_arg, optional_string_arg, string_arg};
 
 /// `context`: the request's arguments validated and sanitised as an editor context.
@@ -26,6 +26,7 @@ pub(crate) fn extract(args: &Map<String, Value>) -> Result<Value> {
 pub(crate) fn apply(
     args: &Map<String, Value>,
     cwd: Option<&str>,
+    workspace: Option<&Path>,
     limits: &ContextLimits,
 ) -> Result<Value> {
     let content = string_arg("apply", args, "content")?;
@@ -59,13 +60,16 @@ pub(crate) fn apply(
         Some(cwd) => Path::new(cwd).join(f),
         None => f,
     });
-    if let (Some(f), Some(cwd)) = (&file, cwd) {
-        let ctx = json!({"file_path": f, "workspace": cwd});
+    // Confined to the request's `cwd`, else to the engine's workspace; only
+    // a host that gives neither works outside any workspace.
+    let root = cwd.map(Path::new).or(workspace);
+    if let (Some(f), Some(root)) = (&file, root) {
+        let ctx = json!({"file_path": f, "workspace": root});
         EditorContext::from_json(&ctx, limits)?;
     }
     let original = match (&text, &file) {
         (Some(t), _) => t.clone(),
-        (None, Some(f)) => match std::fs::read_to_string(f) {
+        (None, Some(f)) => match read_text_file(f) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
             Err(source) => {

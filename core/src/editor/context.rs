@@ -332,7 +332,15 @@ impl EditorContext {
 
 fn first_line_of(path: &str) -> Option<String> {
     use std::io::{BufRead, BufReader};
-    let file = std::fs::File::open(path).ok()?;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    // Opened without blocking, and only a regular file is read (a FIFO
+    // would block the caller).
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .ok()
+        .filter(|f| f.metadata().is_ok_and(|m| m.is_file()))?;
     let mut line = String::new();
     BufReader::new(file).take(512).read_line(&mut line).ok()?;
     language_from_shebang(line.trim_end()).map(|_| line.trim_end().to_owned())

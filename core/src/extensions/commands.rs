@@ -7,7 +7,9 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Map, Value};
 
-use super::manifest::{copy_tree, discover, read_extension, Extension, Level, MANIFEST};
+use super::manifest::{
+    copy_tree, discover, read_extension, valid_name, Extension, Level, MANIFEST,
+};
 use super::trust::TrustStore;
 use crate::error::{Error, Result};
 use crate::hooks::registry::{HookOptions, HookRegistry};
@@ -226,6 +228,11 @@ impl ExtensionHost<'_> {
 
     pub(crate) fn ext_remove(&self, cwd: Option<&str>, args: &Map<String, Value>) -> Result<Value> {
         let name = string_arg("ext-remove", args, "name")?;
+        if !valid_name(name) {
+            return Err(Error::InvalidArgument(format!(
+                "`ext-remove`: `{name}` is not an extension name (1-64 letters, digits, `-`, `_` or `.`, not starting with `.`)"
+            )));
+        }
         let wanted = Self::level_arg("ext-remove", args)?;
         let workspace = self.workspace_for(cwd);
         for level in [Level::Workspace, Level::User] {
@@ -236,7 +243,10 @@ impl ExtensionHost<'_> {
                 continue;
             };
             let dir = folder.join(name);
-            if dir.join(MANIFEST).exists() {
+            // Only a real folder inside the extension folder: a symlink
+            // there could point anywhere.
+            let is_folder = std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_dir());
+            if is_folder && dir.join(MANIFEST).exists() {
                 self.deactivate(name);
                 std::fs::remove_dir_all(&dir).map_err(|source| Error::Io {
                     path: dir.clone(),

@@ -106,6 +106,17 @@ fn manifest_error(path: &Path, message: impl Into<String>) -> Error {
     }
 }
 
+/// Whether `name` can name an extension: 1-64 letters, digits, `-`, `_` or
+/// `.`, not starting with `.`, so it is one plain folder name (never a path).
+pub(crate) fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        && !name.starts_with('.')
+}
+
 /// Reads and validates the manifest in `dir`, and parses its hook files.
 pub fn read_extension(dir: &Path, level: Level) -> Result<Extension> {
     let path = dir.join(MANIFEST);
@@ -119,14 +130,7 @@ pub fn read_extension(dir: &Path, level: Level) -> Result<Extension> {
         column: e.column(),
         message: e.to_string(),
     })?;
-    if raw.name.is_empty()
-        || raw.name.len() > 64
-        || !raw
-            .name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-        || raw.name.starts_with('.')
-    {
+    if !valid_name(&raw.name) {
         return Err(manifest_error(
             &path,
             format!(

@@ -244,7 +244,7 @@ impl ChainRun {
         let now = Tick::start();
         let deadline = options
             .deadline
-            .map(|d| now + d.saturating_duration_since(Instant::now()));
+            .and_then(|d| now.checked_add(d.saturating_duration_since(Instant::now())));
         ChainRun {
             deadline,
             runs: Vec::with_capacity(chain.len()),

@@ -65,6 +65,18 @@ impl Sub for Tick {
     }
 }
 
+impl Tick {
+    /// `self + d`, or `None` when that is past what the clock can hold (a
+    /// deadline that far away is no deadline).
+    #[inline]
+    pub(crate) fn checked_add(self, d: Duration) -> Option<Tick> {
+        match self {
+            Tick::Tsc(t) => t.checked_add(d).map(Tick::Tsc),
+            Tick::Std(t) => t.checked_add(d).map(Tick::Std),
+        }
+    }
+}
+
 impl Add<Duration> for Tick {
     type Output = Tick;
 

@@ -46,9 +46,10 @@ pub struct ExecuteOptions {
 
 impl ExecuteOptions {
     /// Options with a deadline `timeout` from now.
+    /// A time-out too large for the clock means no deadline.
     pub fn with_timeout(timeout: Duration) -> Self {
         ExecuteOptions {
-            deadline: Some(Instant::now() + timeout),
+            deadline: Instant::now().checked_add(timeout),
             cancel: None,
         }
     }

@@ -99,6 +99,23 @@ fn answer(engine: &Engine, payload: &[u8]) -> (Response, bool) {
     (engine.handle_json(value), false)
 }
 
+/// One open connection, counted while it lives: the daemon does not exit
+/// for idleness while any is open.
+struct Counted(Arc<std::sync::atomic::AtomicUsize>);
+
+impl Counted {
+    fn new(count: Arc<std::sync::atomic::AtomicUsize>) -> Self {
+        count.fetch_add(1, Ordering::SeqCst);
+        Counted(count)
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 fn serve_connection(
     engine: &Engine,
     mut stream: UnixStream,
@@ -122,7 +139,16 @@ fn serve_connection(
                 let _ = write_frame(&mut stream, r.to_json().to_string().as_bytes());
                 return;
             }
-            Frame::Data(payload) => answer(engine, &payload),
+            // A panic while answering is that request's internal error; the
+            // connection and the daemon's bookkeeping go on.
+            Frame::Data(payload) => {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| answer(engine, &payload)))
+                    .unwrap_or_else(|_| {
+                        let error =
+                            Error::Runtime("the engine failed while answering (a panic)".into());
+                        (Response::failure(&error), false)
+                    })
+            }
         };
         if write_frame(&mut stream, response.to_json().to_string().as_bytes()).is_err() {
             return;
@@ -188,10 +214,11 @@ pub fn serve(engine: &Engine, radium_home: &Path, idle: Duration) -> Result<()> 
             Arc::clone(&stop),
             Arc::clone(&active),
         );
-        active.fetch_add(1, Ordering::SeqCst);
+        let counted = Counted::new(active);
         std::thread::spawn(move || {
+            // The count goes down when the thread ends, even by a panic.
+            let _counted = counted;
             serve_connection(&engine, stream, &last, &stop);
-            active.fetch_sub(1, Ordering::SeqCst);
         });
     }
     let _ = std::fs::remove_file(&path);

@@ -128,7 +128,12 @@ impl Engine {
             "hooks-enable" | "hooks-disable" => hooks::set_enabled(&self.registry, command, args),
             "context" => editor::context(&request.args, &self.config.limits),
             "extract" => editor::extract(args),
-            "apply" => editor::apply(args, cwd, &self.config.limits),
+            "apply" => editor::apply(
+                args,
+                cwd,
+                self.config.workspace.as_deref(),
+                &self.config.limits,
+            ),
             "ext-list" => Ok(self.extension_host(&home).ext_list(cwd)),
             "ext-install" => self.extension_host(&home).ext_install(cwd, args),
             "ext-remove" => self.extension_host(&home).ext_remove(cwd, args),
