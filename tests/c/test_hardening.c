@@ -10,6 +10,8 @@
  * Prints "N passed, M failed" and exits non-zero on a failure.
  */
 
+#define _POSIX_C_SOURCE 200809L
+
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
