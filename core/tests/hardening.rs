@@ -285,3 +285,62 @@ fn writes_use_the_umask_go_through_symlinks_and_refuse_fifos() {
         "nothing blocked"
     );
 }
+
+#[test]
+fn a_selection_too_big_for_the_environment_still_reaches_the_agent() {
+    let (dir, ws, _) = workspace_engine();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    // The agent prints how long its variable is, its last line, and how
+    // much came on stdin.
+    std::fs::write(
+        home.join("agents.toml"),
+        r#"[[agents]]
+id = "measure"
+command = ["sh", "-c", "printf 'env %s\n' \"${#RADIUM_EDITOR_SELECTION}\"; printf '%s' \"$RADIUM_EDITOR_SELECTION\" | tail -n 1; echo; printf 'stdin %s\n' \"$(wc -c)\""]
+"#,
+    )
+    .unwrap();
+    let engine = Engine::new(EngineConfig {
+        workspace: Some(ws.clone()),
+        radium_home: Some(home),
+        ..EngineConfig::default()
+    })
+    .unwrap();
+    let selection = "é".repeat(250_000); // 500,000 bytes, far over 128 KiB
+    let answer = request(
+        &engine,
+        "step",
+        serde_json::json!({"agent": "measure", "context": {
+            "file_path": ws.join("a.txt"), "selection": selection, "workspace": ws,
+        }}),
+    );
+    assert_eq!(answer["ok"], true, "{answer}");
+    let output = answer["data"]["original_output"].as_str().unwrap();
+    let chars: usize = output
+        .lines()
+        .find_map(|l| l.strip_prefix("env "))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        chars > 30_000 && chars <= radium_core::MAX_ENV_VALUE,
+        "{output}"
+    );
+    assert!(
+        output.contains(radium_core::ENV_TRUNCATED.trim_start()),
+        "{output}"
+    );
+    let stdin: usize = output
+        .lines()
+        .find_map(|l| l.strip_prefix("stdin "))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        stdin > 500_000,
+        "the whole selection came on stdin: {output}"
+    );
+}

@@ -66,10 +66,34 @@ pub(crate) fn editor_env(context: &serde_json::Value) -> Vec<(&'static str, Stri
     let mut vars = Vec::with_capacity(EDITOR_ENV_VARS.len());
     for (field, var) in EDITOR_ENV_VARS {
         match context.get(field) {
-            Some(serde_json::Value::String(text)) => vars.push((var, text.clone())),
+            Some(serde_json::Value::String(text)) => vars.push((var, env_value(text.clone()))),
             None | Some(serde_json::Value::Null) if field == "workspace" => {}
             _ => return Vec::new(),
         }
     }
     vars
+}
+
+/// The most bytes an editor context variable carries. Linux refuses to start
+/// a program with any one environment string over 128 KiB ("Argument list
+/// too long"), while a selection may be up to 1 MiB: a longer value is cut
+/// at a character boundary and ends with [`ENV_TRUNCATED`]. The full context
+/// always comes on stdin.
+pub const MAX_ENV_VALUE: usize = 64 << 10;
+
+/// The line that ends a variable cut to [`MAX_ENV_VALUE`].
+pub const ENV_TRUNCATED: &str = "\n[radium: truncated; the full context is on stdin]";
+
+/// `value` cut to [`MAX_ENV_VALUE`] bytes (marker included) when longer.
+pub(crate) fn env_value(mut value: String) -> String {
+    if value.len() <= MAX_ENV_VALUE {
+        return value;
+    }
+    let mut end = MAX_ENV_VALUE - ENV_TRUNCATED.len();
+    while !value.is_char_boundary(end) {
+        end -= 1;
+    }
+    value.truncate(end);
+    value.push_str(ENV_TRUNCATED);
+    value
 }
