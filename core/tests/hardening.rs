@@ -344,3 +344,37 @@ command = ["sh", "-c", "printf 'env %s\n' \"${#RADIUM_EDITOR_SELECTION}\"; print
         "the whole selection came on stdin: {output}"
     );
 }
+
+#[test]
+fn a_hook_ends_when_its_program_exits_even_if_a_child_keeps_stdout_open() {
+    use radium_core::{
+        ExecuteOptions, HookContext, HookOptions, HookRegistry, HookType, ScriptHook,
+    };
+    let registry = HookRegistry::new();
+    let hook = ScriptHook::new("leaves-a-child", HookType::BeforeTool, "sh").with_args([
+        "-c".to_owned(),
+        "sleep 30 & printf '{\"action\":\"stop\",\"reason\":\"seen\"}'".to_owned(),
+    ]);
+    registry
+        .register_with(
+            hook,
+            HookOptions {
+                timeout: Some(std::time::Duration::from_secs(10)),
+                ..HookOptions::default()
+            },
+        )
+        .unwrap();
+    let started = std::time::Instant::now();
+    let outcome = pollster::block_on(registry.execute_async(
+        HookContext::new(HookType::BeforeTool, serde_json::json!({"tool_name": "x"})),
+        ExecuteOptions::default(),
+    ));
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    let json = outcome.to_json();
+    assert_eq!(json["status"], "stopped", "{json}");
+    assert_eq!(json["stopped_by"]["reason"], "seen", "{json}");
+}

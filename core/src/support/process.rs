@@ -58,26 +58,34 @@ impl Drop for GroupGuard {
     }
 }
 
-/// Reads at most `cap` bytes; says whether there was more (and drains the rest).
-async fn read_capped(mut reader: impl AsyncRead + Unpin, cap: usize) -> (Vec<u8>, bool) {
-    let mut buf = Vec::new();
+/// How long the output of a program that has exited is still read: a
+/// process it left behind may hold the pipes open.
+const DRAIN: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// Reads at most `cap` bytes into `buf`; sets `over` when there was more
+/// (and drains the rest).
+async fn read_capped(
+    reader: Option<impl AsyncRead + Unpin>,
+    cap: usize,
+    buf: &mut Vec<u8>,
+    over: &mut bool,
+) {
+    let Some(mut reader) = reader else { return };
     let mut chunk = vec![0u8; 8192];
-    let mut over = false;
     loop {
         match reader.read(&mut chunk).await {
             Ok(0) | Err(_) => break,
-            Ok(_) if over => {}
+            Ok(_) if *over => {}
             Ok(n) => {
                 if buf.len() + n > cap {
                     buf.extend_from_slice(&chunk[..cap - buf.len()]);
-                    over = true;
+                    *over = true;
                 } else {
                     buf.extend_from_slice(&chunk[..n]);
                 }
             }
         }
     }
-    (buf, over)
 }
 
 /// Runs the program to its end. `Err` only when it cannot be started.
@@ -113,22 +121,34 @@ pub(crate) async fn run_process(
             let _ = stdin.shutdown().await;
         }
     };
-    let read_out = async move {
-        match stdout {
-            Some(s) => read_capped(s, cap).await,
-            None => (Vec::new(), false),
+    let (mut out, mut out_over, mut err, mut err_over) = (Vec::new(), false, Vec::new(), false);
+    let status = {
+        let reads = async {
+            tokio::join!(
+                read_capped(stdout, cap, &mut out, &mut out_over),
+                read_capped(stderr, cap, &mut err, &mut err_over)
+            );
+        };
+        let mut reads = std::pin::pin!(reads);
+        let mut write = std::pin::pin!(write);
+        let (mut read_all, mut input_sent) = (false, false);
+        // The run ends when the program exits, not when its pipes close: a
+        // process it started may keep them open.
+        let status = loop {
+            tokio::select! {
+                () = &mut reads, if !read_all => read_all = true,
+                () = &mut write, if !input_sent => input_sent = true,
+                status = child.wait() => break status,
+            }
+        };
+        if !read_all {
+            let _ = tokio::time::timeout(DRAIN, &mut reads).await;
         }
+        status
     };
-    let read_err = async move {
-        match stderr {
-            Some(s) => read_capped(s, cap).await,
-            None => (Vec::new(), false),
-        }
-    };
-    let ((), (stdout, stdout_over), (stderr, _), status) =
-        tokio::join!(write, read_out, read_err, child.wait());
     // The leader has exited; the guard now kills anything it left behind.
     drop(guard);
+    let (stdout, stdout_over, stderr) = (out, out_over, err);
     let status =
         status.map_err(|e| format!("waiting for `{}` failed: {e}", spec.program.display()))?;
     Ok(ProcessOutput {
