@@ -136,6 +136,10 @@ pub enum Error {
     #[error("{0}")]
     Extension(String),
 
+    /// A write into a protected folder of the project (`.radium/`, `.git/`)
+    /// that the user's settings do not allow.
+    #[error("{0}")]
+    Protected(String),
     /// A request reached the daemon but its answer did not come back: it may
     /// have been carried out, so it is not sent again.
     #[error("{0}")]
@@ -173,6 +177,7 @@ impl Error {
             Error::OutsideProject(_) => "outside_project",
             Error::Runtime(_) => "runtime",
             Error::AnswerLost(_) => "answer_lost",
+            Error::Protected(_) => "protected",
         }
     }
 }

@@ -66,6 +66,7 @@ pub use protocol::{Engine, EngineConfig, Request, Response, ABI_VERSION, COMMAND
 pub use support::atomic::write_atomic;
 pub use support::json::{check_json_depth, parse_json, MAX_JSON_DEPTH};
 pub use support::names::{ENV_TRUNCATED, MAX_ENV_VALUE};
+pub use support::paths::{PROTECTED_FOLDERS, SETTINGS_FILE};
 
 /// Agent configuration (the path before the parts had folders; see [`agents::config`]).
 pub use agents::config as agent;

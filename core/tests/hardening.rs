@@ -378,3 +378,127 @@ fn a_hook_ends_when_its_program_exits_even_if_a_child_keeps_stdout_open() {
     assert_eq!(json["status"], "stopped", "{json}");
     assert_eq!(json["stopped_by"]["reason"], "seen", "{json}");
 }
+
+fn edit(
+    engine: &Engine,
+    ws: &std::path::Path,
+    command: &str,
+    args: serde_json::Value,
+) -> serde_json::Value {
+    engine
+        .handle_json(serde_json::json!({"command": command, "args": args, "cwd": ws}))
+        .to_json()
+}
+
+#[test]
+fn radiums_and_gits_folders_are_not_written_unless_the_user_allows_it() {
+    let (dir, ws, engine) = workspace_engine();
+    let home = dir.path().join("home");
+    for path in [
+        ".radium/hooks.toml",
+        ".radium/agents.toml",
+        ".git/config",
+        "sub/.git/HEAD",
+    ] {
+        let answer = edit(
+            &engine,
+            &ws,
+            "create",
+            serde_json::json!({"path": path, "content": "x"}),
+        );
+        assert_eq!(answer["code"], "protected", "{path}: {answer}");
+        assert!(
+            answer["error"]
+                .as_str()
+                .unwrap()
+                .contains("allow_writes_in"),
+            "{answer}"
+        );
+        assert!(!ws.join(path).exists(), "{path} was not written");
+    }
+    let answer = request(
+        &engine,
+        "apply",
+        serde_json::json!({"content": "x\n", "file": ws.join(".radium/agents.toml"), "write": true}),
+    );
+    assert_eq!(answer["code"], "protected", "{answer}");
+    // Reading is fine.
+    std::fs::create_dir_all(ws.join(".git")).unwrap();
+    std::fs::write(ws.join(".git/HEAD"), "ref: main\n").unwrap();
+    assert_eq!(
+        edit(
+            &engine,
+            &ws,
+            "view",
+            serde_json::json!({"path": ".git/HEAD"})
+        )["ok"],
+        true
+    );
+    // The user's settings allow one folder; the other stays protected.
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(home.join("settings.toml"), "allow_writes_in = [\".git\"]\n").unwrap();
+    let answer = edit(
+        &engine,
+        &ws,
+        "create",
+        serde_json::json!({"path": ".git/info", "content": "x"}),
+    );
+    assert_eq!(answer["ok"], true, "{answer}");
+    let tag = answer["tag"].clone();
+    let tagged = |path: &str| {
+        engine
+            .handle_json(serde_json::json!({
+                "command": "create",
+                "args": {"path": path, "content": "x"},
+                "cwd": ws,
+                "tag": tag,
+            }))
+            .to_json()
+    };
+    let answer = tagged(".radium/x");
+    assert_eq!(answer["code"], "protected", "{answer}");
+    // Broken settings are a clear error naming the file and line.
+    std::fs::write(home.join("settings.toml"), "\nallow_writes_in = 3\n").unwrap();
+    let answer = tagged(".git/y");
+    assert_eq!(answer["code"], "config", "{answer}");
+    assert!(
+        answer["error"]
+            .as_str()
+            .unwrap()
+            .contains("settings.toml:2:1"),
+        "{answer}"
+    );
+}
+
+#[test]
+fn undo_and_redo_are_confined_again_when_they_replay() {
+    let (dir, ws, engine) = workspace_engine();
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let created = edit(
+        &engine,
+        &ws,
+        "create",
+        serde_json::json!({"path": "d/a.txt", "content": "one\n"}),
+    );
+    assert_eq!(created["ok"], true, "{created}");
+    let tag = created["tag"].as_str().unwrap().to_owned();
+    let replaced = engine
+        .handle_json(serde_json::json!({"command": "str-replace", "args": {"path": "d/a.txt", "old": "one", "new": "two"}, "cwd": ws, "tag": tag}))
+        .to_json();
+    assert_eq!(replaced["ok"], true, "{replaced}");
+    let tag = replaced["tag"].as_str().unwrap().to_owned();
+    // The folder is swapped for a link to a folder outside with the same file.
+    std::fs::write(outside.join("a.txt"), "two\n").unwrap();
+    std::fs::remove_dir_all(ws.join("d")).unwrap();
+    std::os::unix::fs::symlink(&outside, ws.join("d")).unwrap();
+    let undo = engine
+        .handle_json(serde_json::json!({"command": "undo", "cwd": ws, "tag": tag}))
+        .to_json();
+    assert_eq!(undo["code"], "outside_project", "{undo}");
+    assert_eq!(
+        std::fs::read_to_string(outside.join("a.txt")).unwrap(),
+        "two\n",
+        "untouched"
+    );
+}

@@ -121,7 +121,10 @@ impl History {
             let _ = std::fs::remove_file(&path);
             return Ok(());
         };
-        let file = self.project.root.join(&cs.file);
+        let Ok(file) = self.project.confine(&cs.file) else {
+            let _ = std::fs::remove_file(&path);
+            return Ok(());
+        };
         let current = read_text_file(&file).ok();
         if current.as_deref().map(content_hash) == Some(cs.after_hash.clone()) {
             self.session.applied = next;
@@ -207,7 +210,9 @@ impl History {
             return Err(Error::Edit("nothing to undo".into()));
         }
         let cs = self.read_changeset(self.session.applied)?;
-        let file = self.project.root.join(&cs.file);
+        // Confined again: the tree may have changed since (a folder
+        // replaced by a symlink that leads out).
+        let file = self.project.confine(&cs.file)?;
         let current = read_text_file(&file).map_err(io(&file))?;
         if content_hash(&current) != cs.after_hash {
             return Err(Error::Edit(format!(
@@ -237,7 +242,9 @@ impl History {
             return Err(Error::Edit("nothing to redo".into()));
         }
         let cs = self.read_changeset(self.session.applied + 1)?;
-        let file = self.project.root.join(&cs.file);
+        // Confined again: the tree may have changed since (a folder
+        // replaced by a symlink that leads out).
+        let file = self.project.confine(&cs.file)?;
         let current = read_text_file(&file).ok();
         let matches = match &current {
             Some(text) => cs.existed_before && content_hash(text) == cs.before_hash,

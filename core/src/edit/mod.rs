@@ -282,7 +282,7 @@ impl EditSession {
             .get("overwrite")
             .and_then(Value::as_bool)
             .unwrap_or(false);
-        let path = self.project.confine(shown)?;
+        let path = self.project.confine_write(shown)?;
         if path.is_dir() {
             return Err(Error::Edit(format!("`{shown}` is a directory")));
         }
@@ -307,7 +307,7 @@ impl EditSession {
                 "`str-replace`: `old` must not be empty".into(),
             ));
         }
-        let path = self.project.confine(shown)?;
+        let path = self.project.confine_write(shown)?;
         let text = read_text(&path, shown)?;
         let found: Vec<usize> = text.match_indices(old).map(|(i, _)| i).collect();
         match found.len() {
@@ -339,7 +339,7 @@ impl EditSession {
         let line = line_arg("insert", args, "line")?.ok_or_else(|| {
             Error::InvalidArgument("`insert`: missing argument `line` (0 = top)".into())
         })?;
-        let path = self.project.confine(shown)?;
+        let path = self.project.confine_write(shown)?;
         let text = read_text(&path, shown)?;
         let count = text.lines().count();
         if line > count {
@@ -370,7 +370,7 @@ impl EditSession {
 
     fn solve_conflict(&mut self, args: &Map<String, Value>) -> Result<Value> {
         let shown = string_arg("solve-conflict", args, "path")?;
-        let path = self.project.confine(shown)?;
+        let path = self.project.confine_write(shown)?;
         let text = read_text(&path, shown)?;
         let conflicts = find_conflicts(&text)?;
         let Some(id) = args.get("id") else {

@@ -6,7 +6,7 @@ use std::os::fd::AsRawFd as _;
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::support::paths::resolve;
+use crate::support::paths::{check_protected, resolve};
 
 /// A project rooted at a folder.
 #[derive(Debug, Clone)]
@@ -87,6 +87,15 @@ impl Project {
                 real.display()
             )));
         }
+        Ok(real)
+    }
+
+    /// [`confine`](Self::confine) for a write: also refuses the protected
+    /// folders (`.radium/`, `.git/`) unless the user's settings allow them.
+    pub fn confine_write(&self, path: &str) -> Result<PathBuf> {
+        let real = self.confine(path)?;
+        let radium_home = self.state_dir.parent().unwrap_or(&self.state_dir);
+        check_protected(&self.root, &real, radium_home)?;
         Ok(real)
     }
 

@@ -10,6 +10,7 @@ use super::extract::ExtractedAnswer;
 use crate::error::{Error, Result};
 use crate::support::atomic::{read_text_file, write_atomic};
 use crate::support::json::{bool_arg, line_arg, optional_string_arg, string_arg};
+use crate::support::paths::{check_protected, resolve};
 
 /// `context`: the request's arguments validated and sanitised as an editor context.
 pub(crate) fn context(args: &Value, limits: &ContextLimits) -> Result<Value> {
@@ -27,6 +28,7 @@ pub(crate) fn apply(
     args: &Map<String, Value>,
     cwd: Option<&str>,
     workspace: Option<&Path>,
+    radium_home: &Path,
     limits: &ContextLimits,
 ) -> Result<Value> {
     let content = string_arg("apply", args, "content")?;
@@ -98,6 +100,9 @@ pub(crate) fn apply(
                 "`apply`: `write` needs a `file`".into(),
             ));
         };
+        if let Some(root) = root {
+            check_protected(&resolve(root), &resolve(f), radium_home)?;
+        }
         write_atomic(f, &preview.new_text)?;
         out["written"] = json!(true);
     }

@@ -132,6 +132,7 @@ impl Engine {
                 args,
                 cwd,
                 self.config.workspace.as_deref(),
+                &home,
                 &self.config.limits,
             ),
             "ext-list" => Ok(self.extension_host(&home).ext_list(cwd)),
