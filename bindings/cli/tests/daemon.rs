@@ -314,3 +314,88 @@ fn an_answer_lost_after_sending_is_reported_and_never_sent_again() {
     drop(listener);
     let _ = std::fs::remove_file(e.socket());
 }
+
+/// Starts `rad daemon --idle SECS` for `e` and waits for its socket.
+fn start_daemon(e: &Env, idle: &str) -> std::process::Child {
+    let child = Command::new(env!("CARGO_BIN_EXE_rad"))
+        .args(["daemon", "--idle", idle])
+        .env("RADIUM_HOME", &e.home)
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while UnixStream::connect(e.socket()).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "the daemon did not start"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child
+}
+
+/// Waits up to `limit` for `child` to exit; kills it and fails otherwise.
+fn exits_within(mut child: std::process::Child, limit: Duration, what: &str) {
+    let started = Instant::now();
+    while started.elapsed() < limit {
+        if child.try_wait().unwrap().is_some() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("the daemon did not exit within {limit:?} {what}");
+}
+
+#[test]
+fn the_daemon_exits_when_its_socket_is_removed() {
+    let e = env();
+    let daemon = start_daemon(&e, "600");
+    std::fs::remove_file(e.socket()).unwrap();
+    exits_within(
+        daemon,
+        Duration::from_secs(3),
+        "after its socket was removed",
+    );
+}
+
+#[test]
+fn a_silent_client_does_not_keep_the_daemon_alive() {
+    let e = env();
+    let daemon = start_daemon(&e, "1");
+    // Connects and never sends a byte.
+    let silent = UnixStream::connect(e.socket()).unwrap();
+    exits_within(
+        daemon,
+        Duration::from_secs(6),
+        "with a silent client connected",
+    );
+    drop(silent);
+}
+
+#[test]
+fn connections_past_the_cap_are_told_so_and_closed() {
+    let e = env();
+    let daemon = start_daemon(&e, "600");
+    let held: Vec<UnixStream> = (0..64)
+        .map(|_| UnixStream::connect(e.socket()).unwrap())
+        .collect();
+    // The daemon counts a connection once its thread starts.
+    std::thread::sleep(Duration::from_millis(300));
+    let mut extra = UnixStream::connect(e.socket()).unwrap();
+    extra
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let mut len = [0u8; 4];
+    extra.read_exact(&mut len).unwrap();
+    let mut payload = vec![0u8; u32::from_be_bytes(len) as usize];
+    extra.read_exact(&mut payload).unwrap();
+    let answer = String::from_utf8_lossy(&payload).into_owned();
+    assert!(answer.contains("64 connections already"), "{answer}");
+    drop(held);
+    drop(extra);
+    let out = e.rad(&["shutdown"]);
+    assert!(out.status.success(), "{}", err(&out));
+    exits_within(daemon, Duration::from_secs(3), "after shutdown");
+}

@@ -5,7 +5,8 @@
 //! exits after [`DEFAULT_IDLE`] without requests, or on `shutdown`.
 
 use std::io::{Read, Write};
-use std::os::unix::fs::PermissionsExt;
+use std::os::fd::AsRawFd as _;
+use std::os::unix::fs::{MetadataExt as _, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -116,6 +117,15 @@ impl Drop for Counted {
     }
 }
 
+/// The most connections served at once; one more is answered with an error
+/// and closed.
+pub const MAX_CONNECTIONS: usize = 64;
+
+/// The longest a connection may stay silent between requests (at most the
+/// idle time): a client that never sends keeps neither a thread nor the
+/// daemon alive.
+pub const MAX_SILENCE: Duration = Duration::from_secs(60);
+
 fn serve_connection(
     engine: &Engine,
     mut stream: UnixStream,
@@ -176,12 +186,17 @@ pub fn serve(engine: &Engine, radium_home: &Path, idle: Duration) -> Result<()> 
     let listener = UnixListener::bind(&path).map_err(io_err(&path))?;
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
         .map_err(io_err(&path))?;
+    let inode = std::fs::symlink_metadata(&path)
+        .map_err(io_err(&path))?
+        .ino();
     let last = Arc::new(Mutex::new(Instant::now()));
     let stop = Arc::new(AtomicBool::new(false));
     let active = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    // The watchdog ends the accept loop when idle (or asked to stop) by
-    // setting `stop` and connecting once to wake the blocking accept.
-    {
+    // The watchdog ends the accept loop when idle, asked to stop, or when the
+    // socket file is gone, by setting `stop` and shutting the listener down
+    // to wake the blocking accept.
+    let listening = listener.as_raw_fd();
+    let watchdog = {
         let (last, stop, active, path) = (
             Arc::clone(&last),
             Arc::clone(&stop),
@@ -194,20 +209,47 @@ pub fn serve(engine: &Engine, radium_home: &Path, idle: Duration) -> Result<()> 
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .elapsed();
+            // A socket file removed or replaced (its RADIUM_HOME deleted)
+            // means no client can reach this daemon any more.
+            let gone = std::fs::symlink_metadata(&path).map_or(true, |m| m.ino() != inode);
             if stop.load(Ordering::SeqCst)
+                || gone
                 || (idle_for >= idle && active.load(Ordering::SeqCst) == 0)
             {
                 stop.store(true, Ordering::SeqCst);
-                let _ = UnixStream::connect(&path);
+                // Wakes the blocked accept (Linux answers it with EINVAL).
+                // SAFETY: shutdown(2) on the listener's descriptor, which
+                // lives until `serve` returns, after this thread is done.
+                unsafe {
+                    libc::shutdown(listening, libc::SHUT_RDWR);
+                }
                 return;
             }
-        });
-    }
+        })
+    };
+    let silence = idle.min(MAX_SILENCE).max(Duration::from_millis(100));
+    let mut backoff = Duration::from_millis(10);
     for stream in listener.incoming() {
         if stop.load(Ordering::SeqCst) {
             break;
         }
-        let Ok(stream) = stream else { continue };
+        // Out of descriptors (or another passing failure): wait before the
+        // next accept instead of spinning.
+        let Ok(mut stream) = stream else {
+            std::thread::sleep(backoff);
+            backoff = (backoff * 2).min(Duration::from_secs(1));
+            continue;
+        };
+        backoff = Duration::from_millis(10);
+
+        if active.load(Ordering::SeqCst) >= MAX_CONNECTIONS {
+            let busy = Response::failure(&Error::Runtime(format!(
+                "the daemon is serving {MAX_CONNECTIONS} connections already; try again"
+            )));
+            let _ = write_frame(&mut stream, busy.to_json().to_string().as_bytes());
+            continue;
+        }
+        let _ = stream.set_read_timeout(Some(silence));
         let (engine, last, stop, active) = (
             engine.clone(),
             Arc::clone(&last),
@@ -221,7 +263,11 @@ pub fn serve(engine: &Engine, radium_home: &Path, idle: Duration) -> Result<()> 
             serve_connection(&engine, stream, &last, &stop);
         });
     }
-    let _ = std::fs::remove_file(&path);
+    let _ = watchdog.join();
+    // Only our own socket: another daemon may have taken the path since.
+    if std::fs::symlink_metadata(&path).is_ok_and(|m| m.ino() == inode) {
+        let _ = std::fs::remove_file(&path);
+    }
     Ok(())
 }
 
