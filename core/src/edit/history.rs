@@ -108,10 +108,48 @@ impl History {
         Ok(history)
     }
 
+    /// An undo or redo whose file write happened but whose session save did
+    /// not (a crash between the two): the file already shows the other side
+    /// of the changeset. The session is moved to match, so the last edit can
+    /// be undone (and the interrupted one redone) as if nothing had happened.
+    /// Answers whether it moved the session.
+    fn recover_undo_or_redo(&mut self) -> Result<bool> {
+        let side = |history: &Self, seq: u64| -> Option<(bool, bool)> {
+            let cs = history.read_changeset(seq).ok()?;
+            let file = history.project.confine(&cs.file).ok()?;
+            let hash = read_text_file(&file).ok().map(|t| content_hash(&t));
+            let before = match &hash {
+                Some(h) => cs.existed_before && *h == cs.before_hash,
+                None => !cs.existed_before,
+            };
+            let after = hash.as_deref() == Some(cs.after_hash.as_str());
+            Some((before, after))
+        };
+        let applied = self.session.applied;
+        if applied > 0 && applied >= self.session.oldest {
+            if let Some((true, false)) = side(self, applied) {
+                self.session.applied -= 1;
+                self.save()?;
+                return Ok(true);
+            }
+        }
+        if applied < self.session.top {
+            if let Some((false, true)) = side(self, applied + 1) {
+                self.session.applied += 1;
+                self.save()?;
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// A changeset written after `applied` means a crash between recording it
     /// and saving the session: if the file already has the new content, the
     /// change happened (roll forward); otherwise it did not (discard it).
     fn recover(&mut self) -> Result<()> {
+        if self.recover_undo_or_redo()? {
+            return Ok(());
+        }
         let next = self.session.applied + 1;
         if next <= self.session.top {
             return Ok(()); // a genuine redo tail
