@@ -43,6 +43,9 @@ const names = (outcome) => outcome.hooks.map((h) => h.name)
 /** The run of hook `name` in an outcome. */
 const run = (outcome, name) => outcome.hooks.find((h) => h.name === name)
 
+/** The hooks a test registered, named `t-…` (the engine also has built-in ones). */
+const mine = (engine, prefix = 't-') => engine.list().filter((h) => h.name.startsWith(prefix))
+
 /**
  * A script hook command: a Node program that reads the context on stdin,
  * appends `label` to data.trace and answers modify, after `delayMs`.
@@ -65,4 +68,4 @@ function runChild(source, { timeout = 30000, args = [] } = {}) {
   return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, ms: Date.now() - start }
 }
 
-module.exports = { radium, throwsCode, rejectsCode, tracer, names, run, traceScript, runChild }
+module.exports = { radium, throwsCode, rejectsCode, tracer, names, run, mine, traceScript, runChild }

@@ -1,7 +1,7 @@
 'use strict'
 // The extension without VS Code: the compiled loader with plain Node, and
 // activate() + Show Version against a stand-in `vscode` module (the editor
-// commands are in commands.test.js).
+// commands are in commands.test.js and command-errors.test.js).
 //   npm run compile && node --test test/
 
 const { test } = require('node:test')

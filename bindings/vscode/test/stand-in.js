@@ -1,0 +1,395 @@
+'use strict'
+// The stand-in `vscode` module the command tests run the extension against
+// (only what the commands use), and setup(): a temporary workspace with test
+// agents, trusted in the engine, and the compiled extension activated with
+// the real native module. Not a test file itself.
+
+const { before, after } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const Module = require('node:module')
+
+const root = path.join(__dirname, '..')
+const repo = path.resolve(root, '..', '..')
+const exampleAgent = path.join(repo, 'examples/agents/example-agent.sh')
+const { loadRadium } = require('../out/native.js')
+
+// ---- the stand-in `vscode` module: only what the commands use ----
+
+class Position {
+  constructor(line, character) {
+    this.line = line
+    this.character = character
+  }
+}
+
+class Range {
+  constructor(start, end) {
+    this.start = start
+    this.end = end
+  }
+}
+
+class Uri {
+  constructor(scheme, p, query = '') {
+    this.scheme = scheme
+    this.path = p
+    this.query = query
+  }
+  static file(p) {
+    return new Uri('file', p)
+  }
+  static from({ scheme, path: p = '', query = '' }) {
+    return new Uri(scheme, p, query)
+  }
+  get fsPath() {
+    return this.path
+  }
+  toString() {
+    return `${this.scheme}:${this.path}${this.query ? `?${this.query}` : ''}`
+  }
+}
+
+class Disposable {
+  constructor(fn) {
+    this.fn = fn
+  }
+  dispose() {
+    this.fn()
+  }
+}
+
+class TabInputTextDiff {
+  constructor(original, modified) {
+    this.original = original
+    this.modified = modified
+  }
+}
+
+class WorkspaceEdit {
+  constructor() {
+    this.edits = []
+  }
+  replace(uri, range, text) {
+    this.edits.push({ uri, range, text })
+  }
+}
+
+/** Offsets <-> positions with VS Code's line breaks (\r\n, \n, \r). */
+function lineStarts(text) {
+  const starts = [0]
+  for (const m of text.matchAll(/\r\n|\r|\n/g)) starts.push(m.index + m[0].length)
+  return starts
+}
+
+function offsetAt(text, pos) {
+  return lineStarts(text)[pos.line] + pos.character
+}
+
+class Document {
+  constructor(uri, languageId, text, { isUntitled = false } = {}) {
+    this.uri = uri
+    this.languageId = languageId
+    this.text = text
+    this.isUntitled = isUntitled
+    this.isDirty = true
+    this.version = 1
+  }
+  getText() {
+    return this.text
+  }
+  positionAt(offset) {
+    const starts = lineStarts(this.text)
+    let line = 0
+    while (line + 1 < starts.length && starts[line + 1] <= offset) line++
+    return new Position(line, offset - starts[line])
+  }
+}
+
+/** Applies a WorkspaceEdit's replacements to a text (as VS Code would). */
+function applied(text, edit) {
+  const parts = edit.edits
+    .map((e) => ({ start: offsetAt(text, e.range.start), end: offsetAt(text, e.range.end), text: e.text }))
+    .sort((a, b) => b.start - a.start)
+  for (const p of parts) text = text.slice(0, p.start) + p.text + text.slice(p.end)
+  return text
+}
+
+const state = {}
+
+function reset({ settings = {}, editor, pick, answerPrompt = 'Apply', cancelAfterMs } = {}) {
+  Object.assign(state, {
+    settings: { 'radium.radiumHome': home, 'radium.surroundingLines': 2, ...settings },
+    editor,
+    pick,
+    answerPrompt,
+    cancelAfterMs,
+    info: [],
+    warnings: [],
+    errors: [],
+    shown: [],
+    updates: [],
+    prompts: [],
+    picks: [],
+    progress: [],
+    executed: [],
+    edits: [],
+    requests: [],
+  })
+  channel.lines = []
+}
+
+/** The output channel the extension creates (it creates one, on first use). */
+const channel = { name: undefined, lines: [], appendLine(l) { this.lines.push(l) }, show() {}, dispose() {} }
+/** The text document content provider the extension registers. */
+const provider = {}
+const commands = {}
+
+const vscode = {
+  Position,
+  Range,
+  Uri,
+  WorkspaceEdit,
+  Disposable,
+  TabInputTextDiff,
+  ConfigurationTarget: { Global: 1, Workspace: 2, WorkspaceFolder: 3 },
+  ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
+  commands: {
+    registerCommand: (id, fn) => {
+      commands[id] = fn
+      return { dispose() {} }
+    },
+    executeCommand: async (id, ...args) => {
+      state.executed.push({ id, args })
+    },
+  },
+  window: {
+    get activeTextEditor() {
+      return state.editor
+    },
+    showInformationMessage: (message, ...rest) => {
+      if (rest.length > 0) {
+        state.prompts.push({ message, rest })
+        return Promise.resolve(state.answerPrompt)
+      }
+      state.info.push(message)
+      return Promise.resolve(undefined)
+    },
+    showWarningMessage: (message) => {
+      state.warnings.push(message)
+      return Promise.resolve(undefined)
+    },
+    showTextDocument: async (document) => {
+      state.shown.push(document.uri.toString())
+      return state.editor
+    },
+    tabGroups: {
+      get all() {
+        // The diff editors opened by vscode.diff, as tabs.
+        const tabs = state.executed.filter((e) => e.id === 'vscode.diff').map((e) => ({ input: new TabInputTextDiff(e.args[0], e.args[1]) }))
+        return [{ tabs }]
+      },
+      close: async (tabs) => {
+        state.closed = (state.closed ?? 0) + tabs.length
+        return true
+      },
+    },
+    showErrorMessage: (message) => {
+      state.errors.push(message)
+      return Promise.resolve(undefined)
+    },
+    showQuickPick: async (items, options) => {
+      state.picks.push({ labels: items.map((i) => i.label), options, items })
+      return state.pick === undefined ? undefined : items[state.pick]
+    },
+    createOutputChannel: (name) => {
+      channel.name = name
+      channel.lines = []
+      return channel
+    },
+    withProgress: async (options, task) => {
+      state.progress.push(options)
+      const listeners = []
+      const token = {
+        isCancellationRequested: false,
+        onCancellationRequested(fn) {
+          listeners.push(fn)
+          return { dispose() {} }
+        },
+      }
+      if (state.cancelAfterMs !== undefined) {
+        setTimeout(() => {
+          token.isCancellationRequested = true
+          for (const fn of listeners) fn()
+        }, state.cancelAfterMs)
+      }
+      return task({ report() {} }, token)
+    },
+  },
+  workspace: {
+    get workspaceFolders() {
+      return state.folders
+    },
+    getWorkspaceFolder: (uri) =>
+      (state.folders ?? []).find((f) => uri.scheme === 'file' && (uri.fsPath + '/').startsWith(f.uri.fsPath + '/')),
+    getConfiguration: (section) => ({
+      get: (key, fallback) => {
+        const full = `${section}.${key}`
+        return full in state.settings ? state.settings[full] : fallback
+      },
+      update: async (key, value, target) => {
+        state.updates.push({ key: `${section}.${key}`, value, target })
+        state.settings[`${section}.${key}`] = value
+      },
+    }),
+    registerTextDocumentContentProvider: (scheme, p) => {
+      Object.assign(provider, { scheme, p })
+      return { dispose() {} }
+    },
+    get textDocuments() {
+      return state.editor ? [state.editor.document] : []
+    },
+    applyEdit: async (edit) => {
+      state.edits.push(edit)
+      const doc = state.editor.document
+      for (const e of edit.edits) assert.equal(e.uri.toString(), doc.uri.toString())
+      doc.text = applied(doc.text, edit)
+      doc.version++
+      return true
+    },
+  },
+}
+
+function editorOf(document, start, end = start) {
+  return { document, selection: { start: new Position(...start), end: new Position(...end) } }
+}
+
+// ---- the workspace, the engine's trust, and the extension ----
+
+let ws
+let home
+let extension
+let resolveFilename
+const spied = {}
+
+/**
+ * Registers the before/after hooks of a command test file: the workspace (its
+ * folder is made at once; its path is returned as `ws`), its agents, the
+ * engine's trust, the stand-in `vscode` module and the activated extension.
+ */
+function setup() {
+  ws = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'radium-vscode-')))
+  home = path.join(ws, '.home')
+  before(() => {
+    fs.mkdirSync(path.join(ws, '.radium'))
+    fs.mkdirSync(path.join(ws, 'src'))
+    fs.writeFileSync(
+      path.join(ws, '.radium/two.sh'),
+      'printf \'Two ways:\\n\\n```ts\\n// first\\n```\\n\\nor\\n\\n```ts path=src/other.ts\\n// second\\n%s\\n```\\n\' "$RADIUM_EDITOR_SELECTION"\n',
+    )
+    fs.writeFileSync(
+      path.join(ws, '.radium/agents.toml'),
+      [
+        '[[agents]]',
+        'id = "example"',
+        `command = [${JSON.stringify(exampleAgent)}]`,
+        '[[agents]]',
+        'id = "slow"',
+        `command = ["/bin/sh", "-c", ${JSON.stringify(`sleep 0.5; exec ${exampleAgent}`)}]`,
+        '[[agents]]',
+        'id = "fails"',
+        'command = ["/bin/sh", "-c", "cat >/dev/null; echo the agent broke >&2; exit 3"]',
+        '[[agents]]',
+        'id = "late"',
+        'command = ["/bin/sh", "-c", "cat >/dev/null; sleep 5"]',
+        'timeout = "300ms"',
+        '[[agents]]',
+        'id = "silent"',
+        'command = ["/bin/sh", "-c", "cat >/dev/null; echo no code here"]',
+        '[[agents]]',
+        'id = "two"',
+        `command = ["/bin/sh", ${JSON.stringify(path.join(ws, '.radium/two.sh'))}]`,
+        '',
+      ].join('\n'),
+    )
+    state.folders = [{ uri: Uri.file(ws), name: 'ws', index: 0 }]
+    const { radium } = loadRadium(root)
+    // The engine runs a workspace's agents only once it is trusted; the
+    // extension never trusts by itself, so the test does, as a user would.
+    const trusted = new radium.Engine({ workspace: ws, radium_home: home }).request({ command: 'trust', args: { path: ws } })
+    assert.equal(trusted.ok, true, JSON.stringify(trusted))
+    // Record the requests the extension makes (same module instance).
+    const proto = radium.Engine.prototype
+    spied.proto = proto
+    spied.request = proto.request
+    spied.requestAsync = proto.requestAsync
+    proto.request = function (req) {
+      state.requests.push({ how: 'request', req })
+      return spied.request.call(this, req)
+    }
+    proto.requestAsync = function (req) {
+      const promise = spied.requestAsync.call(this, req)
+      state.requests.push({ how: 'requestAsync', req, promise })
+      return promise
+    }
+
+    resolveFilename = Module._resolveFilename
+    Module._resolveFilename = function (request, ...rest) {
+      return request === 'vscode' ? 'vscode' : resolveFilename.call(this, request, ...rest)
+    }
+    require.cache.vscode = { id: 'vscode', filename: 'vscode', loaded: true, exports: vscode }
+    reset()
+    extension = require('../out/extension.js')
+    extension.activate({ extensionPath: root, subscriptions: [] })
+  })
+
+  after(() => {
+    extension?.deactivate()
+    Module._resolveFilename = resolveFilename
+    delete require.cache.vscode
+    if (spied.proto) Object.assign(spied.proto, { request: spied.request, requestAsync: spied.requestAsync })
+    fs.rmSync(ws, { recursive: true, force: true })
+  })
+  return { ws }
+}
+
+// The unsaved buffer (the file on disk says something else).
+const buffer = [
+  "import { readFileSync } from 'fs'",
+  '',
+  'export function add(a: number, b: number) {',
+  '  return a + b',
+  '}',
+  '',
+  'console.log(add(1, 2))',
+  '',
+].join('\n')
+const onDisk = 'export const stale = true\n'
+const reviewed = buffer.replace('export function add', '// reviewed by the example agent\nexport function add')
+
+function unsavedDocument() {
+  const file = path.join(ws, 'src/main.ts')
+  fs.writeFileSync(file, onDisk)
+  return new Document(Uri.file(file), 'typescript', buffer)
+}
+
+module.exports = {
+  setup,
+  state,
+  reset,
+  commands,
+  channel,
+  provider,
+  Position,
+  Uri,
+  Document,
+  applied,
+  editorOf,
+  unsavedDocument,
+  buffer,
+  onDisk,
+  reviewed,
+  exampleAgent,
+}
