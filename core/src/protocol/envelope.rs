@@ -1,6 +1,8 @@
 //! The request/response envelope every door speaks (seed 001):
 //! `{command, args, tag?, cwd?}` → `{ok, data?, error?, code?, tag?, warnings?}`.
 
+use std::fmt::Write as _;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -105,6 +107,25 @@ pub struct Response {
     pub warnings: Vec<String>,
 }
 
+/// The longest error message a response carries, in bytes.
+pub const MAX_ERROR_MESSAGE: usize = 4096;
+
+/// `message` cut to [`MAX_ERROR_MESSAGE`] bytes at a character boundary,
+/// saying how much was cut.
+fn capped(mut message: String) -> String {
+    if message.len() <= MAX_ERROR_MESSAGE {
+        return message;
+    }
+    let total = message.len();
+    let mut end = MAX_ERROR_MESSAGE - 64;
+    while !message.is_char_boundary(end) {
+        end -= 1;
+    }
+    message.truncate(end);
+    let _ = write!(message, "… ({} more bytes not shown)", total - end);
+    message
+}
+
 impl Response {
     /// A success carrying `data`.
     pub fn success(data: Value) -> Self {
@@ -119,11 +140,14 @@ impl Response {
     }
 
     /// A failure carrying the error's message and code.
+    /// The message is cut to [`MAX_ERROR_MESSAGE`] bytes: an error that
+    /// quotes its input (an unknown name, a text not found) never repeats a
+    /// huge one whole.
     pub fn failure(error: &Error) -> Self {
         Response {
             ok: false,
             data: None,
-            error: Some(error.to_string()),
+            error: Some(capped(error.to_string())),
             code: Some(error.code().to_owned()),
             tag: None,
             warnings: Vec::new(),

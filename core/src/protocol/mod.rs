@@ -14,4 +14,4 @@ pub(crate) mod inflight;
 
 pub use config::EngineConfig;
 pub use engine::{Engine, ABI_VERSION, COMMANDS};
-pub use envelope::{Request, Response};
+pub use envelope::{Request, Response, MAX_ERROR_MESSAGE};

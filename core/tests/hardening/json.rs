@@ -62,3 +62,27 @@ fn json_up_to_the_limit_parses_and_brackets_in_strings_do_not_count() {
     // serde_json's own limit is the same: what we let through, it parses.
     assert!(parse_json(&nested(MAX_JSON_DEPTH, "[", "]", "")).is_ok());
 }
+
+#[test]
+fn error_messages_never_repeat_a_huge_input_whole() {
+    let engine = Engine::new(EngineConfig::default()).unwrap();
+    let huge = "x".repeat(10 << 20);
+    for request in [
+        serde_json::json!({"command": huge}),
+        serde_json::json!({"command": "hooks-execute", "args": {"hook_type": huge}}),
+        serde_json::json!({"command": "hooks-enable", "args": {"name": huge}}),
+    ] {
+        let answer = engine.handle_json(request).to_json();
+        let error = answer["error"].as_str().unwrap();
+        assert!(
+            error.len() <= radium_core::protocol::MAX_ERROR_MESSAGE,
+            "{}",
+            error.len()
+        );
+        assert!(
+            error.ends_with("more bytes not shown)"),
+            "{}",
+            &error[error.len() - 80..]
+        );
+    }
+}
