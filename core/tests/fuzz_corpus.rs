@@ -19,11 +19,11 @@ fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fuzz-corpus")
 }
 
-/// Runs `f` on a thread with a 256 KiB stack, as a C host's worker might
-/// (the fuzzer's own thread has 8 MiB).
-fn on_small_stack(f: impl FnOnce() + Send + 'static) {
+/// Runs `f` on a thread with a stack of `kib` KiB (the fuzzer's own thread
+/// has 8 MiB).
+fn on_stack(kib: usize, f: impl FnOnce() + Send + 'static) {
     std::thread::Builder::new()
-        .stack_size(256 << 10)
+        .stack_size(kib << 10)
         .spawn(f)
         .unwrap()
         .join()
@@ -108,8 +108,9 @@ fn json_nested_100_000_levels_deep_replays_on_a_small_stack() {
             nested(100_000, "{\"a\":", "}", "1")
         ),
     ];
+    // 256 KiB, as a C host's worker might have.
     for text in cases {
-        on_small_stack(move || {
+        on_stack(256, move || {
             // The refusal is an `Err` of the text door, never an answer.
             let answer = targets::engine().handle_json_text(&text);
             assert!(answer.is_err(), "deep JSON is refused");
@@ -131,5 +132,45 @@ fn a_u64_max_time_limit_replays_past_the_clock_calibration() {
     // The fast clock calibrates itself after 256 chains: cross that point.
     for _ in 0..300 {
         targets::request(&text);
+    }
+}
+
+#[test]
+fn hooks_toml_nested_100_000_levels_deep_is_refused_by_the_parser() {
+    let head = "[[hooks]]\nname = \"a\"\ntype = \"before_tool\"\n";
+    let keys = vec!["a"; 100_000].join(".");
+    let cases = [
+        format!(
+            "{head}[hooks.config]\nx = {}\n",
+            nested(100_000, "[", "]", "")
+        ),
+        format!(
+            "{head}[hooks.config]\nx = {}\n",
+            nested(100_000, "{a = ", "}", "1")
+        ),
+        format!("{head}[hooks.config]\n{keys} = 1\n"),
+        format!("{head}[hooks.config.{keys}]\nb = 1\n"),
+    ];
+    // toml stops at 80 levels; a debug build needs more than 256 KiB of
+    // stack for those (a release build does not).
+    for text in cases {
+        on_stack(1024, move || {
+            let parsed = radium_core::HookConfigFile::parse(&text, ".radium/hooks.toml");
+            assert!(parsed.is_err(), "nesting this deep is refused");
+            targets::hooks_toml(text.as_bytes());
+        });
+    }
+}
+
+#[test]
+fn markdown_nested_100_000_levels_deep_replays() {
+    let cases = [
+        format!("{}```rust\nfn a() {{}}\n```\n", "> ".repeat(100_000)),
+        format!("{}```rust\nfn a() {{}}\n```\n", "- ".repeat(100_000)),
+        format!("{}\n```\nx\n```\n", nested(100_000, "[", "]", "x")),
+        format!("{}\n", "*a **".repeat(50_000)),
+    ];
+    for text in cases {
+        on_stack(256, move || targets::extract(text.as_bytes()));
     }
 }
