@@ -211,6 +211,8 @@ fn no_hand_written_source_file_is_oversized() {
         "core/benches",
         "core/examples",
         "ffi/src",
+        "fuzz/src",
+        "fuzz/fuzz_targets",
     ] {
         rust_files(&workspace.join(dir), &mut files);
     }
