@@ -45,15 +45,43 @@ pub(crate) fn block_sigpipe() {
 }
 
 /// Kills the child's whole process group unless disarmed.
-struct GroupGuard(Option<i32>);
+/// A started program: its whole process group is killed when the run ends
+/// (finished, timed out or cancelled), and a leader that was never waited
+/// for is waited for in the background, so no zombie is left behind.
+struct Running {
+    child: Option<tokio::process::Child>,
+    pgid: Option<i32>,
+}
 
-impl Drop for GroupGuard {
+impl Running {
+    fn child(&mut self) -> &mut tokio::process::Child {
+        self.child
+            .as_mut()
+            .expect("the child is taken only on drop")
+    }
+
+    /// The leader has been waited for (reaped): nothing left to reap.
+    fn reaped(&mut self) {
+        self.child = None;
+    }
+}
+
+impl Drop for Running {
     fn drop(&mut self) {
-        if let Some(pgid) = self.0 {
+        if let Some(pgid) = self.pgid {
             // SAFETY: kill(2) on a process group has no memory-safety preconditions.
             unsafe {
                 libc::kill(-pgid, libc::SIGKILL);
             }
+        }
+        // Dropped mid-run (a time limit, a cancel): reap the killed leader on
+        // the runtime instead of leaving it to tokio's best-effort reaping.
+        if let (Some(mut child), Ok(runtime)) =
+            (self.child.take(), tokio::runtime::Handle::try_current())
+        {
+            runtime.spawn(async move {
+                let _ = child.wait().await;
+            });
         }
     }
 }
@@ -109,10 +137,13 @@ pub(crate) async fn run_process(
     let mut child = command
         .spawn()
         .map_err(|e| format!("cannot run `{}`: {e}", spec.program.display()))?;
-    let guard = GroupGuard(child.id().and_then(|id| i32::try_from(id).ok()));
     let stdin = child.stdin.take();
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
+    let mut running = Running {
+        pgid: child.id().and_then(|id| i32::try_from(id).ok()),
+        child: Some(child),
+    };
     let cap = spec.max_output;
     let write = async move {
         if let Some(mut stdin) = stdin {
@@ -138,7 +169,7 @@ pub(crate) async fn run_process(
             tokio::select! {
                 () = &mut reads, if !read_all => read_all = true,
                 () = &mut write, if !input_sent => input_sent = true,
-                status = child.wait() => break status,
+                status = running.child().wait() => break status,
             }
         };
         if !read_all {
@@ -146,8 +177,10 @@ pub(crate) async fn run_process(
         }
         status
     };
-    // The leader has exited; the guard now kills anything it left behind.
-    drop(guard);
+    // The leader has exited and was reaped; dropping `running` now kills
+    // anything it left behind.
+    running.reaped();
+    drop(running);
     let (stdout, stdout_over, stderr) = (out, out_over, err);
     let status =
         status.map_err(|e| format!("waiting for `{}` failed: {e}", spec.program.display()))?;

@@ -110,3 +110,50 @@ fn a_hook_ends_when_its_program_exits_even_if_a_child_keeps_stdout_open() {
     assert_eq!(json["status"], "stopped", "{json}");
     assert_eq!(json["stopped_by"]["reason"], "seen", "{json}");
 }
+
+/// The zombie children of this process.
+fn zombies() -> usize {
+    let me = std::process::id().to_string();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| std::fs::read_to_string(entry.path().join("stat")).ok())
+        .filter(|stat| {
+            // pid (comm) state ppid ...: comm may hold spaces, so split after ')'.
+            let rest = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            fields.first() == Some(&"Z") && fields.get(1) == Some(&me.as_str())
+        })
+        .count()
+}
+
+#[test]
+fn scripts_stopped_at_their_time_limit_leave_no_zombies() {
+    use radium_core::{
+        ExecuteOptions, HookContext, HookOptions, HookRegistry, HookType, ScriptHook,
+    };
+    let registry = HookRegistry::new();
+    let hook = ScriptHook::new("never", HookType::BeforeTool, "sh")
+        .with_args(["-c".to_owned(), "exec sleep 30".to_owned()]);
+    registry
+        .register_with(
+            hook,
+            HookOptions {
+                timeout: Some(std::time::Duration::from_millis(50)),
+                ..HookOptions::default()
+            },
+        )
+        .unwrap();
+    for _ in 0..20 {
+        let outcome = pollster::block_on(registry.execute_async(
+            HookContext::new(HookType::BeforeTool, serde_json::json!({"tool_name": "x"})),
+            ExecuteOptions::default(),
+        ));
+        assert_eq!(outcome.to_json()["hooks"][0]["status"], "timed_out");
+    }
+    let started = std::time::Instant::now();
+    while zombies() > 0 && started.elapsed() < std::time::Duration::from_secs(5) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(zombies(), 0, "every killed script was reaped");
+}
