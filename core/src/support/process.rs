@@ -45,6 +45,50 @@ pub(crate) fn block_sigpipe() {
 }
 
 /// Kills the child's whole process group unless disarmed.
+/// The process groups of the programs running now, killed when the host
+/// process exits (an editor that quits while a chain waits on a script):
+/// the library's `atexit` handler, installed with the first program.
+static LIVE_GROUPS: std::sync::Mutex<Vec<i32>> = std::sync::Mutex::new(Vec::new());
+
+/// Kills every live group: runs at `exit` (or when the library is unloaded).
+extern "C" fn kill_live_groups() {
+    // At exit another thread may hold the lock forever: then do nothing.
+    if let Ok(groups) = LIVE_GROUPS.try_lock() {
+        for &pgid in groups.iter() {
+            // SAFETY: kill(2) on a process group has no memory-safety preconditions.
+            unsafe {
+                libc::kill(-pgid, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+/// Records a started group (and installs the exit handler once).
+fn track_group(pgid: i32) {
+    static AT_EXIT: std::sync::Once = std::sync::Once::new();
+    AT_EXIT.call_once(|| {
+        // SAFETY: registers a function with C linkage that lives as long as
+        // the library (glibc runs it at exit, or when the library is unloaded).
+        unsafe {
+            libc::atexit(kill_live_groups);
+        }
+    });
+    LIVE_GROUPS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .push(pgid);
+}
+
+/// Forgets a group whose run has ended.
+fn untrack_group(pgid: i32) {
+    let mut groups = LIVE_GROUPS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(at) = groups.iter().position(|&g| g == pgid) {
+        groups.swap_remove(at);
+    }
+}
+
 /// A started program: its whole process group is killed when the run ends
 /// (finished, timed out or cancelled), and a leader that was never waited
 /// for is waited for in the background, so no zombie is left behind.
@@ -73,6 +117,7 @@ impl Drop for Running {
             unsafe {
                 libc::kill(-pgid, libc::SIGKILL);
             }
+            untrack_group(pgid);
         }
         // Dropped mid-run (a time limit, a cancel): reap the killed leader on
         // the runtime instead of leaving it to tokio's best-effort reaping.
@@ -144,6 +189,9 @@ pub(crate) async fn run_process(
         pgid: child.id().and_then(|id| i32::try_from(id).ok()),
         child: Some(child),
     };
+    if let Some(pgid) = running.pgid {
+        track_group(pgid);
+    }
     let cap = spec.max_output;
     let write = async move {
         if let Some(mut stdin) = stdin {

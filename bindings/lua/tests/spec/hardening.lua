@@ -278,10 +278,17 @@ test("Neovim quits cleanly while a chain waits on a script that never returns", 
   local r = vim.system({ vim.v.progpath, "--headless", "-u", "NONE", "-c", "luafile " .. script }, { text = true }):wait(20000)
   local took_ms = (vim.uv.hrtime() - t0) / 1e6
   vim.fn.delete(script)
-  -- Quitting does not stop the script (it outlives Neovim): end it here.
+  -- Quitting ends the script too (the library kills its live process
+  -- groups at exit); a killed process may linger as a zombie of init.
   local pid = tonumber((vim.fn.filereadable(pidfile) == 1 and vim.fn.readfile(pidfile) or {})[1])
   check(pid ~= nil, "the script had started")
-  if pid then vim.uv.kill(pid, "sigkill") end
+  if pid then
+    local f = io.open("/proc/" .. pid .. "/stat")
+    local state = f and f:read("*a"):match("%) (%a)") or nil
+    if f then f:close() end
+    check(state == nil or state == "Z", "the script ended with Neovim (state " .. tostring(state) .. ")")
+    if state ~= nil and state ~= "Z" then vim.uv.kill(pid, "sigkill") end
+  end
   vim.fn.delete(pidfile)
   eq(r.signal, 0, "no signal (stderr: " .. tostring(r.stderr) .. ")")
   eq(r.code, 0, "exit status 0")
