@@ -33,7 +33,9 @@
  *   creates, where it writes to the script hooks and agents it starts, so a
  *   child that exits without reading its input gives an error, never a
  *   SIGPIPE that would kill the host. It starts children in their own process
- *   group and ends them (SIGKILL to the group) at their time limit.
+ *   group and ends them (SIGKILL to the group) at their time limit, and
+ *   registers an atexit handler that ends those still running when the
+ *   process exits.
  * - Versions: check radium_abi_version() == RADIUM_ABI_VERSION before using
  *   anything else.
  */
