@@ -6,9 +6,12 @@
 
 #![allow(clippy::unwrap_used, clippy::pedantic)]
 
+#[path = "common/deep.rs"]
+mod deep;
 #[path = "../../fuzz/src/lib.rs"]
 #[allow(dead_code)]
 mod targets;
+use deep::{nested, on_stack};
 
 use std::path::{Path, PathBuf};
 
@@ -17,17 +20,6 @@ const MAX_CORPUS_FILE: u64 = 64 << 10;
 
 fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fuzz-corpus")
-}
-
-/// Runs `f` on a thread with a stack of `kib` KiB (the fuzzer's own thread
-/// has 8 MiB).
-fn on_stack(kib: usize, f: impl FnOnce() + Send + 'static) {
-    std::thread::Builder::new()
-        .stack_size(kib << 10)
-        .spawn(f)
-        .unwrap()
-        .join()
-        .unwrap();
 }
 
 /// `"<target>/<file>: <panic message>"` when target `name` panics on `data`.
@@ -75,10 +67,6 @@ fn every_corpus_file_replays_through_its_target_without_a_panic() {
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
-}
-
-fn nested(depth: usize, open: &str, close: &str, inner: &str) -> String {
-    format!("{}{inner}{}", open.repeat(depth), close.repeat(depth))
 }
 
 /// `payload` as one daemon frame (4-byte big-endian length first).

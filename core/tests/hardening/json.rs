@@ -30,8 +30,9 @@ fn deep_json_is_refused_with_one_error_on_every_path() {
     ];
     for text in cases {
         let engine = engine.clone();
-        let answer =
-            on_small_stack(move || engine.handle_json_text(&text).map_err(|e| e.to_string()));
+        let answer = on_stack(256, move || {
+            engine.handle_json_text(&text).map_err(|e| e.to_string())
+        });
         let error = answer.expect_err("deep JSON is refused");
         assert!(error.contains(&refused), "{error}");
     }

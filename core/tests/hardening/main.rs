@@ -3,21 +3,10 @@
 
 #![allow(clippy::unwrap_used, clippy::pedantic)]
 
+#[path = "../common/deep.rs"]
+mod deep;
+use deep::{nested, on_stack};
 use radium_core::{check_json_depth, parse_json, Engine, EngineConfig, MAX_JSON_DEPTH};
-
-fn nested(depth: usize, open: &str, close: &str, inner: &str) -> String {
-    format!("{}{inner}{}", open.repeat(depth), close.repeat(depth))
-}
-
-/// Runs `f` on a thread with a 256 KiB stack, as a C host's worker might.
-fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    std::thread::Builder::new()
-        .stack_size(256 << 10)
-        .spawn(f)
-        .unwrap()
-        .join()
-        .unwrap()
-}
 
 fn workspace_engine() -> (tempfile::TempDir, std::path::PathBuf, Engine) {
     let dir = tempfile::tempdir().unwrap();
