@@ -72,21 +72,13 @@ pub(crate) fn options_arg(js: Js, value: Raw, what: &str) -> Result<Map<String, 
     }
 }
 
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 fn bad_option(key: &str, expected: &str, got: &Value) -> Throw {
     throw(
         "invalid_argument",
-        format!("option `{key}` must be {expected}, got {}", json_kind(got)),
+        format!(
+            "option `{key}` must be {expected}, got {}",
+            radium_core::json_kind(got)
+        ),
     )
 }
 

@@ -23,17 +23,10 @@ pub use project::{Project, ProjectLock};
 use crate::error::{Error, Result};
 use crate::support::atomic::read_text_file;
 use crate::support::json::{line_arg, string_arg};
+use crate::support::names::COMMANDS;
 
-/// The edit commands.
-pub const EDIT_COMMANDS: &[&str] = &[
-    "view",
-    "create",
-    "str-replace",
-    "insert",
-    "undo",
-    "redo",
-    "solve-conflict",
-];
+/// The edit commands: the last seven of the protocol's commands, from `view`.
+pub const EDIT_COMMANDS: &[&str] = COMMANDS.split_at(COMMANDS.len() - 7).1;
 
 /// The default history depth.
 pub const DEFAULT_DEPTH: u64 = 100;
@@ -408,5 +401,22 @@ impl EditSession {
         Ok(
             json!({"path": cs.file, "resolved": id, "remaining": conflicts.len() - 1, "seq": cs.seq}),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_edit_commands_are_the_protocols_last_seven() {
+        let expected = [
+            "view",
+            "create",
+            "str-replace",
+            "insert",
+            "undo",
+            "redo",
+            "solve-conflict",
+        ];
+        assert_eq!(super::EDIT_COMMANDS, expected);
     }
 }

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use super::language::{detect_language, language_from_shebang};
 use crate::error::{Error, Result};
 use crate::support::json::json_kind;
-use crate::support::names::env_value;
+use crate::support::names::editor_env;
 use crate::support::paths::resolve;
 
 pub use crate::support::names::EDITOR_ENV_VARS as ENV_VARS;
@@ -291,19 +291,7 @@ impl EditorContext {
     /// saying so (Linux refuses an environment string over 128 KiB); the
     /// whole context comes on stdin.
     pub fn env_vars(&self) -> Vec<(&'static str, String)> {
-        let mut vars = vec![
-            ("RADIUM_EDITOR_FILE_PATH", self.file_path.clone()),
-            ("RADIUM_EDITOR_LANGUAGE", self.language.clone()),
-            ("RADIUM_EDITOR_SELECTION", env_value(self.selection.clone())),
-            (
-                "RADIUM_EDITOR_SURROUNDING_LINES",
-                env_value(self.surrounding_lines.clone()),
-            ),
-        ];
-        if let Some(ws) = &self.workspace {
-            vars.push(("RADIUM_EDITOR_WORKSPACE", ws.clone()));
-        }
-        vars
+        editor_env(&self.to_json())
     }
 
     /// The JSON form.

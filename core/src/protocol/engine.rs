@@ -22,7 +22,7 @@ use crate::extensions::commands::{ActiveExtensions, ExtensionHost};
 use crate::hooks::config::HookLoader;
 use crate::hooks::matcher::ToolMatcher;
 use crate::hooks::registry::{HookOptions, HookRegistry};
-use crate::support::json::{check_json_depth, json_depth, MAX_JSON_DEPTH, SHALLOW_JSON};
+use crate::support::json::{json_depth, too_deep, MAX_JSON_DEPTH, SHALLOW_JSON};
 
 pub use crate::support::names::COMMANDS;
 
@@ -218,8 +218,7 @@ impl Engine {
         // and too deep text is refused before any parser sees it.
         let depth = json_depth(text.as_bytes());
         if depth > MAX_JSON_DEPTH {
-            let refused = check_json_depth(text.as_bytes()).err().unwrap_or_default();
-            return Err(<serde_json::Error as serde::de::Error>::custom(refused));
+            return Err(<serde_json::Error as serde::de::Error>::custom(too_deep()));
         }
         let fast = if depth <= SHALLOW_JSON {
             sonic_rs::from_str::<Request>(text).ok()

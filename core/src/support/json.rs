@@ -4,8 +4,9 @@ use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
 
-/// A short name for the kind of a JSON value, for error messages.
-pub(crate) fn json_kind(value: &Value) -> &'static str {
+/// A short name for the kind of a JSON value, for error messages (`a
+/// string`, `an object`, ...): every door words its errors the same way.
+pub fn json_kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -142,11 +143,14 @@ pub(crate) const SHALLOW_JSON: usize = 16;
 /// same wherever JSON text comes in.
 pub fn check_json_depth(text: &[u8]) -> std::result::Result<(), String> {
     if json_depth(text) > MAX_JSON_DEPTH {
-        return Err(format!(
-            "JSON nested deeper than {MAX_JSON_DEPTH} levels is refused"
-        ));
+        return Err(too_deep());
     }
     Ok(())
+}
+
+/// The one message for JSON text nested deeper than [`MAX_JSON_DEPTH`].
+pub(crate) fn too_deep() -> String {
+    format!("JSON nested deeper than {MAX_JSON_DEPTH} levels is refused")
 }
 
 /// Parses JSON text after [`check_json_depth`]; the error is a message for
