@@ -119,7 +119,6 @@ impl Engine {
         let command = request.command.as_str();
         let args = args_object(command, &request.args)?;
         let cwd = request.cwd.as_deref();
-        let home = self.radium_home();
         match command {
             "ping" => Ok(json!("pong")),
             "shutdown" => Ok(json!("nothing to shut down: this engine runs in-process")),
@@ -132,13 +131,19 @@ impl Engine {
                 args,
                 cwd,
                 self.config.workspace.as_deref(),
-                &home,
+                &self.radium_home(),
                 &self.config.limits,
             ),
-            "ext-list" => Ok(self.extension_host(&home).ext_list(cwd)),
-            "ext-install" => self.extension_host(&home).ext_install(cwd, args),
-            "ext-remove" => self.extension_host(&home).ext_remove(cwd, args),
-            "trust" => self.extension_host(&home).trust(cwd, args),
+            "ext-list" | "ext-install" | "ext-remove" | "trust" => {
+                let home = self.radium_home();
+                let host = self.extension_host(&home);
+                match command {
+                    "ext-list" => Ok(host.ext_list(cwd)),
+                    "ext-install" => host.ext_install(cwd, args),
+                    "ext-remove" => host.ext_remove(cwd, args),
+                    _ => host.trust(cwd, args),
+                }
+            }
             "cancel" => {
                 let id = string_arg(command, args, "id")?;
                 Ok(json!({"id": id, "cancelled": self.cancel(id)}))
