@@ -4,21 +4,27 @@
 //! A changeset stores what changed — a byte offset, the text removed, the
 //! text inserted — and the content hashes before and after, never whole
 //! copies (except for a created file, whose whole text is what changed).
+//! Every operation belongs to one chain (a conversation, see
+//! [`super::session`]); undo and redo take a chain's own operations back and
+//! forth, and refuse where the file no longer shows what they expect.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use super::project::{content_hash, Project};
+use super::session::{Session, LEGACY_CHAIN};
 use crate::error::{Error, Result};
 use crate::support::atomic::{read_text_file, write_atomic};
 
 /// One recorded edit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Changeset {
-    /// Its sequence number (1, 2, ...).
+    /// Its sequence number (1, 2, ...), project-wide.
     pub seq: u64,
+    /// The chain (conversation) it belongs to.
+    #[serde(default)]
+    pub chain: String,
     /// The command that made it (`create`, `str-replace`, `insert`, `solve-conflict`).
     pub command: String,
     /// The file, relative to the project root.
@@ -37,22 +43,20 @@ pub struct Changeset {
     pub after_hash: String,
 }
 
-/// The session: which changesets are applied, and the dog tags issued.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Session {
-    /// The last applied changeset (0: none).
-    pub applied: u64,
-    /// The highest changeset kept (above `applied`: the redo tail).
-    pub top: u64,
-    /// The lowest changeset kept.
-    pub oldest: u64,
-    /// Each tag and the `applied` count it was issued at.
-    pub tags: BTreeMap<String, u64>,
-    /// The tag of the current state.
-    pub current_tag: Option<String>,
-    /// The order tags were issued in (for pruning).
-    #[serde(default)]
-    pub tag_order: Vec<String>,
+impl Changeset {
+    /// How a warning names it: `str-replace (file.ts) [seq:2]`.
+    pub fn describe(&self) -> String {
+        format!("{} ({}) [seq:{}]", self.command, self.file, self.seq)
+    }
+}
+
+/// An undo or redo under way: written before the file, removed after the
+/// session is saved, so a crash between the two is finished on the next load.
+#[derive(Debug, Serialize, Deserialize)]
+struct Pending {
+    chain: String,
+    seq: u64,
+    undo: bool,
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
@@ -60,6 +64,25 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
         path: path.to_owned(),
         source,
     }
+}
+
+fn damaged(path: &Path, what: &str, e: &serde_json::Error) -> Error {
+    Error::Config {
+        path: path.to_owned(),
+        line: e.line(),
+        column: e.column(),
+        message: format!("the {what} is damaged: {e}"),
+    }
+}
+
+/// Which side of a changeset the file shows: (before, after).
+fn sides(cs: &Changeset, current: Option<&str>) -> (bool, bool) {
+    let hash = current.map(content_hash);
+    let before = match &hash {
+        Some(h) => cs.existed_before && *h == cs.before_hash,
+        None => !cs.existed_before,
+    };
+    (before, hash.as_deref() == Some(cs.after_hash.as_str()))
 }
 
 /// The history and session of one project (use under the project lock).
@@ -75,6 +98,10 @@ pub struct History {
 impl History {
     fn session_path(&self) -> PathBuf {
         self.project.state_dir.join("session.json")
+    }
+
+    fn pending_path(&self) -> PathBuf {
+        self.project.state_dir.join("pending.json")
     }
 
     fn changeset_path(&self, seq: u64) -> PathBuf {
@@ -94,87 +121,77 @@ impl History {
         let path = history.session_path();
         match std::fs::read_to_string(&path) {
             Ok(text) => {
-                history.session = serde_json::from_str(&text).map_err(|e| Error::Config {
-                    path: path.clone(),
-                    line: e.line(),
-                    column: e.column(),
-                    message: format!("the session file is damaged: {e}"),
-                })?;
+                history.session = serde_json::from_str(&text)
+                    .and_then(Session::from_json)
+                    .map_err(|e| damaged(&path, "session file", &e))?;
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(io(&path)(e)),
         }
-        history.recover()?;
+        history.recover_undo_or_redo()?;
+        history.recover_record()?;
         Ok(history)
     }
 
-    /// An undo or redo whose file write happened but whose session save did
-    /// not (a crash between the two): the file already shows the other side
-    /// of the changeset. The session is moved to match, so the last edit can
-    /// be undone (and the interrupted one redone) as if nothing had happened.
-    /// Answers whether it moved the session.
-    fn recover_undo_or_redo(&mut self) -> Result<bool> {
-        let side = |history: &Self, seq: u64| -> Option<(bool, bool)> {
-            let cs = history.read_changeset(seq).ok()?;
-            let file = history.project.confine(&cs.file).ok()?;
-            let hash = read_text_file(&file).ok().map(|t| content_hash(&t));
-            let before = match &hash {
-                Some(h) => cs.existed_before && *h == cs.before_hash,
-                None => !cs.existed_before,
-            };
-            let after = hash.as_deref() == Some(cs.after_hash.as_str());
-            Some((before, after))
-        };
-        let applied = self.session.applied;
-        if applied > 0 && applied >= self.session.oldest {
-            if let Some((true, false)) = side(self, applied) {
-                self.session.applied -= 1;
-                self.save()?;
-                return Ok(true);
-            }
-        }
-        if applied < self.session.top {
-            if let Some((false, true)) = side(self, applied + 1) {
-                self.session.applied += 1;
-                self.save()?;
-                return Ok(true);
-            }
-        }
-        Ok(false)
-    }
-
-    /// A changeset written after `applied` means a crash between recording it
-    /// and saving the session: if the file already has the new content, the
-    /// change happened (roll forward); otherwise it did not (discard it).
-    fn recover(&mut self) -> Result<()> {
-        if self.recover_undo_or_redo()? {
-            return Ok(());
-        }
-        let next = self.session.applied + 1;
-        if next <= self.session.top {
-            return Ok(()); // a genuine redo tail
-        }
-        let path = self.changeset_path(next);
-        let Ok(cs) = self.read_changeset(next) else {
-            let _ = std::fs::remove_file(&path);
+    /// An undo or redo whose file write may have happened while its session
+    /// save did not (a crash between the two): the session is moved to what
+    /// the file shows, so the last edit can be undone (and the interrupted
+    /// one redone) as if nothing had happened.
+    fn recover_undo_or_redo(&mut self) -> Result<()> {
+        let path = self.pending_path();
+        let Ok(text) = std::fs::read_to_string(&path) else {
             return Ok(());
         };
-        let Ok(file) = self.project.confine(&cs.file) else {
-            let _ = std::fs::remove_file(&path);
-            return Ok(());
-        };
-        let current = read_text_file(&file).ok();
-        if current.as_deref().map(content_hash) == Some(cs.after_hash.clone()) {
-            self.session.applied = next;
-            self.session.top = next;
-            if self.session.oldest == 0 {
-                self.session.oldest = next;
+        if let Ok(p) = serde_json::from_str::<Pending>(&text) {
+            let shown = self.read_changeset(p.seq).ok().and_then(|cs| {
+                let file = self.project.confine(&cs.file).ok()?;
+                Some(sides(&cs, read_text_file(&file).ok().as_deref()))
+            });
+            let chain = self.session.chain_mut(&p.chain);
+            match shown {
+                Some((true, false)) if p.undo && chain.last_applied() == Some(p.seq) => {
+                    chain.len -= 1;
+                }
+                Some((false, true)) if !p.undo && chain.next_redo() == Some(p.seq) => {
+                    chain.len += 1;
+                }
+                _ => {}
             }
             self.save()?;
-        } else {
-            let _ = std::fs::remove_file(&path);
         }
-        Ok(())
+        std::fs::remove_file(&path).map_err(io(&path))
+    }
+
+    /// A changeset numbered `next_seq` means a crash between recording it
+    /// and saving the session: if the file already has the new content, the
+    /// change happened (roll forward); otherwise it did not (discard it).
+    fn recover_record(&mut self) -> Result<()> {
+        let seq = self.session.next_seq;
+        let path = self.changeset_path(seq);
+        if !path.exists() {
+            return Ok(());
+        }
+        let happened = self.read_changeset(seq).ok().filter(|cs| {
+            self.project.confine(&cs.file).is_ok_and(|file| {
+                read_text_file(&file).ok().map(|t| content_hash(&t)) == Some(cs.after_hash.clone())
+            })
+        });
+        match happened {
+            Some(cs) => {
+                let id = if cs.chain.is_empty() {
+                    LEGACY_CHAIN
+                } else {
+                    &cs.chain
+                };
+                let chain = self.session.chain_mut(id);
+                chain.take_redo_tail();
+                chain.ops.push(seq);
+                chain.len += 1;
+                self.session.next_seq += 1;
+                self.save()
+            }
+            None => std::fs::remove_file(&path).map_err(io(&path)),
+        }
     }
 
     /// Writes the session atomically.
@@ -186,20 +203,25 @@ impl History {
     /// Reads changeset `seq`.
     pub fn read_changeset(&self, seq: u64) -> Result<Changeset> {
         let path = self.changeset_path(seq);
-        let text = std::fs::read_to_string(&path).map_err(io(&path))?;
-        serde_json::from_str(&text).map_err(|e| Error::Config {
-            path: path.clone(),
-            line: e.line(),
-            column: e.column(),
-            message: format!("the changeset is damaged: {e}"),
-        })
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                Error::Edit(format!(
+                    "operation [seq:{seq}] is no longer kept (the history keeps the last {})",
+                    self.depth
+                ))
+            } else {
+                io(&path)(e)
+            }
+        })?;
+        serde_json::from_str(&text).map_err(|e| damaged(&path, "changeset", &e))
     }
 
-    /// Records and applies an edit: `before` is the file's text (None:
-    /// missing), `after` the new text; the changeset keeps only the changed
-    /// region. Drops the redo tail and prunes past the depth.
+    /// Records and applies an edit in `chain`: `before` is the file's text
+    /// (None: missing), `after` the new text; the changeset keeps only the
+    /// changed region. Drops the chain's redo tail and prunes past the depth.
     pub fn record(
         &mut self,
+        chain: &str,
         command: &str,
         file: &Path,
         before: Option<&str>,
@@ -210,7 +232,8 @@ impl History {
         let prefix = common_prefix(old_text, after);
         let suffix = common_suffix(&old_text[prefix..], &after[prefix..]);
         let cs = Changeset {
-            seq: self.session.applied + 1,
+            seq: self.session.next_seq,
+            chain: chain.to_owned(),
             command: command.to_owned(),
             file: self.project.relative(file),
             offset: prefix,
@@ -220,7 +243,7 @@ impl History {
             before_hash: content_hash(old_text),
             after_hash: content_hash(after),
         };
-        for seq in cs.seq..=self.session.top {
+        for seq in self.session.chain_mut(chain).take_redo_tail() {
             let _ = std::fs::remove_file(self.changeset_path(seq));
         }
         let text = serde_json::to_string(&cs).unwrap_or_default();
@@ -229,70 +252,146 @@ impl History {
             std::fs::create_dir_all(parent).map_err(io(parent))?;
         }
         write_atomic(file, after)?;
-        self.session.applied = cs.seq;
-        self.session.top = cs.seq;
-        if self.session.oldest == 0 {
-            self.session.oldest = cs.seq;
+        let entry = self.session.chain_mut(chain);
+        entry.ops.push(cs.seq);
+        entry.len += 1;
+        self.session.next_seq += 1;
+        // Keep the last `depth` changesets.
+        let oldest = self.session.next_seq.saturating_sub(self.depth).max(1);
+        let mut seq = oldest - 1;
+        while seq > 0 && std::fs::remove_file(self.changeset_path(seq)).is_ok() {
+            seq -= 1;
         }
-        while self.session.top - self.session.oldest + 1 > self.depth {
-            let _ = std::fs::remove_file(self.changeset_path(self.session.oldest));
-            self.session.oldest += 1;
+        for seq in self.session.prune(oldest) {
+            let _ = std::fs::remove_file(self.changeset_path(seq));
         }
         self.save()?;
         Ok(cs)
     }
 
-    /// Undoes the last applied changeset.
-    pub fn undo(&mut self) -> Result<Changeset> {
-        if self.session.applied == 0 || self.session.applied < self.session.oldest {
-            return Err(Error::Edit("nothing to undo".into()));
+    /// Why `cs` cannot be taken back: the operation of another chain that
+    /// changed its file since, if radium made it.
+    fn changed_since(&self, cs: &Changeset, verb: &str) -> Error {
+        let later = self
+            .session
+            .chains
+            .iter()
+            .filter(|(id, _)| **id != cs.chain)
+            .flat_map(|(_, c)| {
+                let applied = usize::try_from(c.len.saturating_sub(c.base)).unwrap_or(0);
+                c.ops.iter().take(applied).copied().collect::<Vec<_>>()
+            })
+            .filter(|&seq| seq > cs.seq)
+            .filter_map(|seq| self.read_changeset(seq).ok())
+            .filter(|other| other.file == cs.file)
+            .max_by_key(|other| other.seq);
+        Error::Edit(match later {
+            Some(other) => format!(
+                "cannot {verb} {}: another conversation changed `{}` since ({})",
+                cs.describe(),
+                cs.file,
+                other.describe()
+            ),
+            None => format!("cannot {verb} {}: the file changed since", cs.describe()),
+        })
+    }
+
+    /// Writes `text` (None: removes the file) for an undo or redo of `cs`,
+    /// with the crash marker around the write.
+    fn replay(
+        &mut self,
+        cs: &Changeset,
+        file: &Path,
+        text: Option<&str>,
+        undo: bool,
+    ) -> Result<()> {
+        let pending = Pending {
+            chain: cs.chain.clone(),
+            seq: cs.seq,
+            undo,
+        };
+        let marker = self.pending_path();
+        write_atomic(
+            &marker,
+            &serde_json::to_string(&pending).unwrap_or_default(),
+        )?;
+        match text {
+            Some(text) => {
+                if let Some(parent) = file.parent() {
+                    std::fs::create_dir_all(parent).map_err(io(parent))?;
+                }
+                write_atomic(file, text)?;
+            }
+            None => std::fs::remove_file(file).map_err(io(file))?,
         }
-        let cs = self.read_changeset(self.session.applied)?;
+        let chain = self.session.chain_mut(&pending.chain);
+        if undo {
+            chain.len -= 1;
+        } else {
+            chain.len += 1;
+        }
+        self.save()?;
+        let _ = std::fs::remove_file(&marker);
+        Ok(())
+    }
+
+    /// Undoes the last applied operation of `chain`.
+    pub fn undo(&mut self, chain: &str) -> Result<Changeset> {
+        let Some(seq) = self.session.chains.get(chain).and_then(|c| {
+            if c.len > c.base {
+                c.last_applied()
+            } else {
+                None
+            }
+        }) else {
+            return Err(Error::Edit(if self.session.chain_len(chain) > 0 {
+                format!(
+                    "nothing more to undo: older operations are no longer kept (the history keeps the last {})",
+                    self.depth
+                )
+            } else {
+                "nothing to undo".into()
+            }));
+        };
+        let mut cs = self.read_changeset(seq)?;
+        chain.clone_into(&mut cs.chain);
         // Confined again: the tree may have changed since (a folder
         // replaced by a symlink that leads out).
         let file = self.project.confine(&cs.file)?;
         let current = read_text_file(&file).map_err(io(&file))?;
         if content_hash(&current) != cs.after_hash {
-            return Err(Error::Edit(format!(
-                "cannot undo {} ({}) [seq:{}]: the file changed since",
-                cs.command, cs.file, cs.seq
-            )));
+            return Err(self.changed_since(&cs, "undo"));
         }
-        if cs.existed_before {
-            let text = format!(
+        let text = cs.existed_before.then(|| {
+            format!(
                 "{}{}{}",
                 &current[..cs.offset],
                 cs.old,
                 &current[cs.offset + cs.new.len()..]
-            );
-            write_atomic(&file, &text)?;
-        } else {
-            std::fs::remove_file(&file).map_err(io(&file))?;
-        }
-        self.session.applied -= 1;
-        self.save()?;
+            )
+        });
+        self.replay(&cs, &file, text.as_deref(), true)?;
         Ok(cs)
     }
 
-    /// Redoes the next changeset of the redo tail.
-    pub fn redo(&mut self) -> Result<Changeset> {
-        if self.session.applied >= self.session.top {
+    /// Redoes the next operation of `chain`'s redo tail.
+    pub fn redo(&mut self, chain: &str) -> Result<Changeset> {
+        let Some(seq) = self
+            .session
+            .chains
+            .get(chain)
+            .and_then(super::session::Chain::next_redo)
+        else {
             return Err(Error::Edit("nothing to redo".into()));
-        }
-        let cs = self.read_changeset(self.session.applied + 1)?;
+        };
+        let mut cs = self.read_changeset(seq)?;
+        chain.clone_into(&mut cs.chain);
         // Confined again: the tree may have changed since (a folder
         // replaced by a symlink that leads out).
         let file = self.project.confine(&cs.file)?;
         let current = read_text_file(&file).ok();
-        let matches = match &current {
-            Some(text) => cs.existed_before && content_hash(text) == cs.before_hash,
-            None => !cs.existed_before,
-        };
-        if !matches {
-            return Err(Error::Edit(format!(
-                "cannot redo {} ({}) [seq:{}]: the file changed since",
-                cs.command, cs.file, cs.seq
-            )));
+        if !sides(&cs, current.as_deref()).0 {
+            return Err(self.changed_since(&cs, "redo"));
         }
         let base = current.unwrap_or_default();
         let text = format!(
@@ -301,12 +400,7 @@ impl History {
             cs.new,
             &base[cs.offset + cs.old.len()..]
         );
-        if let Some(parent) = file.parent() {
-            std::fs::create_dir_all(parent).map_err(io(parent))?;
-        }
-        write_atomic(&file, &text)?;
-        self.session.applied += 1;
-        self.save()?;
+        self.replay(&cs, &file, Some(&text), false)?;
         Ok(cs)
     }
 }

@@ -4,12 +4,16 @@
 //! `solve-conflict`. Every path is confined to the project root (the
 //! request's `cwd`, or the engine's workspace); every write is atomic, recorded
 //! as a changeset, serialised by the project lock, and answered with a new dog
-//! tag. A request carrying an older tag first undoes what was done after it.
+//! tag. A request carrying an older tag first undoes what its conversation
+//! did after it (each conversation has its own chain of operations: see
+//! `tags.rs` and `session.rs`).
 
 pub(crate) mod commands;
 mod conflict;
 mod history;
 mod project;
+mod session;
+mod tags;
 
 use std::io::Read as _;
 use std::path::Path;
@@ -17,8 +21,9 @@ use std::path::Path;
 use serde_json::{json, Map, Value};
 
 pub use conflict::{find_conflicts, Conflict};
-pub use history::{Changeset, History, Session};
+pub use history::{Changeset, History};
 pub use project::{Project, ProjectLock};
+pub use session::{Chain, Session, TagPoint, SESSION_VERSION};
 
 use crate::error::{Error, Result};
 use crate::support::atomic::read_text_file;
@@ -81,6 +86,8 @@ fn line_of(text: &str, byte: usize) -> usize {
 pub struct EditSession {
     project: Project,
     history: History,
+    /// The chain (conversation) of the request being run.
+    chain: String,
     _lock: ProjectLock,
 }
 
@@ -93,79 +100,9 @@ impl EditSession {
         Ok(EditSession {
             project,
             history,
+            chain: String::new(),
             _lock: lock,
         })
-    }
-
-    fn new_tag(&mut self) -> String {
-        let tag = format!("{}-{}", self.project.tag_prefix(), random_tag_part());
-        let s = &mut self.history.session;
-        s.tags.insert(tag.clone(), s.applied);
-        s.tag_order.push(tag.clone());
-        // Keep the tag map bounded.
-        while s.tag_order.len() > 1000 {
-            let old = s.tag_order.remove(0);
-            s.tags.remove(&old);
-        }
-        s.current_tag = Some(tag.clone());
-        tag
-    }
-
-    /// The tag of the current state (issuing one if the session has none).
-    fn current_tag(&mut self) -> String {
-        let s = &self.history.session;
-        match &s.current_tag {
-            Some(t) if s.tags.get(t) == Some(&s.applied) => t.clone(),
-            _ => self.new_tag(),
-        }
-    }
-
-    /// Rewinds to `tag` if it is older than the current state; returns warnings.
-    fn rewind(&mut self, tag: &str) -> Vec<String> {
-        let mut warnings = Vec::new();
-        let Some(&target) = self.history.session.tags.get(tag) else {
-            if tag.split('-').next() == Some(self.project.tag_prefix()) {
-                warnings.push(format!(
-                    "unknown tag `{tag}` (too old or never issued); nothing undone"
-                ));
-            } else {
-                warnings.push(format!(
-                    "tag `{tag}` belongs to another project (or is not a tag); nothing undone"
-                ));
-            }
-            return warnings;
-        };
-        let applied = self.history.session.applied;
-        if target > applied {
-            warnings.push(format!(
-                "tag `{tag}` is from the future (it follows operation {target}, the files are at {applied}); nothing redone"
-            ));
-            return warnings;
-        }
-        if target < applied {
-            warnings.push(format!(
-                "conversation rewind detected. Undoing {} operation(s).",
-                applied - target
-            ));
-            while self.history.session.applied > target {
-                match self.history.undo() {
-                    Ok(cs) => warnings.push(format!(
-                        "  undone: {} ({}) [seq:{}]",
-                        cs.command, cs.file, cs.seq
-                    )),
-                    Err(e) => {
-                        warnings.push(format!(
-                            "partial rewind: stopped at operation {}: {e}",
-                            self.history.session.applied
-                        ));
-                        return warnings;
-                    }
-                }
-            }
-            self.history.session.current_tag = Some(tag.to_owned());
-            let _ = self.history.save();
-        }
-        warnings
     }
 
     /// Runs one edit command with its (hook-processed) arguments.
@@ -177,41 +114,41 @@ impl EditSession {
     ) -> Result<EditOutcome> {
         let read_only =
             command == "view" || (command == "solve-conflict" && args.get("id").is_none());
-        let write = !read_only;
-        let mut warnings = Vec::new();
-        match tag {
-            Some(tag) => warnings = self.rewind(tag),
-            None if write
-                && !self.history.session.tags.is_empty()
-                && self.history.session.top > 0 =>
-            {
-                return Err(Error::Edit(format!(
-                    "this project has an edit session: pass the latest tag with every write (the current one is `{}`)",
-                    self.history.session.current_tag.clone().unwrap_or_default()
-                )));
-            }
-            None => {}
-        }
+        let (chain, warnings) = match tag {
+            Some(tag) => self.rewind(tag),
+            None => (None, Vec::new()),
+        };
+        let tagged = chain.is_some();
+        self.chain = chain.unwrap_or_else(Self::new_chain);
         let data = match command {
             "view" => self.view(args)?,
             "create" => self.create(args)?,
             "str-replace" => self.str_replace(args)?,
             "insert" => self.insert(args)?,
             "undo" => {
-                let cs = self.history.undo()?;
+                let cs = if tagged {
+                    self.history.undo(&self.chain)?
+                } else {
+                    self.undo_latest()?
+                };
                 json!({"undone": {"seq": cs.seq, "command": cs.command, "file": cs.file}})
             }
             "redo" => {
-                let cs = self.history.redo()?;
+                let cs = if tagged {
+                    self.history.redo(&self.chain)?
+                } else {
+                    self.redo_latest()?
+                };
                 json!({"redone": {"seq": cs.seq, "command": cs.command, "file": cs.file}})
             }
             "solve-conflict" => self.solve_conflict(args)?,
             other => return Err(Error::UnknownCommand(other.to_owned())),
         };
-        let tag = if write {
-            self.new_tag()
+        let chain = self.chain.clone();
+        let tag = if read_only {
+            self.current_tag(&chain)
         } else {
-            self.current_tag()
+            self.new_tag(&chain)
         };
         self.history.save()?;
         Ok(EditOutcome {
@@ -287,7 +224,7 @@ impl EditSession {
         }
         let cs = self
             .history
-            .record("create", &path, before.as_deref(), content)?;
+            .record(&self.chain, "create", &path, before.as_deref(), content)?;
         Ok(json!({"path": cs.file, "created": !cs.existed_before, "seq": cs.seq}))
     }
 
@@ -308,9 +245,9 @@ impl EditSession {
             1 => {
                 let at = found[0];
                 let after = format!("{}{new}{}", &text[..at], &text[at + old.len()..]);
-                let cs = self
-                    .history
-                    .record("str-replace", &path, Some(&text), &after)?;
+                let cs =
+                    self.history
+                        .record(&self.chain, "str-replace", &path, Some(&text), &after)?;
                 Ok(json!({"path": cs.file, "line": line_of(&text, at), "seq": cs.seq}))
             }
             n => {
@@ -357,7 +294,9 @@ impl EditSession {
         }
         let at = at.min(base.len());
         let after = format!("{}{piece}{}", &base[..at], &base[at..]);
-        let cs = self.history.record("insert", &path, Some(&text), &after)?;
+        let cs = self
+            .history
+            .record(&self.chain, "insert", &path, Some(&text), &after)?;
         Ok(json!({"path": cs.file, "after_line": line, "seq": cs.seq}))
     }
 
@@ -397,7 +336,7 @@ impl EditSession {
         );
         let cs = self
             .history
-            .record("solve-conflict", &path, Some(&text), &after)?;
+            .record(&self.chain, "solve-conflict", &path, Some(&text), &after)?;
         Ok(
             json!({"path": cs.file, "resolved": id, "remaining": conflicts.len() - 1, "seq": cs.seq}),
         )

@@ -65,6 +65,7 @@ fn tag(v: &Value) -> String {
         .to_owned()
 }
 
+mod conversations;
 mod history;
 mod safety;
 mod tools;

@@ -305,9 +305,23 @@ fn a_crash_between_an_undos_write_and_its_session_save_is_recovered() {
         }))
         .to_json();
     assert_eq!(replaced["ok"], true, "{replaced}");
-    // The undo of the str-replace wrote the file, then the process died
-    // before saving the session: the file is back to "one", the session
-    // still says the str-replace is applied.
+    // The undo of the str-replace wrote its marker and the file, then the
+    // process died before saving the session: the file is back to "one",
+    // the session still says the str-replace is applied.
+    let state = std::fs::read_dir(ws.parent().unwrap().join("home"))
+        .unwrap()
+        .map(|d| d.unwrap().path())
+        .find(|p| p.join("session.json").exists())
+        .expect("the project's state folder");
+    let session: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(state.join("session.json")).unwrap())
+            .unwrap();
+    let chain = &session["tags"][replaced["tag"].as_str().unwrap()]["chain"];
+    std::fs::write(
+        state.join("pending.json"),
+        serde_json::json!({"chain": chain, "seq": 2, "undo": true}).to_string(),
+    )
+    .unwrap();
     std::fs::write(ws.join("a.txt"), "one\n").unwrap();
     let redo = engine
         .handle_json(serde_json::json!({"command": "redo", "cwd": ws, "tag": replaced["tag"]}))

@@ -1,0 +1,138 @@
+//! Dog tags and conversations: which chain a request belongs to, rewinds to
+//! an older tag, the undo and redo of a request without a tag, and telling a
+//! conversation what others did to its operations.
+//!
+//! A tag points at a position in one chain. A request with a tag continues
+//! that chain; one without a tag (or with a tag radium does not know) starts
+//! a chain of its own. A rewind undoes only its own chain's operations and
+//! stops, with a warning naming the operation, where the file no longer shows
+//! what that operation wrote (another conversation, or someone outside
+//! radium, changed it since).
+
+use super::history::Changeset;
+use super::{random_tag_part, EditSession};
+use crate::error::{Error, Result};
+
+/// How many chains a request without a tag can redo, most recent last.
+const MAX_UNDONE: usize = 1000;
+
+impl EditSession {
+    /// A fresh chain id (for a request that continues no conversation).
+    pub(super) fn new_chain() -> String {
+        random_tag_part()
+    }
+
+    /// Issues a new tag for `chain` at its current position.
+    pub(super) fn new_tag(&mut self, chain: &str) -> String {
+        let tag = format!("{}-{}", self.project.tag_prefix(), random_tag_part());
+        self.history.session.issue_tag(&tag, chain);
+        tag
+    }
+
+    /// The tag of `chain`'s current state (issuing one if it has none).
+    pub(super) fn current_tag(&mut self, chain: &str) -> String {
+        let s = &self.history.session;
+        let current = s.chains.get(chain).and_then(|c| c.current_tag.clone());
+        match current {
+            Some(t) if s.tags.get(&t).is_some_and(|p| p.at == s.chain_len(chain)) => t,
+            _ => self.new_tag(chain),
+        }
+    }
+
+    /// The chain `tag` belongs to, after rewinding it to `tag` if the tag is
+    /// older than the chain's state; with the warnings to show. `None`: the
+    /// tag is not known here (the request starts a chain of its own).
+    pub(super) fn rewind(&mut self, tag: &str) -> (Option<String>, Vec<String>) {
+        let mut warnings = Vec::new();
+        let Some(point) = self.history.session.tags.get(tag).cloned() else {
+            let whose = if tag.split('-').next() == Some(self.project.tag_prefix()) {
+                "unknown tag `{tag}` (too old or never issued)"
+            } else {
+                "tag `{tag}` belongs to another project (or is not a tag)"
+            };
+            warnings.push(format!(
+                "{}; nothing undone, and this request starts a conversation of its own",
+                whose.replace("{tag}", tag)
+            ));
+            return (None, warnings);
+        };
+        let chain = point.chain;
+        if let Some(c) = self.history.session.chains.get_mut(&chain) {
+            warnings.append(&mut c.notices);
+        }
+        let len = self.history.session.chain_len(&chain);
+        if point.at > len {
+            warnings.push(format!(
+                "tag `{tag}` is from the future (it follows operation {} of its conversation, which is at {len}); nothing redone",
+                point.at
+            ));
+            return (Some(chain), warnings);
+        }
+        if point.at < len {
+            warnings.push(format!(
+                "conversation rewind detected. Undoing {} operation(s).",
+                len - point.at
+            ));
+            while self.history.session.chain_len(&chain) > point.at {
+                match self.history.undo(&chain) {
+                    Ok(cs) => warnings.push(format!("  undone: {}", cs.describe())),
+                    Err(e) => {
+                        let left = self.history.session.chain_len(&chain) - point.at;
+                        warnings.push(format!(
+                            "partial rewind: {e}; {left} operation(s) of this conversation stay applied"
+                        ));
+                        return (Some(chain), warnings);
+                    }
+                }
+            }
+            if let Some(c) = self.history.session.chains.get_mut(&chain) {
+                c.current_tag = Some(tag.to_owned());
+            }
+        }
+        (Some(chain), warnings)
+    }
+
+    /// `undo` without a tag: the project's latest operation, whichever
+    /// conversation made it (that conversation is told on its next call).
+    pub(super) fn undo_latest(&mut self) -> Result<Changeset> {
+        let Some((chain, _)) = self.history.session.latest_chain() else {
+            return Err(Error::Edit("nothing to undo".into()));
+        };
+        let cs = self.history.undo(&chain)?;
+        let s = &mut self.history.session;
+        s.undone.push(chain.clone());
+        if s.undone.len() > MAX_UNDONE {
+            s.undone.remove(0);
+        }
+        s.chain_mut(&chain).tell(format!(
+            "another client undid an operation of this conversation: {}",
+            cs.describe()
+        ));
+        Ok(cs)
+    }
+
+    /// `redo` without a tag: the operation the latest `undo` without a tag
+    /// took back, if its conversation has not moved on since.
+    pub(super) fn redo_latest(&mut self) -> Result<Changeset> {
+        while let Some(chain) = self.history.session.undone.pop() {
+            let redoable = self
+                .history
+                .session
+                .chains
+                .get(&chain)
+                .is_some_and(|c| c.next_redo().is_some());
+            if !redoable {
+                continue;
+            }
+            let cs = self.history.redo(&chain).inspect_err(|_| {
+                self.history.session.undone.push(chain.clone());
+            })?;
+            self.history.session.chain_mut(&chain).tell(format!(
+                "another client redid an operation of this conversation: {}",
+                cs.describe()
+            ));
+            return Ok(cs);
+        }
+        Err(Error::Edit("nothing to redo".into()))
+    }
+}

@@ -1,0 +1,216 @@
+//! One chain of operations per conversation: rewinds undo only their own
+//! conversation's operations, stop with a warning where another one changed
+//! the file since, and a conversation whose operations someone else undid is
+//! told on its next call.
+
+use super::*;
+
+fn warnings(v: &Value) -> Vec<String> {
+    v["warnings"]
+        .as_array()
+        .map(|a| a.iter().map(|w| w.as_str().unwrap().to_owned()).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn concurrent_conversations_rewind_only_their_own_operations() {
+    let e = std::sync::Arc::new(env());
+    let clients: Vec<_> = (0..40)
+        .map(|i| {
+            let e = std::sync::Arc::clone(&e);
+            std::thread::spawn(move || {
+                let file = format!("f{i}.txt");
+                let r = e.call("create", json!({"path": file, "content": "v0\n"}), None);
+                assert_eq!(r["ok"], true, "{r}");
+                let mut t = tag(&r);
+                let mut kept = t.clone();
+                for n in 1..=2 {
+                    let r = e.call(
+                        "str-replace",
+                        json!({"path": file, "old": format!("v{}", n - 1), "new": format!("v{n}")}),
+                        Some(&t),
+                    );
+                    assert_eq!(r["ok"], true, "{r}");
+                    assert_eq!(warnings(&r), Vec::<String>::new(), "{r}");
+                    t = tag(&r);
+                    if n == 1 {
+                        kept = t.clone();
+                    }
+                }
+                // Rewind one step: only this client's last operation goes.
+                let r = e.call("view", json!({"path": file}), Some(&kept));
+                let w = warnings(&r);
+                assert_eq!(w.len(), 2, "{r}");
+                assert_eq!(
+                    w[0],
+                    "conversation rewind detected. Undoing 1 operation(s)."
+                );
+                assert!(
+                    w[1].starts_with("  undone: str-replace (") && w[1].contains(&file),
+                    "{w:?}"
+                );
+                assert_eq!(tag(&r), kept);
+            })
+        })
+        .collect();
+    for c in clients {
+        c.join().unwrap();
+    }
+    for i in 0..40 {
+        assert_eq!(
+            e.read(&format!("f{i}.txt")),
+            "v1\n",
+            "client {i}'s first edit stays"
+        );
+    }
+}
+
+#[test]
+fn a_rewind_stops_where_another_conversation_changed_the_file() {
+    let e = env();
+    let r = e.call("create", json!({"path": "s.txt", "content": "a\n"}), None);
+    let a1 = tag(&r);
+    let r = e.call(
+        "insert",
+        json!({"path": "s.txt", "line": 1, "text": "a2"}),
+        Some(&a1),
+    );
+    let a2 = tag(&r);
+    // Another conversation (no tag) edits the same file.
+    let r = e.call(
+        "insert",
+        json!({"path": "s.txt", "line": 0, "text": "b"}),
+        None,
+    );
+    let b1 = tag(&r);
+    assert_eq!(e.read("s.txt"), "b\na\na2\n");
+
+    let r = e.call("view", json!({"path": "s.txt"}), Some(&a1));
+    assert_eq!(
+        warnings(&r),
+        [
+            "conversation rewind detected. Undoing 1 operation(s).",
+            "partial rewind: cannot undo insert (s.txt) [seq:2]: another conversation changed `s.txt` since (insert (s.txt) [seq:3]); 1 operation(s) of this conversation stay applied",
+        ]
+    );
+    assert_eq!(
+        e.read("s.txt"),
+        "b\na\na2\n",
+        "nothing of the other conversation is undone"
+    );
+    assert_eq!(tag(&r), a2, "the conversation stays where it was");
+
+    // The other conversation takes its own edit back; then the rewind works.
+    let r = e.call("undo", Value::Null, Some(&b1));
+    assert_eq!(r["data"]["undone"]["seq"], 3, "{r}");
+    let r = e.call("view", json!({"path": "s.txt"}), Some(&a1));
+    assert_eq!(
+        warnings(&r),
+        [
+            "conversation rewind detected. Undoing 1 operation(s).",
+            "  undone: insert (s.txt) [seq:2]",
+        ]
+    );
+    assert_eq!(e.read("s.txt"), "a\n");
+}
+
+#[test]
+fn an_undo_without_a_tag_takes_the_latest_operation_and_its_owner_is_told() {
+    let e = env();
+    let r = e.call("create", json!({"path": "a.txt", "content": "a"}), None);
+    let a1 = tag(&r);
+    let r = e.call("create", json!({"path": "b.txt", "content": "b"}), None);
+    let b1 = tag(&r);
+
+    let u = e.call("undo", Value::Null, None);
+    assert_eq!(u["data"]["undone"]["file"], "b.txt", "{u}");
+    assert!(!e.root.join("b.txt").exists());
+    // The other conversation hears nothing.
+    let r = e.call("view", json!({"path": "a.txt"}), Some(&a1));
+    assert_eq!(warnings(&r), Vec::<String>::new(), "{r}");
+    // The owner is told once, on its next call.
+    let r = e.call("view", json!({"path": "."}), Some(&b1));
+    let w = warnings(&r);
+    assert_eq!(
+        w[0],
+        "another client undid an operation of this conversation: create (b.txt) [seq:2]"
+    );
+    assert!(w[1].contains("is from the future"), "{w:?}");
+    let r = e.call("view", json!({"path": "."}), Some(&tag(&r)));
+    assert_eq!(warnings(&r), Vec::<String>::new(), "told only once: {r}");
+
+    // A redo without a tag brings it back, and says so too.
+    let r = e.call("redo", Value::Null, None);
+    assert_eq!(r["data"]["redone"]["file"], "b.txt", "{r}");
+    assert_eq!(e.read("b.txt"), "b");
+    let r = e.call("view", json!({"path": "."}), Some(&b1));
+    assert_eq!(
+        warnings(&r),
+        ["another client redid an operation of this conversation: create (b.txt) [seq:2]"]
+    );
+    let r = e.call("redo", Value::Null, None);
+    assert_eq!(r["error"], "nothing to redo");
+    // Undo without a tag walks back through every conversation.
+    for file in ["b.txt", "a.txt"] {
+        let r = e.call("undo", Value::Null, None);
+        assert_eq!(r["data"]["undone"]["file"], file, "{r}");
+    }
+    assert_eq!(
+        e.call("undo", Value::Null, None)["error"],
+        "nothing to undo"
+    );
+}
+
+#[test]
+fn a_session_of_the_first_format_is_one_conversation() {
+    let e = env();
+    let r = e.call("create", json!({"path": "a.txt", "content": "1\n"}), None);
+    let t1 = tag(&r);
+    let r = e.call(
+        "str-replace",
+        json!({"path": "a.txt", "old": "1", "new": "2"}),
+        Some(&t1),
+    );
+    let t2 = tag(&r);
+    let state = e.home.read_dir().unwrap().next().unwrap().unwrap().path();
+    std::fs::write(
+        state.join("session.json"),
+        json!({
+            "applied": 2, "top": 2, "oldest": 1,
+            "tags": {t1.clone(): 1, t2.clone(): 2},
+            "current_tag": t2, "tag_order": [t1, t2],
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let r = e.call("view", json!({"path": "a.txt"}), Some(&t1));
+    assert_eq!(
+        warnings(&r),
+        [
+            "conversation rewind detected. Undoing 1 operation(s).",
+            "  undone: str-replace (a.txt) [seq:2]",
+        ]
+    );
+    assert_eq!(e.read("a.txt"), "1\n");
+    let r = e.call("create", json!({"path": "b.txt", "content": ""}), Some(&t1));
+    assert_eq!(r["data"]["seq"], 3, "numbering goes on: {r}");
+}
+
+#[test]
+fn a_damaged_session_file_is_a_clear_error() {
+    let e = env();
+    let r = e.call("create", json!({"path": "a.txt", "content": "1\n"}), None);
+    let state = e.home.read_dir().unwrap().next().unwrap().unwrap().path();
+    std::fs::write(
+        state.join("session.json"),
+        "{\"version\": 2, \"chains\": 7}",
+    )
+    .unwrap();
+    let r = e.call("view", json!({"path": "a.txt"}), Some(&tag(&r)));
+    assert_eq!(r["code"], "config", "{r}");
+    let error = r["error"].as_str().unwrap();
+    assert!(
+        error.contains("session.json") && error.contains("the session file is damaged"),
+        "{error}"
+    );
+}
