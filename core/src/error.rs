@@ -144,6 +144,11 @@ pub enum Error {
     /// have been carried out, so it is not sent again.
     #[error("{0}")]
     AnswerLost(String),
+    /// The daemon did not take the request (it serves as many connections as
+    /// it may, or closed the connection before the request was written):
+    /// nothing was carried out, so sending it again is safe.
+    #[error("{0}")]
+    Busy(String),
     /// The engine's async runtime could not be started.
     #[error("cannot start the engine's async runtime: {0}")]
     Runtime(String),
@@ -177,6 +182,7 @@ impl Error {
             Error::OutsideProject(_) => "outside_project",
             Error::Runtime(_) => "runtime",
             Error::AnswerLost(_) => "answer_lost",
+            Error::Busy(_) => "busy",
             Error::Protected(_) => "protected",
         }
     }

@@ -190,16 +190,30 @@ fn radium_home() -> PathBuf {
     radium_core::agent::default_radium_home()
 }
 
-/// Sends a request to the daemon, starting it on first use. Only a failed
-/// connection is tried again: once the request is sent, a lost answer is
-/// reported, never sent twice (the daemon may have applied the edit).
+/// Sends a request to the daemon, starting it on first use. A failed
+/// connection, or a daemon that did not take the request (`busy`: it serves
+/// as many connections as it may), is tried again for up to 10 s: once the
+/// request is sent, a lost answer is reported, never sent twice (the daemon
+/// may have applied the edit).
 fn through_daemon(request: &Request) -> Result<radium_core::Response, String> {
     let home = radium_home();
-    let stream = match radium_core::daemon::connect(&home) {
-        Ok(stream) => stream,
-        Err(_) => start_daemon(&home)?,
-    };
-    radium_core::daemon::exchange(stream, &home, request).map_err(|e| e.to_string())
+    let started = std::time::Instant::now();
+    let mut pause = std::time::Duration::from_millis(10);
+    loop {
+        let stream = match radium_core::daemon::connect(&home) {
+            Ok(stream) => stream,
+            Err(_) => start_daemon(&home)?,
+        };
+        match radium_core::daemon::exchange(stream, &home, request) {
+            Err(radium_core::Error::Busy(_))
+                if started.elapsed() < std::time::Duration::from_secs(10) =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(std::time::Duration::from_millis(200));
+            }
+            other => return other.map_err(|e| e.to_string()),
+        }
+    }
 }
 
 /// Starts a daemon for `home` and connects to it.

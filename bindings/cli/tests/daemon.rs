@@ -408,11 +408,70 @@ fn connections_past_the_cap_are_told_so_and_closed() {
     extra.read_exact(&mut len).unwrap();
     let mut payload = vec![0u8; u32::from_be_bytes(len) as usize];
     extra.read_exact(&mut payload).unwrap();
-    let answer = String::from_utf8_lossy(&payload).into_owned();
-    assert!(answer.contains("64 connections already"), "{answer}");
+    let answer: serde_json::Value = serde_json::from_slice(&payload).unwrap();
+    assert_eq!(answer["code"], "busy", "{answer}");
+    assert!(
+        answer["error"]
+            .as_str()
+            .unwrap()
+            .contains("64 connections already"),
+        "{answer}"
+    );
+    // `rad` waits for a free connection instead of failing.
+    let e2 = Env {
+        _dir: tempfile::tempdir().unwrap(),
+        project: e.project.clone(),
+        home: e.home.clone(),
+    };
+    let waiting = std::thread::spawn(move || {
+        let o = e2.rad(&["ping"]);
+        std::mem::forget(e2); // its Drop would shut the daemon down
+        o
+    });
+    std::thread::sleep(Duration::from_millis(500));
     drop(held);
+    let ping = waiting.join().unwrap();
+    assert_eq!(out(&ping), "pong\n", "{}", err(&ping));
     drop(extra);
     let out = e.rad(&["shutdown"]);
     assert!(out.status.success(), "{}", err(&out));
     exits_within(daemon, Duration::from_secs(3), "after shutdown");
+}
+
+#[test]
+fn a_crowd_of_clients_starts_one_daemon_and_every_request_is_answered() {
+    let e = env();
+    let clients: Vec<_> = (0..100)
+        .map(|i| {
+            Command::new(env!("CARGO_BIN_EXE_rad"))
+                .args(["create", &format!("f{i}.txt"), "--content", "x"])
+                .env("RADIUM_HOME", &e.home)
+                .env("RADIUM_DAEMON_IDLE", "20")
+                .current_dir(&e.project)
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in clients {
+        let o = c.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", err(&o));
+    }
+    for i in 0..100 {
+        assert!(e.project.join(format!("f{i}.txt")).exists(), "f{i}.txt");
+    }
+    // Exactly one daemon serves this home.
+    let daemons = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|p| {
+            let p = p.ok()?.path();
+            let cmd = std::fs::read(p.join("cmdline")).ok()?;
+            let env = std::fs::read(p.join("environ")).ok()?;
+            let home = format!("RADIUM_HOME={}", e.home.display());
+            let ours = env.split(|b| *b == 0).any(|v| v == home.as_bytes());
+            (ours && cmd.split(|b| *b == 0).any(|a| a == b"daemon")).then_some(())
+        })
+        .count();
+    assert_eq!(daemons, 1);
 }

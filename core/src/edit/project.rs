@@ -2,10 +2,10 @@
 //! lock, and paths confined to the root.
 
 use std::fs::File;
-use std::os::fd::AsRawFd as _;
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::support::lock::lock_file;
 use crate::support::paths::{check_protected, resolve};
 
 /// A project rooted at a folder.
@@ -118,24 +118,8 @@ impl Project {
             path: self.state_dir.clone(),
             source,
         })?;
-        let path = self.state_dir.join("lock");
-        let file = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|source| Error::Io {
-                path: path.clone(),
-                source,
-            })?;
-        // SAFETY: flock on a file descriptor we own; no memory is involved.
-        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
-        if rc != 0 {
-            return Err(Error::Io {
-                path,
-                source: std::io::Error::last_os_error(),
-            });
-        }
+        let file = lock_file(&self.state_dir.join("lock"), true)?
+            .ok_or_else(|| Error::Edit("the project lock could not be taken".into()))?;
         Ok(ProjectLock { _file: file })
     }
 }

@@ -19,6 +19,7 @@ use crate::error::{Error, Result};
 use crate::protocol::engine::Engine;
 use crate::protocol::envelope::{Request, Response};
 use crate::support::json::check_json_depth;
+use crate::support::lock::lock_file;
 
 /// The largest frame accepted: 64 MiB.
 pub const MAX_FRAME: u32 = 64 << 20;
@@ -176,6 +177,14 @@ pub fn serve(engine: &Engine, radium_home: &Path, idle: Duration) -> Result<()> 
     std::fs::create_dir_all(radium_home).map_err(io_err(radium_home))?;
     let _ = std::fs::set_permissions(radium_home, std::fs::Permissions::from_mode(0o700));
     let path = socket_path(radium_home);
+    // One daemon per home: the lock is held while it serves and released
+    // when its process ends, however it ends.
+    let Some(_lock) = lock_file(&radium_home.join("daemon.lock"), false)? else {
+        return Err(Error::InvalidArgument(format!(
+            "a daemon is already running on {}",
+            path.display()
+        )));
+    };
     if UnixStream::connect(&path).is_ok() {
         return Err(Error::InvalidArgument(format!(
             "a daemon is already running on {}",
@@ -243,7 +252,7 @@ pub fn serve(engine: &Engine, radium_home: &Path, idle: Duration) -> Result<()> 
         backoff = Duration::from_millis(10);
 
         if active.load(Ordering::SeqCst) >= MAX_CONNECTIONS {
-            let busy = Response::failure(&Error::Runtime(format!(
+            let busy = Response::failure(&Error::Busy(format!(
                 "the daemon is serving {MAX_CONNECTIONS} connections already; try again"
             )));
             let _ = write_frame(&mut stream, busy.to_json().to_string().as_bytes());
@@ -286,12 +295,21 @@ pub fn connect(radium_home: &Path) -> Result<UnixStream> {
 }
 
 /// Sends `request` on a connected `stream` and reads the answer. Once the
-/// request is written the daemon may have carried it out, so a failure here
-/// ([`Error::AnswerLost`]) must not be retried: an edit would be applied twice.
+/// request is written the daemon may have carried it out, so a failure then
+/// ([`Error::AnswerLost`]) must not be retried: an edit would be applied
+/// twice. [`Error::Busy`] (the daemon refused the connection, or closed it
+/// before the whole request was written, so it never read it) is safe to
+/// retry.
 pub fn exchange(mut stream: UnixStream, radium_home: &Path, request: &Request) -> Result<Response> {
     let path = socket_path(radium_home);
     let payload = serde_json::to_vec(request).unwrap_or_default();
-    write_frame(&mut stream, &payload).map_err(io_err(&path))?;
+    // A daemon reads a request only once its whole frame has arrived.
+    write_frame(&mut stream, &payload).map_err(|e| {
+        Error::Busy(format!(
+            "the daemon on {} closed the connection before the request was written ({e})",
+            path.display()
+        ))
+    })?;
     let lost = |why: String| {
         Error::AnswerLost(format!(
             "the daemon on {} took the `{}` request but {why}; it may have been carried out (check with `rad view`, undo with the last tag); it was not sent again",
@@ -300,9 +318,15 @@ pub fn exchange(mut stream: UnixStream, radium_home: &Path, request: &Request) -
         ))
     };
     match read_frame(&mut stream, MAX_FRAME) {
-        Ok(Frame::Data(bytes)) => check_json_depth(&bytes)
-            .and_then(|()| serde_json::from_slice(&bytes).map_err(|e| e.to_string()))
-            .map_err(|e| lost(format!("its answer is not a response ({e})"))),
+        Ok(Frame::Data(bytes)) => {
+            let response: Response = check_json_depth(&bytes)
+                .and_then(|()| serde_json::from_slice(&bytes).map_err(|e| e.to_string()))
+                .map_err(|e| lost(format!("its answer is not a response ({e})")))?;
+            match response.code.as_deref() {
+                Some("busy") => Err(Error::Busy(response.error.unwrap_or_default())),
+                _ => Ok(response),
+            }
+        }
         Ok(Frame::Closed | Frame::TooLarge(_)) => {
             Err(lost("closed the connection without answering".into()))
         }
