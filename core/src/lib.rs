@@ -44,6 +44,7 @@ mod error;
 pub mod extensions;
 pub mod hooks;
 pub mod protocol;
+pub mod sessions;
 mod support;
 
 pub use agents::StepRequest;

@@ -16,8 +16,20 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("agents", &["hooks", "editor", "support"]),
     ("extensions", &["hooks", "support"]),
     (
+        "sessions",
+        &["agents", "edit", "editor", "hooks", "support"],
+    ),
+    (
         "protocol",
-        &["hooks", "editor", "edit", "agents", "extensions", "support"],
+        &[
+            "hooks",
+            "editor",
+            "edit",
+            "agents",
+            "extensions",
+            "sessions",
+            "support",
+        ],
     ),
 ];
 

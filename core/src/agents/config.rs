@@ -10,6 +10,7 @@
 //! id = "example"
 //! command = ["python3", "agents/example.py"]   # program first; no shell
 //! timeout = "60s"                              # default 120s
+//! protocol = "command"                         # or "acp" (see below)
 //! [agents.env]
 //! MODEL = "small"
 //! ```
@@ -17,6 +18,11 @@
 //! A relative program path with a `/` resolves against the folder of the
 //! `agents.toml` that names it; the agent runs in the workspace (or that
 //! folder when there is none).
+//!
+//! `protocol = "acp"` names a coding agent spoken to in the Agent Client
+//! Protocol (one long-lived process per session: Claude Code, Gemini CLI,
+//! Codex, OpenCode); `start_timeout` (default 30s) bounds its start and
+//! `silence_timeout` (default 300s) a turn in which it sends nothing.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -29,6 +35,23 @@ use crate::hooks::config::parse_duration;
 
 /// The default time limit of an agent: 120 seconds.
 pub const DEFAULT_AGENT_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The default time an ACP agent has to start (answer `initialize` and `session/new`).
+pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The default time a turn may go without a message from the agent.
+pub const DEFAULT_SILENCE_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// How radium speaks to an agent.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentProtocol {
+    /// A command run once per turn: JSON on stdin, the answer on stdout.
+    #[default]
+    Command,
+    /// The Agent Client Protocol v1: JSON-RPC over the agent's stdio.
+    Acp,
+}
 
 /// The most an agent may print: 4 MiB.
 pub const DEFAULT_AGENT_OUTPUT: usize = 4 << 20;
@@ -45,6 +68,14 @@ pub struct AgentConfig {
     pub timeout: Duration,
     /// Extra environment variables for the agent's process.
     pub env: BTreeMap<String, String>,
+    /// How radium speaks to it.
+    pub protocol: AgentProtocol,
+    /// The time an ACP agent has to start.
+    #[serde(rename = "start_timeout_ms", serialize_with = "ser_ms")]
+    pub start_timeout: Duration,
+    /// The time a turn may go without a message from the agent.
+    #[serde(rename = "silence_timeout_ms", serialize_with = "ser_ms")]
+    pub silence_timeout: Duration,
     /// Where the agent runs.
     pub cwd: PathBuf,
     /// The file that configured it.
@@ -70,6 +101,10 @@ struct RawAgent {
     timeout: Option<toml::Value>,
     #[serde(default)]
     env: BTreeMap<String, String>,
+    #[serde(default)]
+    protocol: AgentProtocol,
+    start_timeout: Option<toml::Value>,
+    silence_timeout: Option<toml::Value>,
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
@@ -120,26 +155,34 @@ pub fn parse_agents(text: &str, path: &Path, workspace: Option<&Path>) -> Result
         if program.contains('/') && !Path::new(program).is_absolute() {
             command[0] = folder.join(program).to_string_lossy().into_owned();
         }
-        let timeout = match agent.timeout {
-            None => DEFAULT_AGENT_TIMEOUT,
+        let limit = |value: Option<toml::Value>, field: &str, default: Duration| match value {
+            None => Ok(default),
             Some(toml::Value::Integer(ms)) => u64::try_from(ms)
                 .map(Duration::from_millis)
-                .map_err(|_| err(line, "field `timeout`: cannot be negative".to_owned()))?,
+                .map_err(|_| err(line, format!("field `{field}`: cannot be negative"))),
             Some(toml::Value::String(s)) => {
-                parse_duration(&s).map_err(|e| err(line, format!("field `timeout`: {e}")))?
+                parse_duration(&s).map_err(|e| err(line, format!("field `{field}`: {e}")))
             }
-            Some(other) => {
-                return Err(err(
-                    line,
-                    format!("field `timeout`: expected \"30s\" or milliseconds, got {other}"),
-                ))
-            }
+            Some(other) => Err(err(
+                line,
+                format!("field `{field}`: expected \"30s\" or milliseconds, got {other}"),
+            )),
         };
+        let timeout = limit(agent.timeout, "timeout", DEFAULT_AGENT_TIMEOUT)?;
+        let start_timeout = limit(agent.start_timeout, "start_timeout", DEFAULT_START_TIMEOUT)?;
+        let silence_timeout = limit(
+            agent.silence_timeout,
+            "silence_timeout",
+            DEFAULT_SILENCE_TIMEOUT,
+        )?;
         agents.push(AgentConfig {
             id: agent.id,
             command,
             timeout,
             env: agent.env,
+            protocol: agent.protocol,
+            start_timeout,
+            silence_timeout,
             cwd: workspace.unwrap_or(folder).to_owned(),
             source: path.to_owned(),
         });

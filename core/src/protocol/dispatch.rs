@@ -40,7 +40,10 @@ impl Engine {
                 Err(e) => Box::pin(std::future::ready(Err(e))),
             },
             cmd if EDIT_COMMANDS.contains(&cmd) => return self.edit(request),
-            _ => Box::pin(std::future::ready(self.dispatch(&request))),
+            _ => match self.session_work(&request) {
+                Some(work) => work,
+                None => Box::pin(std::future::ready(self.dispatch(&request))),
+            },
         };
         let work = match request.id.as_deref() {
             Some(id) => self.cancellable(id, work),
@@ -152,7 +155,9 @@ impl Engine {
                 let workspace = self.workspace_for(cwd);
                 Ok(serde_json::to_value(self.agents(workspace.as_deref())?).unwrap_or_default())
             }
-            other => Err(Error::UnknownCommand(other.to_owned())),
+            other => self
+                .session_command(other, args)
+                .unwrap_or_else(|| Err(Error::UnknownCommand(other.to_owned()))),
         }
     }
 }

@@ -22,6 +22,7 @@ use crate::extensions::commands::{ActiveExtensions, ExtensionHost};
 use crate::hooks::config::HookLoader;
 use crate::hooks::matcher::ToolMatcher;
 use crate::hooks::registry::{HookOptions, HookRegistry};
+use crate::sessions::Sessions;
 use crate::support::json::{json_depth, too_deep, MAX_JSON_DEPTH, SHALLOW_JSON};
 
 pub use crate::support::names::COMMANDS;
@@ -38,6 +39,8 @@ pub struct Engine {
     pub(super) extensions: ActiveExtensions,
     /// Requests in flight that carry an `id`, for `cancel`.
     pub(super) inflight: Arc<Inflight>,
+    /// Open agent sessions.
+    pub(super) sessions: Arc<Sessions>,
 }
 
 /// Runs a future on this thread: one poll with a no-op waker first (work
@@ -62,6 +65,7 @@ impl Engine {
             config,
             extensions: ActiveExtensions::default(),
             inflight: Arc::default(),
+            sessions: Arc::default(),
         };
         let step_only = || HookOptions {
             matcher: ToolMatcher::new(STEP_TOOL).ok(),

@@ -11,6 +11,7 @@ mod dispatch;
 pub(crate) mod engine;
 pub(crate) mod envelope;
 pub(crate) mod inflight;
+mod sessions;
 
 pub use config::EngineConfig;
 pub use engine::{Engine, ABI_VERSION, COMMANDS};

@@ -239,3 +239,60 @@ pub(crate) async fn run_process(
         stderr: String::from_utf8_lossy(&stderr).trim().to_owned(),
     })
 }
+
+/// A long-lived program (an ACP agent) with its pipes. Dropping the guard
+/// kills its whole process group and reaps it.
+pub(crate) struct Spawned {
+    pub stdin: tokio::process::ChildStdin,
+    pub stdout: tokio::process::ChildStdout,
+    pub stderr: tokio::process::ChildStderr,
+    pub guard: ProcessGuard,
+}
+
+/// Owns a started program's process group (see [`Spawned`]).
+pub(crate) struct ProcessGuard(Running);
+
+impl ProcessGuard {
+    /// How the program ended, if it has.
+    pub(crate) fn exited(&mut self) -> Option<std::process::ExitStatus> {
+        self.0.child().try_wait().ok()?
+    }
+}
+
+/// Starts `spec` in its own process group with piped stdio. Must run inside
+/// the engine's runtime.
+pub(crate) fn spawn_process(spec: &ProcessSpec) -> Result<Spawned, String> {
+    let mut command = tokio::process::Command::new(&spec.program);
+    command
+        .args(&spec.args)
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    if let Some(cwd) = &spec.cwd {
+        command.current_dir(cwd);
+    }
+    let mut child = command
+        .spawn()
+        .map_err(|e| format!("cannot run `{}`: {e}", spec.program.display()))?;
+    let (Some(stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        return Err(format!("`{}` has no pipes", spec.program.display()));
+    };
+    let running = Running {
+        pgid: child.id().and_then(|id| i32::try_from(id).ok()),
+        child: Some(child),
+    };
+    if let Some(pgid) = running.pgid {
+        track_group(pgid);
+    }
+    Ok(Spawned {
+        stdin,
+        stdout,
+        stderr,
+        guard: ProcessGuard(running),
+    })
+}

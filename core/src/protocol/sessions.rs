@@ -1,0 +1,282 @@
+//! The session commands of the protocol: `session-new`, `session-prompt`,
+//! `session-events`, `session-permission`, `session-cancel`, `session-close`
+//! and `session-list`, and the [`Engine`] functions behind them.
+
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+
+use super::engine::Engine;
+use super::envelope::Request;
+use crate::agents::config::{untrusted_agent, AgentProtocol};
+use crate::error::{Error, Result};
+use crate::sessions::{AgentSession, Entry, PermissionAnswer, SessionSetup};
+use crate::support::json::{args_object, json_kind, string_arg};
+
+/// The longest a `session-events` request waits for an event: 60 s.
+pub const MAX_EVENTS_WAIT: Duration = Duration::from_secs(60);
+
+type Work = Pin<Box<dyn Future<Output = Result<Value>> + Send>>;
+
+/// The prompt of a `session-prompt`: a string (one text block) or ACP
+/// content blocks, plus the editor `context` as an embedded resource.
+fn prompt_blocks(args: &Map<String, Value>) -> Result<Vec<Value>> {
+    let mut blocks = match args.get("prompt") {
+        Some(Value::String(text)) => vec![json!({"type": "text", "text": text})],
+        Some(Value::Array(blocks)) if blocks.iter().all(Value::is_object) => blocks.clone(),
+        Some(other) => return Err(Error::InvalidArgument(format!(
+            "`session-prompt`: argument `prompt` must be text or a list of content blocks, got {}",
+            json_kind(other)
+        ))),
+        None => {
+            return Err(Error::InvalidArgument(
+                "`session-prompt`: missing argument `prompt`".into(),
+            ))
+        }
+    };
+    if let Some(context) = args.get("context").filter(|c| !c.is_null()) {
+        let file = context
+            .get("file_path")
+            .and_then(Value::as_str)
+            .ok_or_else(|| {
+                Error::InvalidArgument("`session-prompt`: `context` needs `file_path`".into())
+            })?;
+        let selection = context
+            .get("selection")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let range = context.get("selection_range");
+        let lines = match (
+            range
+                .and_then(|r| r.get("start_line"))
+                .and_then(Value::as_u64),
+            range
+                .and_then(|r| r.get("end_line"))
+                .and_then(Value::as_u64),
+        ) {
+            (Some(a), Some(b)) => format!("#L{a}-L{b}"),
+            _ => String::new(),
+        };
+        blocks.push(json!({
+            "type": "resource",
+            "resource": {"uri": format!("file://{file}{lines}"), "text": selection, "mimeType": "text/plain"},
+        }));
+        if let Some(around) = context.get("surrounding_lines").and_then(Value::as_str) {
+            if !around.is_empty() {
+                blocks.push(json!({"type": "text", "text": format!("Lines around the selection in {file}:\n{around}")}));
+            }
+        }
+    }
+    Ok(blocks)
+}
+
+impl Engine {
+    /// Opens a session with ACP agent `agent_id` in `workspace` (or the
+    /// engine's): the agent is started and answers `initialize` and
+    /// `session/new` before this resolves.
+    pub fn open_session(
+        &self,
+        agent_id: &str,
+        workspace: Option<&Path>,
+    ) -> impl Future<Output = Result<Entry>> + Send + 'static {
+        let ws: Option<PathBuf> = workspace
+            .map(Path::to_owned)
+            .or_else(|| self.config.workspace.clone());
+        let agents = self.agents(ws.as_deref());
+        let home = self.radium_home();
+        let untrusted = ws
+            .as_deref()
+            .filter(|w| !self.workspace_trusted(Some(w)))
+            .and_then(|w| untrusted_agent(agent_id, w, &home));
+        let (registry, sessions, depth) = (
+            self.registry.clone(),
+            Arc::clone(&self.sessions),
+            self.config.history_depth,
+        );
+        let id = agent_id.to_owned();
+        async move {
+            let agents = agents?;
+            let Some(agent) = agents.iter().find(|a| a.id == id).cloned() else {
+                if let Some(e) = untrusted {
+                    return Err(e);
+                }
+                return Err(Error::UnknownAgent {
+                    id,
+                    known: agents
+                        .iter()
+                        .map(|a| a.id.clone())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                });
+            };
+            if agent.protocol != AgentProtocol::Acp {
+                return Err(Error::InvalidArgument(format!(
+                    "agent `{id}` is a command agent (one answer a request): use `step`, or set `protocol = \"acp\"` in {}",
+                    agent.source.display()
+                )));
+            }
+            let Some(workspace) = ws else {
+                return Err(Error::InvalidArgument(
+                    "a session needs a workspace: give `cwd`, or create the engine with one".into(),
+                ));
+            };
+            let setup = SessionSetup {
+                id: sessions.next_id(),
+                workspace: crate::support::paths::resolve(&workspace),
+                radium_home: home,
+                history_depth: depth,
+                registry: registry.clone(),
+            };
+            let runtime = registry.runtime_handle()?;
+            let session = runtime
+                .spawn(AgentSession::open(agent, setup))
+                .await
+                .map_err(|e| Error::Runtime(format!("the session did not open: {e}")))??;
+            Ok(sessions.insert(session))
+        }
+    }
+
+    /// The open session `id`.
+    pub fn session(&self, id: &str) -> Result<Entry> {
+        self.sessions.get(id)
+    }
+
+    /// The session commands that wait (`session-new`, `session-prompt`
+    /// with `wait`, `session-events`); `None` for the others.
+    pub(super) fn session_work(&self, request: &Request) -> Option<Work> {
+        let command = request.command.as_str();
+        let work: Work = match command {
+            "session-new" => {
+                let prepared = args_object(command, &request.args)
+                    .and_then(|args| string_arg(command, args, "agent").map(str::to_owned));
+                match prepared {
+                    Ok(agent) => {
+                        let ws = self.workspace_for(request.cwd.as_deref());
+                        let open = self.open_session(&agent, ws.as_deref());
+                        Box::pin(async move {
+                            let entry = open.await?;
+                            let s = &entry.session;
+                            Ok(
+                                json!({"session": s.id, "agent": s.agent.id, "workspace": s.workspace}),
+                            )
+                        })
+                    }
+                    Err(e) => Box::pin(std::future::ready(Err(e))),
+                }
+            }
+            "session-prompt" => match self.prompt_work(request) {
+                Ok(work) => work,
+                Err(e) => Box::pin(std::future::ready(Err(e))),
+            },
+            "session-events" => match self.events_work(request) {
+                Ok(work) => work,
+                Err(e) => Box::pin(std::future::ready(Err(e))),
+            },
+            _ => return None,
+        };
+        Some(work)
+    }
+
+    fn prompt_work(&self, request: &Request) -> Result<Work> {
+        let command = "session-prompt";
+        let args = args_object(command, &request.args)?;
+        let entry = self.session(string_arg(command, args, "session")?)?;
+        let blocks = prompt_blocks(args)?;
+        let wait = args.get("wait").and_then(Value::as_bool).unwrap_or(false);
+        let runtime = self.registry.runtime_handle()?;
+        let _enter = runtime.enter();
+        let rx = entry.session.prompt(blocks)?;
+        if !wait {
+            entry.queue.forward(rx);
+            return Ok(Box::pin(std::future::ready(Ok(
+                json!({"session": entry.session.id, "running": true}),
+            ))));
+        }
+        Ok(Box::pin(async move {
+            let mut rx = rx;
+            let mut events = Vec::new();
+            while let Some(event) = rx.recv().await {
+                events.push(event);
+            }
+            let last = events.last().cloned().unwrap_or(Value::Null);
+            if last["type"] == "error" {
+                let message = last["message"].as_str().unwrap_or("").to_owned();
+                return Err(if last["code"] == "agent_timeout" {
+                    Error::AgentTimeout(message)
+                } else {
+                    Error::AgentFailed(message)
+                });
+            }
+            Ok(json!({
+                "stop_reason": last["stop_reason"], "text": last["text"],
+                "code_blocks": last["code_blocks"], "tag": last["tag"], "events": events,
+            }))
+        }))
+    }
+
+    fn events_work(&self, request: &Request) -> Result<Work> {
+        let command = "session-events";
+        let args = args_object(command, &request.args)?;
+        let entry = self.session(string_arg(command, args, "session")?)?;
+        let wait = match args.get("wait_ms") {
+            None | Some(Value::Null) => Duration::ZERO,
+            Some(v) => Duration::from_millis(v.as_u64().ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "`session-events`: argument `wait_ms` must be a non-negative integer, got {}",
+                    json_kind(v)
+                ))
+            })?),
+        }
+        .min(MAX_EVENTS_WAIT);
+        let runtime = self.registry.runtime_handle()?;
+        Ok(Box::pin(async move {
+            let queue = Arc::clone(&entry.queue);
+            let events = runtime
+                .spawn(async move { queue.take(wait).await })
+                .await
+                .unwrap_or_default();
+            Ok(json!({"events": events, "running": entry.session.busy()}))
+        }))
+    }
+
+    /// The session commands that answer at once; `None` for other commands.
+    pub(super) fn session_command(
+        &self,
+        command: &str,
+        args: &Map<String, Value>,
+    ) -> Option<Result<Value>> {
+        let id = || string_arg(command, args, "session");
+        Some(match command {
+            "session-list" => Ok(self.sessions.list()),
+            "session-cancel" => id().and_then(|id| {
+                self.session(id)?.session.cancel();
+                Ok(json!({"session": id, "cancelled": true}))
+            }),
+            "session-close" => id().and_then(|id| {
+                self.sessions.close(id)?;
+                Ok(json!({"session": id, "closed": true}))
+            }),
+            "session-permission" => id().and_then(|id| {
+                let entry = self.session(id)?;
+                let which = string_arg(command, args, "id")?;
+                let answer = match string_arg(command, args, "answer")? {
+                    "allow" => PermissionAnswer::Allow,
+                    "reject" => PermissionAnswer::Reject,
+                    other => PermissionAnswer::Option(other.to_owned()),
+                };
+                let waiting = entry.session.answer_permission(which, answer);
+                if !waiting {
+                    return Err(Error::InvalidArgument(format!(
+                        "session `{id}` has no permission request `{which}` waiting (answered, timed out or cancelled)"
+                    )));
+                }
+                Ok(json!({"session": id, "id": which, "answered": true}))
+            }),
+            _ => return None,
+        })
+    }
+}

@@ -1,0 +1,249 @@
+//! What radium does for the agent (ACP's client side): permission requests
+//! (decided by radium's own rules, then the tool hooks, then the door), and
+//! reading and writing files (writes become radium edits: confined, atomic,
+//! recorded with dog tags so `undo` and a rewind take them back).
+
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+use tokio::sync::oneshot;
+
+use super::events::tool_call;
+use super::rpc::RpcError;
+use super::session::{lock, method_not_found, AgentSession, PermissionAnswer, PERMISSION_TIMEOUT};
+use crate::edit::{EditSession, Project};
+use crate::error::Error;
+use crate::hooks::context::HookContext;
+use crate::hooks::hook_type::HookType;
+use crate::hooks::registry::ExecuteOptions;
+
+type Answer = std::result::Result<Value, RpcError>;
+
+fn rpc_error(e: &Error) -> RpcError {
+    RpcError {
+        code: -32000,
+        message: e.to_string(),
+    }
+}
+
+/// Serves one request of the agent.
+pub(crate) async fn serve(session: &AgentSession, method: &str, params: Value) -> Answer {
+    match method {
+        "session/request_permission" => Ok(permission(session, &params, PERMISSION_TIMEOUT).await),
+        "fs/read_text_file" => read(session, &params),
+        "fs/write_text_file" => write(session, &params).await,
+        other => Err(method_not_found(other)),
+    }
+}
+
+/// The paths a tool call names: its locations and its diffs.
+fn paths_of(call: &Value) -> Vec<String> {
+    let mut paths = Vec::new();
+    for list in ["locations", "content"] {
+        if let Some(items) = call.get(list).and_then(Value::as_array) {
+            paths.extend(
+                items
+                    .iter()
+                    .filter_map(|i| i.get("path").and_then(Value::as_str))
+                    .map(str::to_owned),
+            );
+        }
+    }
+    paths
+}
+
+async fn permission(session: &AgentSession, params: &Value, limit: Duration) -> Value {
+    let call = params.get("toolCall").cloned().unwrap_or(Value::Null);
+    let options: Vec<Value> = params
+        .get("options")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let pick = |kinds: &[&str]| {
+        kinds.iter().find_map(|kind| {
+            options
+                .iter()
+                .find(|o| o.get("kind").and_then(Value::as_str) == Some(kind))
+                .and_then(|o| o.get("optionId").cloned())
+        })
+    };
+    let allow = pick(&["allow_once", "allow_always"]);
+    let reject = pick(&["reject_once", "reject_always"]);
+    let call_id = call.get("toolCallId").cloned().unwrap_or(Value::Null);
+    let decide = |allowed: bool, by: &str, reason: &str| {
+        session.emit(json!({
+            "type": "permission_decided", "id": call_id, "allowed": allowed,
+            "by": by, "reason": reason,
+        }));
+        let option = if allowed { &allow } else { &reject };
+        match option {
+            Some(id) => json!({"outcome": {"outcome": "selected", "optionId": id}}),
+            None => json!({"outcome": {"outcome": "cancelled"}}),
+        }
+    };
+    // 1. radium's own rule: nothing outside the workspace or in .radium/.git.
+    let project = Project::open(&session.workspace, &session.radium_home);
+    for path in paths_of(&call) {
+        let refused = match &project {
+            Ok(p) => p.confine_write(&path).err(),
+            Err(e) => Some(Error::Runtime(e.to_string())),
+        };
+        if let Some(e) = refused {
+            return decide(false, "radium", &e.to_string());
+        }
+    }
+    // 2. the tool hooks: a stop denies; `permission: "allow"` allows.
+    let title = call.get("title").and_then(Value::as_str).unwrap_or("tool");
+    let outcome = session
+        .registry
+        .execute_async(
+            HookContext::new(
+                HookType::BeforeTool,
+                json!({
+                    "tool_name": title,
+                    "arguments": call.get("rawInput").cloned().unwrap_or(Value::Null),
+                    "tool_call": call,
+                    "session": session.id,
+                }),
+            ),
+            ExecuteOptions::default(),
+        )
+        .await;
+    if let Some(stop) = outcome.stopped_by {
+        return decide(false, &format!("hook:{}", stop.hook), &stop.reason);
+    }
+    if outcome.data.get("permission").and_then(Value::as_str) == Some("allow") {
+        return decide(true, "hook", "a before_tool hook allowed it");
+    }
+    // 3. the door (the editor asks the user).
+    let (tx, rx) = oneshot::channel();
+    let id = {
+        let mut state = lock(&session.state);
+        if state.sink.is_none() {
+            drop(state);
+            return decide(false, "radium", "no turn is running");
+        }
+        state.next_permission += 1;
+        let id = format!("p{}", state.next_permission);
+        state.permissions.insert(id.clone(), tx);
+        id
+    };
+    let shown: Vec<Value> = options
+        .iter()
+        .map(|o| json!({"id": o.get("optionId"), "name": o.get("name"), "kind": o.get("kind")}))
+        .collect();
+    session.emit(json!({
+        "type": "permission", "id": id,
+        "tool_call": tool_call("tool_call", &call), "options": shown,
+    }));
+    match tokio::time::timeout(limit, rx).await {
+        Ok(Ok(Some(answer))) => {
+            let chosen = match answer {
+                PermissionAnswer::Allow => allow.clone().map(|a| (true, a)),
+                PermissionAnswer::Reject => reject.clone().map(|r| (false, r)),
+                PermissionAnswer::Option(o) => options
+                    .iter()
+                    .find(|opt| opt.get("optionId").and_then(Value::as_str) == Some(&o))
+                    .map(|opt| {
+                        let kind = opt.get("kind").and_then(Value::as_str).unwrap_or("");
+                        (kind.starts_with("allow"), Value::String(o.clone()))
+                    }),
+            };
+            match chosen {
+                Some((allowed, option)) => {
+                    session.emit(json!({
+                        "type": "permission_decided", "id": call_id, "allowed": allowed,
+                        "by": "door", "reason": "",
+                    }));
+                    json!({"outcome": {"outcome": "selected", "optionId": option}})
+                }
+                None => decide(false, "radium", "the answer matched none of the options"),
+            }
+        }
+        Ok(Ok(None)) => {
+            session.emit(json!({
+                "type": "permission_decided", "id": call_id, "allowed": false,
+                "by": "cancel", "reason": "the turn was cancelled",
+            }));
+            json!({"outcome": {"outcome": "cancelled"}})
+        }
+        Ok(Err(_)) | Err(_) => {
+            lock(&session.state).permissions.remove(&id);
+            decide(
+                false,
+                "timeout",
+                &format!("nobody answered within {} s", limit.as_secs()),
+            )
+        }
+    }
+}
+
+fn str_param<'a>(params: &'a Value, name: &str) -> std::result::Result<&'a str, RpcError> {
+    params.get(name).and_then(Value::as_str).ok_or(RpcError {
+        code: -32602,
+        message: format!("missing string parameter `{name}`"),
+    })
+}
+
+fn read(session: &AgentSession, params: &Value) -> Answer {
+    let path = str_param(params, "path")?;
+    let project =
+        Project::open(&session.workspace, &session.radium_home).map_err(|e| rpc_error(&e))?;
+    let file = project.confine(path).map_err(|e| rpc_error(&e))?;
+    let buffered = lock(&session.state).buffers.get(&file).cloned();
+    let text = match buffered {
+        Some(text) => text,
+        None => crate::support::atomic::read_text_file(&file).map_err(|e| RpcError {
+            code: -32002,
+            message: format!("cannot read `{path}`: {e}"),
+        })?,
+    };
+    let line = params
+        .get("line")
+        .and_then(Value::as_u64)
+        .unwrap_or(1)
+        .max(1);
+    let limit = params.get("limit").and_then(Value::as_u64);
+    let content = if line == 1 && limit.is_none() {
+        text
+    } else {
+        let skip = usize::try_from(line - 1).unwrap_or(usize::MAX);
+        let take = limit.map_or(usize::MAX, |l| usize::try_from(l).unwrap_or(usize::MAX));
+        text.split_inclusive('\n').skip(skip).take(take).collect()
+    };
+    Ok(json!({"content": content}))
+}
+
+async fn write(session: &AgentSession, params: &Value) -> Answer {
+    let path = str_param(params, "path")?.to_owned();
+    let content = str_param(params, "content")?.to_owned();
+    let (root, home, depth) = (
+        session.workspace.clone(),
+        session.radium_home.clone(),
+        session.history_depth,
+    );
+    let tag = session.tag();
+    let mut args = Map::new();
+    args.insert("path".into(), Value::String(path.clone()));
+    args.insert("content".into(), Value::String(content));
+    args.insert("overwrite".into(), Value::Bool(true));
+    let work = tokio::task::spawn_blocking(move || {
+        let mut edit = EditSession::open(&root, &home, depth)?;
+        edit.run("create", &args, tag.as_deref())
+    })
+    .await
+    .map_err(|e| Error::Runtime(format!("the write did not finish: {e}")))
+    .and_then(|r| r);
+    match work {
+        Ok(outcome) => {
+            let seq = outcome.data.get("seq").cloned().unwrap_or(Value::Null);
+            lock(&session.state).tag.clone_from(&outcome.tag);
+            session.emit(json!({"type": "write", "path": path, "tag": outcome.tag, "seq": seq}));
+            Ok(json!({}))
+        }
+        Err(e) => {
+            session.emit(json!({"type": "write_refused", "path": path, "error": e.to_string()}));
+            Err(rpc_error(&e))
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! What a turn streams to the door: one JSON object an event, with `type`.
+//!
+//! | `type` | fields |
+//! |---|---|
+//! | `text` | `text`: a chunk of the agent's answer |
+//! | `thought` | `text`: a chunk of its reasoning |
+//! | `tool_call` | `id`, `title`, `kind`, `status`, `diffs` (`[{path, old_text, new_text}]`), `locations`, `raw_input` |
+//! | `tool_call_update` | `id` and the fields that changed (as `tool_call`) |
+//! | `plan` | `entries`: the whole plan (`[{content, priority, status}]`) |
+//! | `permission` | `id` (answer it with it), `tool_call`, `options` (`[{id, name, kind}]`) |
+//! | `permission_decided` | `id`, `allowed`, `by` (`hook:<name>`, `radium`, `door`, `timeout`, `cancel`), `reason` |
+//! | `write` | `path`, `tag`, `seq`: a file the agent wrote, recorded as an edit |
+//! | `write_refused` | `path`, `error`: a write refused (outside the workspace, protected) |
+//! | `usage` | what the agent reported |
+//! | `notice` | `message`: something the agent did that radium ignored or repaired |
+//! | `turn_end` | `stop_reason`, `text` (the whole answer), `code_blocks`, `tag` |
+//! | `error` | `code`, `message`: the turn failed (the last event of the turn) |
+
+use serde_json::{json, Map, Value};
+
+/// One event of a turn, as JSON (see the table above).
+pub type SessionEvent = Value;
+
+/// The diffs of a tool call's `content`, in radium's shape.
+fn diffs(content: Option<&Value>) -> Value {
+    let list = content
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .filter(|c| c.get("type").and_then(Value::as_str) == Some("diff"))
+                .map(|c| {
+                    json!({
+                        "path": c.get("path").cloned().unwrap_or(Value::Null),
+                        "old_text": c.get("oldText").cloned().unwrap_or(Value::Null),
+                        "new_text": c.get("newText").cloned().unwrap_or(Value::Null),
+                    })
+                })
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    Value::Array(list)
+}
+
+/// A tool call (or its update) in radium's shape: only the fields present.
+pub(crate) fn tool_call(kind: &str, update: &Value) -> SessionEvent {
+    let mut event = Map::new();
+    event.insert("type".into(), kind.into());
+    let copy = [
+        ("toolCallId", "id"),
+        ("title", "title"),
+        ("kind", "kind"),
+        ("status", "status"),
+        ("locations", "locations"),
+        ("rawInput", "raw_input"),
+        ("rawOutput", "raw_output"),
+    ];
+    for (from, to) in copy {
+        if let Some(v) = update.get(from) {
+            event.insert(to.into(), v.clone());
+        }
+    }
+    if update.get("content").is_some() {
+        event.insert("diffs".into(), diffs(update.get("content")));
+    }
+    Value::Object(event)
+}
+
+/// The text of a content block (text chunks; other blocks are shown by kind).
+fn content_text(content: Option<&Value>) -> String {
+    match content {
+        Some(c) if c.get("type").and_then(Value::as_str) == Some("text") => c
+            .get("text")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
+        Some(c) => format!(
+            "[{}]",
+            c.get("type").and_then(Value::as_str).unwrap_or("content")
+        ),
+        None => String::new(),
+    }
+}
+
+/// A `session/update` in radium's shape; `None` for updates a door does not
+/// need (available commands, modes, the user's own message echoed).
+pub(crate) fn from_update(update: &Value) -> Option<SessionEvent> {
+    let kind = update.get("sessionUpdate").and_then(Value::as_str)?;
+    Some(match kind {
+        "agent_message_chunk" => {
+            json!({"type": "text", "text": content_text(update.get("content"))})
+        }
+        "agent_thought_chunk" => {
+            json!({"type": "thought", "text": content_text(update.get("content"))})
+        }
+        "tool_call" | "tool_call_update" => tool_call(kind, update),
+        "plan" => {
+            json!({"type": "plan", "entries": update.get("entries").cloned().unwrap_or_default()})
+        }
+        "usage_update" => {
+            let mut usage = update.clone();
+            if let Some(map) = usage.as_object_mut() {
+                map.remove("sessionUpdate");
+                map.insert("type".into(), "usage".into());
+            }
+            usage
+        }
+        _ => return None,
+    })
+}

@@ -1,0 +1,25 @@
+//! Agent sessions: conversations with coding agents spoken to in the Agent
+//! Client Protocol (ACP v1, JSON-RPC over the agent's stdio), whose turns
+//! stream events to the door, with the hooks around every turn and tool call,
+//! and every file the agent writes recorded as an undoable edit.
+//!
+//! radium speaks ACP itself rather than through the `agent-client-protocol`
+//! crate: that crate's client connection runs its tasks as `!Send` local
+//! futures (it needs a `LocalSet` on one thread), while the engine's work
+//! runs on its multi-threaded runtime and the doors poll from their own
+//! threads; the part of the protocol a client needs is a few messages.
+//!
+//! Owns: the agent processes of sessions, their connections, turns and
+//! permission requests. Uses: `agents` (configuration), `edit` (the agent's
+//! writes), `editor` (code blocks of an answer), `hooks`, `support`.
+
+pub(crate) mod client;
+pub mod events;
+pub(crate) mod rpc;
+pub mod session;
+pub mod table;
+mod turn;
+
+pub use events::SessionEvent;
+pub use session::{AgentSession, PermissionAnswer, SessionSetup, ACP_VERSION, PERMISSION_TIMEOUT};
+pub use table::{Entry, EventQueue, Sessions};

@@ -1,0 +1,236 @@
+//! JSON-RPC 2.0 over an agent's stdio, one message a line (ACP's transport):
+//! requests to the agent with their answers matched by id, and what the agent
+//! sends unasked (notifications, its own requests, lines that are not JSON,
+//! the end of its output).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::support::json::check_json_depth;
+
+/// The longest line an agent may send: 64 MiB (a whole file in a diff).
+pub const MAX_LINE: usize = 64 << 20;
+
+/// How much of an agent's stderr is kept, from its end, for error messages.
+const STDERR_TAIL: usize = 4096;
+
+/// An error answer from the agent, or the connection's end.
+#[derive(Debug, Clone)]
+pub(crate) struct RpcError {
+    pub code: i64,
+    pub message: String,
+}
+
+type Answer = std::result::Result<Value, RpcError>;
+
+/// What the agent sent that was not an answer.
+#[derive(Debug)]
+pub(crate) enum Incoming {
+    /// A request: answer it with [`Connection::respond`].
+    Request {
+        id: Value,
+        method: String,
+        params: Value,
+    },
+    /// A notification.
+    Notification { method: String, params: Value },
+    /// The answer to one of radium's requests, in the order it came (after
+    /// the updates the agent sent before it): give it to
+    /// [`Connection::resolve`].
+    Answer { id: u64, answer: Answer },
+    /// A line that is not a JSON-RPC message (shown in part).
+    Garbage(String),
+    /// Its output ended (it exited or closed stdout).
+    Closed,
+}
+
+/// The client side of one agent's connection.
+pub(crate) struct Connection {
+    out: mpsc::UnboundedSender<String>,
+    pending: Arc<Mutex<HashMap<u64, oneshot::Sender<Answer>>>>,
+    next_id: AtomicU64,
+    stderr: Arc<Mutex<Vec<u8>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Connection {
+    /// Starts the reader and writer tasks on the current runtime; what the
+    /// agent sends unasked arrives on the returned receiver, in order.
+    pub(crate) fn start(
+        stdin: tokio::process::ChildStdin,
+        stdout: tokio::process::ChildStdout,
+        stderr: tokio::process::ChildStderr,
+    ) -> (Self, mpsc::UnboundedReceiver<Incoming>) {
+        let (out, mut lines) = mpsc::unbounded_channel::<String>();
+        let (incoming, received) = mpsc::unbounded_channel();
+        let pending: Arc<Mutex<HashMap<u64, oneshot::Sender<Answer>>>> = Arc::default();
+        let tail: Arc<Mutex<Vec<u8>>> = Arc::default();
+        tokio::spawn(async move {
+            let mut stdin = stdin;
+            while let Some(line) = lines.recv().await {
+                if stdin.write_all(line.as_bytes()).await.is_err() || stdin.flush().await.is_err() {
+                    break;
+                }
+            }
+        });
+        let keep = Arc::clone(&tail);
+        tokio::spawn(async move {
+            let mut stderr = stderr;
+            let mut chunk = vec![0u8; 4096];
+            while let Ok(n) = stderr.read(&mut chunk).await {
+                if n == 0 {
+                    break;
+                }
+                let mut t = lock(&keep);
+                t.extend_from_slice(&chunk[..n]);
+                let over = t.len().saturating_sub(STDERR_TAIL);
+                t.drain(..over);
+            }
+        });
+        tokio::spawn(read_loop(stdout, incoming));
+        let connection = Connection {
+            out,
+            pending,
+            next_id: AtomicU64::new(1),
+            stderr: tail,
+        };
+        (connection, received)
+    }
+
+    fn send(&self, message: &Value) -> bool {
+        let mut line = message.to_string();
+        line.push('\n');
+        self.out.send(line).is_ok()
+    }
+
+    /// Sends a request; the answer comes on the returned receiver (dropped
+    /// when the agent's output ends first).
+    pub(crate) fn request(&self, method: &str, params: &Value) -> oneshot::Receiver<Answer> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        lock(&self.pending).insert(id, tx);
+        let sent =
+            self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        if !sent {
+            lock(&self.pending).remove(&id);
+        }
+        rx
+    }
+
+    /// Sends a notification.
+    pub(crate) fn notify(&self, method: &str, params: &Value) {
+        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// Answers one of the agent's requests.
+    pub(crate) fn respond(&self, id: &Value, answer: Answer) {
+        let message = match answer {
+            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            Err(e) => {
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": e.code, "message": e.message}})
+            }
+        };
+        self.send(&message);
+    }
+
+    /// Hands an answer to the request waiting for it.
+    pub(crate) fn resolve(&self, id: u64, answer: Answer) {
+        if let Some(tx) = lock(&self.pending).remove(&id) {
+            let _ = tx.send(answer);
+        }
+    }
+
+    /// Fails every request still waiting (the agent's output has ended).
+    pub(crate) fn fail_pending(&self) {
+        lock(&self.pending).clear();
+    }
+
+    /// The end of what the agent wrote on stderr.
+    pub(crate) fn stderr_tail(&self) -> String {
+        String::from_utf8_lossy(&lock(&self.stderr))
+            .trim()
+            .to_owned()
+    }
+}
+
+async fn read_loop(stdout: tokio::process::ChildStdout, incoming: mpsc::UnboundedSender<Incoming>) {
+    let mut reader = BufReader::with_capacity(64 << 10, stdout);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let read = (&mut reader)
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut line)
+            .await;
+        match read {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        if line.len() > MAX_LINE {
+            let _ = incoming.send(Incoming::Garbage(format!(
+                "a line over {} MiB",
+                MAX_LINE >> 20
+            )));
+            // Skip the rest of that line.
+            let mut rest = Vec::new();
+            if reader.read_until(b'\n', &mut rest).await.unwrap_or(0) == 0 {
+                break;
+            }
+            continue;
+        }
+        let text = String::from_utf8_lossy(&line);
+        let text = text.trim();
+        if text.is_empty() {
+            continue;
+        }
+        let message = check_json_depth(text.as_bytes())
+            .ok()
+            .and_then(|()| serde_json::from_str::<Value>(text).ok())
+            .filter(Value::is_object);
+        let Some(mut message) = message else {
+            let shown: String = text.chars().take(120).collect();
+            let _ = incoming.send(Incoming::Garbage(shown));
+            continue;
+        };
+        let method = message
+            .get("method")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let id = message.get_mut("id").map(Value::take);
+        let params = message.get_mut("params").map_or(Value::Null, Value::take);
+        let sent = match (method, id) {
+            (Some(method), Some(id)) => incoming.send(Incoming::Request { id, method, params }),
+            (Some(method), None) => incoming.send(Incoming::Notification { method, params }),
+            (None, Some(id)) => {
+                let answer = match message.get_mut("error").map(Value::take) {
+                    Some(error) => Err(RpcError {
+                        code: error.get("code").and_then(Value::as_i64).unwrap_or(-32603),
+                        message: error
+                            .get("message")
+                            .and_then(Value::as_str)
+                            .unwrap_or("error")
+                            .to_owned(),
+                    }),
+                    None => Ok(message.get_mut("result").map_or(Value::Null, Value::take)),
+                };
+                match id.as_u64() {
+                    Some(id) => incoming.send(Incoming::Answer { id, answer }),
+                    None => Ok(()),
+                }
+            }
+            (None, None) => incoming.send(Incoming::Garbage(text.chars().take(120).collect())),
+        };
+        if sent.is_err() {
+            break;
+        }
+    }
+    let _ = incoming.send(Incoming::Closed);
+}

@@ -1,0 +1,344 @@
+//! One agent session: an ACP agent process, its conversation, and the turn
+//! that streams. Opened by [`AgentSession::open`], prompted by
+//! [`AgentSession::prompt`] (events arrive on a channel while the turn runs),
+//! stopped by [`AgentSession::cancel`] and ended by [`AgentSession::close`],
+//! which kills the agent's whole process group.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use tokio::sync::{mpsc, oneshot};
+
+use super::events::{from_update, SessionEvent};
+use super::rpc::{Connection, Incoming, RpcError};
+use crate::agents::config::AgentConfig;
+use crate::error::{Error, Result};
+use crate::hooks::registry::HookRegistry;
+use crate::support::process::{spawn_process, ProcessGuard, ProcessSpec};
+
+/// The ACP version radium speaks.
+pub const ACP_VERSION: u64 = 1;
+
+/// How long a permission request waits for the door before it is rejected.
+pub const PERMISSION_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// A door's answer to a permission request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PermissionAnswer {
+    /// Allow (the agent's `allow_once` option, else its first allowing one).
+    Allow,
+    /// Reject (its `reject_once` option, else its first rejecting one).
+    Reject,
+    /// One of the request's options, by id.
+    Option(String),
+}
+
+/// Where a session is and what it holds between messages.
+#[derive(Default)]
+pub(crate) struct State {
+    /// The running turn's event channel (`None` between turns).
+    pub sink: Option<mpsc::UnboundedSender<SessionEvent>>,
+    /// The running turn's text so far.
+    pub text: String,
+    /// Permission requests waiting for the door, by event id.
+    pub permissions: HashMap<String, oneshot::Sender<Option<PermissionAnswer>>>,
+    /// The dog tag after the agent's last write.
+    pub tag: Option<String>,
+    /// When the agent last sent anything.
+    pub last_heard: Option<Instant>,
+    /// Why the agent's connection ended, once it has.
+    pub closed: Option<String>,
+    /// Unsaved editor buffers by absolute path, served to `fs/read_text_file`.
+    pub buffers: HashMap<PathBuf, String>,
+    /// Counter for permission event ids.
+    pub next_permission: u64,
+}
+
+/// An open session with an ACP agent.
+pub struct AgentSession {
+    /// radium's id of the session (`s1`, `s2`, ...).
+    pub id: String,
+    /// The agent it talks to.
+    pub agent: AgentConfig,
+    /// The workspace the agent works in (its writes are confined to it).
+    pub workspace: PathBuf,
+    pub(crate) radium_home: PathBuf,
+    pub(crate) history_depth: u64,
+    pub(crate) registry: HookRegistry,
+    pub(crate) conn: Connection,
+    /// The agent's own id of the session.
+    pub(crate) acp_id: Mutex<String>,
+    pub(crate) state: Mutex<State>,
+    guard: Mutex<Option<ProcessGuard>>,
+}
+
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// What opening needs besides the agent.
+pub struct SessionSetup {
+    /// radium's id for the session.
+    pub id: String,
+    /// The workspace.
+    pub workspace: PathBuf,
+    /// `$RADIUM_HOME` (the edit history of the agent's writes lives there).
+    pub radium_home: PathBuf,
+    /// The history depth of those edits.
+    pub history_depth: u64,
+    /// The hooks that run around the agent.
+    pub registry: HookRegistry,
+}
+
+impl AgentSession {
+    /// Starts `agent` and opens an ACP session in the workspace. Must run on
+    /// the engine's runtime.
+    pub async fn open(agent: AgentConfig, setup: SessionSetup) -> Result<Arc<Self>> {
+        let Some(program) = agent.command.first() else {
+            return Err(Error::AgentFailed(format!(
+                "agent `{}` has no command",
+                agent.id
+            )));
+        };
+        let spec = ProcessSpec {
+            program: PathBuf::from(program),
+            args: agent.command[1..].to_vec(),
+            cwd: Some(setup.workspace.clone()),
+            env: agent
+                .env
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            max_output: 0,
+        };
+        let spawned = spawn_process(&spec)
+            .map_err(|e| Error::AgentFailed(format!("agent `{}`: {e}", agent.id)))?;
+        let (conn, incoming) = Connection::start(spawned.stdin, spawned.stdout, spawned.stderr);
+        let session = Arc::new(AgentSession {
+            id: setup.id,
+            agent,
+            workspace: setup.workspace,
+            radium_home: setup.radium_home,
+            history_depth: setup.history_depth,
+            registry: setup.registry,
+            conn,
+            acp_id: Mutex::new(String::new()),
+            state: Mutex::new(State::default()),
+            guard: Mutex::new(Some(spawned.guard)),
+        });
+        tokio::spawn(drive(Arc::downgrade(&session), incoming));
+        let init = session
+            .call_within_start(
+                "initialize",
+                json!({
+                    "protocolVersion": ACP_VERSION,
+                    "clientCapabilities": {
+                        "fs": {"readTextFile": true, "writeTextFile": true},
+                        "terminal": false,
+                    },
+                    "clientInfo": {"name": "radium", "version": env!("CARGO_PKG_VERSION")},
+                }),
+            )
+            .await?;
+        let version = init.get("protocolVersion").and_then(Value::as_u64);
+        if version != Some(ACP_VERSION) {
+            session.close();
+            return Err(Error::AgentFailed(format!(
+                "agent `{}` speaks ACP version {}, radium speaks {ACP_VERSION}",
+                session.agent.id,
+                version.map_or_else(|| "(none)".to_owned(), |v| v.to_string())
+            )));
+        }
+        let new = session
+            .call_within_start(
+                "session/new",
+                json!({"cwd": session.workspace, "mcpServers": []}),
+            )
+            .await?;
+        let Some(acp_id) = new.get("sessionId").and_then(Value::as_str) else {
+            session.close();
+            return Err(Error::AgentFailed(format!(
+                "agent `{}` answered `session/new` without a sessionId",
+                session.agent.id
+            )));
+        };
+        acp_id.clone_into(&mut lock(&session.acp_id));
+        Ok(session)
+    }
+
+    /// A request during start, under the agent's start time limit.
+    async fn call_within_start(&self, method: &str, params: Value) -> Result<Value> {
+        let answer = self.conn.request(method, &params);
+        let limit = self.agent.start_timeout;
+        let outcome = match tokio::time::timeout(limit, answer).await {
+            Err(_) => Err(Error::AgentTimeout(format!(
+                "agent `{}` did not answer `{method}` within {} ms",
+                self.agent.id,
+                limit.as_millis()
+            ))),
+            Ok(Err(_)) => Err(self.ended(&format!("before answering `{method}`"))),
+            Ok(Ok(Err(e))) => Err(Error::AgentFailed(format!(
+                "agent `{}` refused `{method}`: {} (code {})",
+                self.agent.id, e.message, e.code
+            ))),
+            Ok(Ok(Ok(result))) => Ok(result),
+        };
+        if outcome.is_err() {
+            self.close();
+        }
+        outcome
+    }
+
+    /// The error for an agent whose connection ended `when`, with the tail of its stderr.
+    pub(crate) fn ended(&self, when: &str) -> Error {
+        // Give the process a moment to be reaped, for its exit code.
+        let status = lock(&self.guard).as_mut().and_then(ProcessGuard::exited);
+        let how = match status.map(|s| s.code()) {
+            Some(Some(c)) => format!("exited with code {c}"),
+            Some(None) => "was killed by a signal".to_owned(),
+            None => "closed its output".to_owned(),
+        };
+        let tail = self.conn.stderr_tail();
+        let tail = if tail.is_empty() {
+            String::new()
+        } else {
+            let last: Vec<&str> = tail.lines().rev().take(5).collect();
+            let last: Vec<&str> = last.into_iter().rev().collect();
+            format!("; its stderr ended with:\n{}", last.join("\n"))
+        };
+        Error::AgentFailed(format!("agent `{}` {how} {when}{tail}", self.agent.id))
+    }
+
+    /// The agent's session id.
+    pub fn acp_session_id(&self) -> String {
+        lock(&self.acp_id).clone()
+    }
+
+    /// The dog tag after the agent's last write (pass it to `undo`).
+    pub fn tag(&self) -> Option<String> {
+        lock(&self.state).tag.clone()
+    }
+
+    /// Whether a turn is running.
+    pub fn busy(&self) -> bool {
+        lock(&self.state).sink.is_some()
+    }
+
+    /// Sets (or, with `None`, forgets) an unsaved buffer the agent reads
+    /// instead of the file on disk.
+    pub fn set_buffer(&self, path: PathBuf, text: Option<String>) {
+        let mut state = lock(&self.state);
+        match text {
+            Some(text) => state.buffers.insert(path, text),
+            None => state.buffers.remove(&path),
+        };
+    }
+
+    /// Sends `event` to the running turn, if any.
+    pub(crate) fn emit(&self, event: SessionEvent) {
+        let state = lock(&self.state);
+        if let Some(sink) = &state.sink {
+            let _ = sink.send(event);
+        }
+    }
+
+    /// Answers permission request `id` (from a `permission` event). Answers
+    /// whether it was still waiting.
+    pub fn answer_permission(&self, id: &str, answer: PermissionAnswer) -> bool {
+        let waiting = lock(&self.state).permissions.remove(id);
+        waiting.is_some_and(|tx| tx.send(Some(answer)).is_ok())
+    }
+
+    /// Cancels the running turn: the agent is told, and every permission
+    /// request still waiting is answered `cancelled`. The turn then ends with
+    /// `stop_reason: "cancelled"` (or ends however the agent ends it).
+    pub fn cancel(&self) {
+        let waiting: Vec<_> = lock(&self.state).permissions.drain().collect();
+        for (_, tx) in waiting {
+            let _ = tx.send(None);
+        }
+        self.conn.notify(
+            "session/cancel",
+            &json!({"sessionId": self.acp_session_id()}),
+        );
+    }
+
+    /// Ends the session: the agent's whole process group is killed (some
+    /// agents ignore the end of their input).
+    pub fn close(&self) {
+        self.cancel();
+        let guard = lock(&self.guard).take();
+        drop(guard);
+        let mut state = lock(&self.state);
+        if state.closed.is_none() {
+            state.closed = Some("the session was closed".into());
+        }
+        if let Some(sink) = state.sink.take() {
+            let _ = sink.send(
+                json!({"type": "error", "code": "cancelled", "message": "the session was closed"}),
+            );
+        }
+    }
+}
+
+impl Drop for AgentSession {
+    fn drop(&mut self) {
+        drop(lock(&self.guard).take());
+    }
+}
+
+/// Reads what the agent sends unasked, for as long as the session lives.
+async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::UnboundedReceiver<Incoming>) {
+    while let Some(message) = incoming.recv().await {
+        let Some(session) = session.upgrade() else {
+            return;
+        };
+        lock(&session.state).last_heard = Some(Instant::now());
+        match message {
+            Incoming::Notification { method, params } => {
+                if method == "session/update" {
+                    if let Some(event) = params.get("update").and_then(from_update) {
+                        if event["type"] == "text" {
+                            if let Some(t) = event["text"].as_str() {
+                                lock(&session.state).text.push_str(t);
+                            }
+                        }
+                        session.emit(event);
+                    }
+                }
+                // Other notifications are ignored, as ACP asks.
+            }
+            Incoming::Request { id, method, params } => {
+                let s = Arc::clone(&session);
+                tokio::spawn(async move {
+                    let answer = super::client::serve(&s, &method, params).await;
+                    s.conn.respond(&id, answer);
+                });
+            }
+            Incoming::Answer { id, answer } => session.conn.resolve(id, answer),
+            Incoming::Garbage(line) => session.emit(json!({
+                "type": "notice",
+                "message": format!("the agent sent a line that is not JSON-RPC (ignored): {line}"),
+            })),
+            Incoming::Closed => {
+                // Requests still waiting get no answer: their senders drop.
+                session.conn.fail_pending();
+                let why = session.ended("");
+                let mut state = lock(&session.state);
+                state.closed.get_or_insert_with(|| why.to_string());
+                return;
+            }
+        }
+    }
+}
+
+/// The JSON-RPC error for a request radium does not serve.
+pub(crate) fn method_not_found(method: &str) -> RpcError {
+    RpcError {
+        code: -32601,
+        message: format!("method not found: `{method}` (radium does not offer it)"),
+    }
+}

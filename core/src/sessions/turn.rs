@@ -1,0 +1,161 @@
+//! A turn: the prompt through the model hooks, `session/prompt`, the stream
+//! of events while the agent works, and the end (its stop reason, the whole
+//! text and its code blocks), or the error that ended it.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+
+use super::events::SessionEvent;
+use super::session::{lock, AgentSession};
+use crate::editor::extract::extract_code_blocks;
+use crate::error::{Error, Result};
+use crate::hooks::context::HookContext;
+use crate::hooks::hook_type::HookType;
+use crate::hooks::registry::ExecuteOptions;
+
+/// The text blocks of a prompt, joined.
+fn prompt_text(prompt: &[Value]) -> String {
+    prompt
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn error_event(e: &Error) -> SessionEvent {
+    json!({"type": "error", "code": e.code(), "message": e.to_string()})
+}
+
+impl AgentSession {
+    /// Starts a turn with `prompt` (ACP content blocks: `text`, `resource`,
+    /// `resource_link`). Its events arrive on the returned receiver while it
+    /// runs; the last one is `turn_end` or `error`.
+    pub fn prompt(
+        self: &Arc<Self>,
+        prompt: Vec<Value>,
+    ) -> Result<mpsc::UnboundedReceiver<SessionEvent>> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        {
+            let mut state = lock(&self.state);
+            if let Some(why) = &state.closed {
+                return Err(Error::AgentFailed(format!(
+                    "session `{}` has ended: {why}",
+                    self.id
+                )));
+            }
+            if state.sink.is_some() {
+                return Err(Error::InvalidArgument(format!(
+                    "a turn is already running in session `{}`: cancel it or wait for its end",
+                    self.id
+                )));
+            }
+            state.sink = Some(tx);
+            state.text.clear();
+            state.last_heard = Some(Instant::now());
+        }
+        let session = Arc::clone(self);
+        self.registry.runtime_handle()?.spawn(async move {
+            let last = match session.run_turn(prompt).await {
+                Ok(end) => end,
+                Err(e) => error_event(&e),
+            };
+            let sink = lock(&session.state).sink.take();
+            if let Some(sink) = sink {
+                let _ = sink.send(last);
+            }
+        });
+        Ok(rx)
+    }
+
+    async fn run_turn(&self, mut prompt: Vec<Value>) -> Result<SessionEvent> {
+        let input = prompt_text(&prompt);
+        let before = self
+            .registry
+            .execute_async(
+                HookContext::new(
+                    HookType::BeforeModel,
+                    json!({"input": input, "model_id": self.agent.id, "session": self.id}),
+                ),
+                ExecuteOptions::default(),
+            )
+            .await;
+        if let Some(stop) = before.stopped_by {
+            return Err(Error::Refused {
+                hook: stop.hook,
+                reason: stop.reason,
+                stage: "before_model".into(),
+            });
+        }
+        let input = match before.data.get("input").and_then(Value::as_str) {
+            Some(rewritten) if rewritten != input => {
+                prompt.retain(|b| b.get("type").and_then(Value::as_str) != Some("text"));
+                prompt.insert(0, json!({"type": "text", "text": rewritten}));
+                rewritten.to_owned()
+            }
+            _ => input,
+        };
+        let answer = self.conn.request(
+            "session/prompt",
+            &json!({"sessionId": self.acp_session_id(), "prompt": prompt}),
+        );
+        let mut answer = std::pin::pin!(answer);
+        let silence = self.agent.silence_timeout;
+        let result = loop {
+            let heard = lock(&self.state).last_heard.unwrap_or_else(Instant::now);
+            let wake = tokio::time::Instant::from_std(heard) + silence;
+            tokio::select! {
+                got = &mut answer => break got,
+                () = tokio::time::sleep_until(wake) => {
+                    let heard = lock(&self.state).last_heard.unwrap_or_else(Instant::now);
+                    if heard.elapsed() >= silence {
+                        self.cancel();
+                        return Err(Error::AgentTimeout(format!(
+                            "agent `{}` sent nothing for {} ms; the turn was cancelled",
+                            self.agent.id,
+                            silence.as_millis()
+                        )));
+                    }
+                }
+            }
+        };
+        let stop_reason = match result {
+            Err(_) => return Err(self.ended("mid-turn")),
+            Ok(Err(e)) => {
+                return Err(Error::AgentFailed(format!(
+                    "agent `{}` failed the turn: {} (code {})",
+                    self.agent.id, e.message, e.code
+                )))
+            }
+            Ok(Ok(r)) => r
+                .get("stopReason")
+                .and_then(Value::as_str)
+                .unwrap_or("end_turn")
+                .to_owned(),
+        };
+        let text = lock(&self.state).text.clone();
+        self.registry
+            .execute_async(
+                HookContext::new(
+                    HookType::AfterModel,
+                    json!({"input": input, "output": text, "model_id": self.agent.id, "session": self.id}),
+                ),
+                ExecuteOptions::default(),
+            )
+            .await;
+        let blocks: Vec<Value> = extract_code_blocks(&text)
+            .into_iter()
+            .map(crate::editor::extract::CodeBlock::into_json)
+            .collect();
+        Ok(json!({
+            "type": "turn_end",
+            "stop_reason": stop_reason,
+            "text": text,
+            "code_blocks": blocks,
+            "tag": self.tag(),
+        }))
+    }
+}

@@ -1,0 +1,152 @@
+#!/usr/bin/env node
+// An example ACP agent with no model: it speaks the Agent Client Protocol v1
+// on stdio (one JSON-RPC message a line) and acts out what the prompt asks,
+// so radium's sessions can be shown and tested without a network.
+//
+//   write <path> <text...>  asks permission (with a diff), then writes the file
+//                           through the client (fs/write_text_file)
+//   read <path>             reads the file through the client and quotes it
+//   plan                    sends a plan
+//   think                   sends a thought first
+//   slow                    streams 50 chunks, 100 ms apart (cancel it)
+//   garbage                 prints a line that is not JSON first
+//   crash                   exits in the middle of the turn
+//   hang                    never ends the turn
+//   big                     sends one 10 MB chunk
+//   escape                  tries to write /tmp/radium-escape-<pid>.txt
+//   anything else           echoes it, and names the context it was given
+//
+// `--hang-initialize` never answers `initialize`.
+import { createInterface } from 'node:readline'
+
+const hangInitialize = process.argv.includes('--hang-initialize')
+let nextId = 1
+const waiting = new Map()
+let cancelled = false
+
+function send (message) {
+  process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n')
+}
+function request (method, params) {
+  const id = `agent-${nextId++}`
+  send({ id, method, params })
+  return new Promise((resolve, reject) => waiting.set(id, { resolve, reject }))
+}
+function update (sessionId, u) {
+  send({ method: 'session/update', params: { sessionId, update: u } })
+}
+function say (sessionId, text) {
+  update(sessionId, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } })
+}
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+async function writeFile (sessionId, path, text) {
+  const toolCallId = `call-${nextId++}`
+  let oldText = null
+  try { oldText = (await request('fs/read_text_file', { sessionId, path })).content } catch {}
+  const diff = { type: 'diff', path, oldText, newText: text }
+  update(sessionId, {
+    sessionUpdate: 'tool_call', toolCallId, title: `Write ${path}`, kind: 'edit',
+    status: 'pending', locations: [{ path }], content: [diff], rawInput: { path, content: text }
+  })
+  const answer = await request('session/request_permission', {
+    sessionId,
+    toolCall: { toolCallId, title: `Write ${path}`, kind: 'edit', locations: [{ path }], content: [diff], rawInput: { path, content: text } },
+    options: [
+      { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
+      { optionId: 'reject', name: 'Reject', kind: 'reject_once' }
+    ]
+  })
+  if (answer.outcome.outcome !== 'selected' || answer.outcome.optionId !== 'allow') {
+    update(sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: 'failed' })
+    say(sessionId, `I was not allowed to write ${path}.`)
+    return
+  }
+  try {
+    await request('fs/write_text_file', { sessionId, path, content: text })
+    update(sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: 'completed' })
+    say(sessionId, `I wrote ${path}.`)
+  } catch (e) {
+    update(sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: 'failed' })
+    say(sessionId, `The write of ${path} failed: ${e.message}`)
+  }
+}
+
+async function prompt (id, { sessionId, prompt }) {
+  cancelled = false
+  const text = prompt.filter((b) => b.type === 'text').map((b) => b.text).join('\n').trim()
+  const [verb, arg, ...rest] = text.split(/\s+/)
+  const cwd = sessions.get(sessionId)
+  const abs = (p) => (p.startsWith('/') ? p : `${cwd}/${p}`)
+  switch (verb) {
+    case 'write': await writeFile(sessionId, abs(arg), rest.join(' ') + '\n'); break
+    case 'escape': await writeFile(sessionId, `/tmp/radium-escape-${process.pid}.txt`, 'out\n'); break
+    case 'read': {
+      const { content } = await request('fs/read_text_file', { sessionId, path: abs(arg) })
+      say(sessionId, `${arg} says:\n\`\`\`\n${content}\`\`\`\n`)
+      break
+    }
+    case 'plan':
+      update(sessionId, { sessionUpdate: 'plan', entries: [{ content: 'Look around', priority: 'high', status: 'completed' }, { content: 'Answer', priority: 'medium', status: 'in_progress' }] })
+      say(sessionId, 'Planned.')
+      break
+    case 'think':
+      update(sessionId, { sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: 'Thinking it over.' } })
+      say(sessionId, 'Thought.')
+      break
+    case 'slow':
+      for (let i = 0; i < 50 && !cancelled; i++) { say(sessionId, `chunk ${i} `); await sleep(100) }
+      break
+    case 'garbage':
+      process.stdout.write('this is not json\n')
+      say(sessionId, 'Still here.')
+      break
+    case 'crash':
+      say(sessionId, 'About to fail.')
+      process.stderr.write('example agent: the model went away\n')
+      process.exit(3)
+      break
+    case 'hang': say(sessionId, 'Waiting forever.'); return
+    case 'big': say(sessionId, 'x'.repeat(10 << 20)); break
+    default: {
+      const context = prompt.filter((b) => b.type === 'resource').map((b) => b.resource.uri)
+      say(sessionId, 'You said: ')
+      say(sessionId, text)
+      if (context.length) say(sessionId, `\nContext: ${context.join(', ')}`)
+    }
+  }
+  send({ id, result: { stopReason: cancelled ? 'cancelled' : 'end_turn' } })
+}
+
+const sessions = new Map()
+const lines = createInterface({ input: process.stdin })
+lines.on('line', (line) => {
+  let message
+  try { message = JSON.parse(line) } catch { return }
+  const { id, method, params } = message
+  if (method === undefined && waiting.has(id)) {
+    const { resolve, reject } = waiting.get(id)
+    waiting.delete(id)
+    if (message.error) reject(new Error(message.error.message))
+    else resolve(message.result)
+    return
+  }
+  switch (method) {
+    case 'initialize':
+      if (!hangInitialize) {
+        send({ id, result: { protocolVersion: 1, agentCapabilities: { promptCapabilities: { embeddedContext: true } }, authMethods: [], agentInfo: { name: 'example-acp-agent', version: '1.0.0' } } })
+      }
+      break
+    case 'session/new': {
+      const sessionId = `example-${sessions.size + 1}`
+      sessions.set(sessionId, params.cwd)
+      send({ id, result: { sessionId } })
+      break
+    }
+    case 'session/prompt': prompt(id, params).catch((e) => send({ id, error: { code: -32603, message: e.message } })); break
+    case 'session/cancel': cancelled = true; break
+    default:
+      if (id !== undefined) send({ id, error: { code: -32601, message: `method not found: ${method}` } })
+  }
+})
+lines.on('close', () => process.exit(0))
