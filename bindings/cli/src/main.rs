@@ -9,6 +9,8 @@ use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod chat;
+
 use clap::{Parser, Subcommand};
 use radium_core::{ContextLimits, EditorContext, Engine, EngineConfig, Request};
 use serde_json::{json, Value};
@@ -40,6 +42,20 @@ enum Command {
         /// The instruction for the agent.
         #[arg(long, short, default_value = "")]
         prompt: String,
+    },
+    /// Talk with an ACP agent: interactive, or one turn with --prompt.
+    Chat {
+        /// The agent id (an agent with `protocol = "acp"`).
+        agent: String,
+        /// One prompt: print the answer as it streams and exit when the turn ends.
+        #[arg(long, short)]
+        prompt: Option<String>,
+        /// Print one JSON event a line.
+        #[arg(long)]
+        json: bool,
+        /// Allow every permission request the agent makes.
+        #[arg(long)]
+        yes: bool,
     },
     /// Extract the code blocks of an agent's answer read on stdin.
     Extract,
@@ -307,6 +323,7 @@ fn run(cli: Cli) -> Result<Value, String> {
         | Command::SolveConflict { .. }
         | Command::Ping
         | Command::Shutdown
+        | Command::Chat { .. }
         | Command::Daemon { .. } => return Err("internal: handled elsewhere".into()),
         Command::Ext(ExtCommand::List) => Request::new("ext-list", Value::Null),
         Command::Ext(ExtCommand::Install {
@@ -435,6 +452,21 @@ fn main() -> ExitCode {
             other => other,
         };
         return run_edit(command, args, cli.tag.clone(), &workspace);
+    }
+    if let Command::Chat {
+        agent,
+        prompt,
+        json,
+        yes,
+    } = &cli.command
+    {
+        let options = chat::ChatOptions {
+            agent: agent.clone(),
+            prompt: prompt.clone(),
+            json: *json,
+            yes: *yes,
+        };
+        return ExitCode::from(chat::chat(&options, &workspace));
     }
     if let Command::Daemon { idle } = &cli.command {
         let engine = match Engine::new(EngineConfig::default()) {

@@ -28,10 +28,12 @@ fn prompt_blocks(args: &Map<String, Value>) -> Result<Vec<Value>> {
     let mut blocks = match args.get("prompt") {
         Some(Value::String(text)) => vec![json!({"type": "text", "text": text})],
         Some(Value::Array(blocks)) if blocks.iter().all(Value::is_object) => blocks.clone(),
-        Some(other) => return Err(Error::InvalidArgument(format!(
+        Some(other) => {
+            return Err(Error::InvalidArgument(format!(
             "`session-prompt`: argument `prompt` must be text or a list of content blocks, got {}",
             json_kind(other)
-        ))),
+        )))
+        }
         None => {
             return Err(Error::InvalidArgument(
                 "`session-prompt`: missing argument `prompt`".into(),

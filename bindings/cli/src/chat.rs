@@ -1,0 +1,260 @@
+//! `rad chat <agent>`: a conversation with an ACP agent in the terminal.
+//!
+//! Interactive: each line read is a prompt; the answer streams as it comes,
+//! tool calls show their diffs, each permission request asks y/n, Ctrl-C
+//! cancels the turn and a second Ctrl-C exits. With `--prompt TEXT`: one
+//! turn, printed as it streams, exit 0 when it ends (Ctrl-C cancels the turn,
+//! ends the agent and exits 130). `--json` prints one JSON event a line;
+//! `--yes` allows every permission request, which a run that cannot ask
+//! (`--prompt`, or stdin not a terminal) otherwise rejects, saying so.
+
+use std::io::{BufRead as _, IsTerminal as _, Write as _};
+use std::path::Path;
+
+use radium_core::sessions::{AgentSession, PermissionAnswer};
+use radium_core::{Engine, EngineConfig};
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+
+/// What `rad chat` was asked.
+pub struct ChatOptions {
+    /// The agent id.
+    pub agent: String,
+    /// One prompt, then exit.
+    pub prompt: Option<String>,
+    /// One JSON event a line.
+    pub json: bool,
+    /// Allow every permission request.
+    pub yes: bool,
+}
+
+/// How a turn ended for the terminal.
+enum TurnEnd {
+    Done,
+    Failed,
+    Interrupted,
+}
+
+fn diff_text(old: &str, new: &str, path: &str) -> String {
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .header(&format!("a/{path}"), &format!("b/{path}"))
+        .to_string()
+}
+
+/// Shows one event (text mode) on stdout and stderr; paths relative to
+/// `workspace`.
+fn show(event: &Value, workspace: &Path) {
+    let mut out = std::io::stdout().lock();
+    let s = |k: &str| event[k].as_str().unwrap_or_default().to_owned();
+    let _ = match event["type"].as_str().unwrap_or_default() {
+        "text" => write!(out, "{}", s("text")),
+        "thought" => writeln!(std::io::stderr(), "(thinking) {}", s("text")),
+        "tool_call" => {
+            let _ = writeln!(
+                out,
+                "\n[tool] {} ({}, {})",
+                s("title"),
+                s("kind"),
+                s("status")
+            );
+            for d in event["diffs"].as_array().into_iter().flatten() {
+                let full = d["path"].as_str().unwrap_or_default();
+                let path = Path::new(full)
+                    .strip_prefix(workspace)
+                    .map_or(full.into(), |p| p.to_string_lossy());
+                let old = d["old_text"].as_str().unwrap_or_default();
+                let new = d["new_text"].as_str().unwrap_or_default();
+                let _ = write!(out, "{}", diff_text(old, new, &path));
+            }
+            Ok(())
+        }
+        "tool_call_update" if event.get("status").is_some() => {
+            writeln!(out, "[tool] {}", s("status"))
+        }
+        "plan" => {
+            let _ = writeln!(out, "\n[plan]");
+            for e in event["entries"].as_array().into_iter().flatten() {
+                let _ = writeln!(
+                    out,
+                    "  - [{}] {}",
+                    e["status"].as_str().unwrap_or(""),
+                    e["content"].as_str().unwrap_or("")
+                );
+            }
+            Ok(())
+        }
+        "permission_decided" => {
+            let verdict = if event["allowed"] == true {
+                "allowed"
+            } else {
+                "rejected"
+            };
+            match s("by").as_str() {
+                "door" => writeln!(out, "[permission] {verdict}"),
+                by => writeln!(out, "[permission] {verdict} by {by}: {}", s("reason")),
+            }
+        }
+        "write" => writeln!(out, "[wrote {}]", s("path")),
+        "write_refused" => writeln!(out, "[write refused: {}]", s("error")),
+        "notice" => writeln!(std::io::stderr(), "rad: notice: {}", s("message")),
+        _ => Ok(()),
+    };
+    let _ = out.flush();
+}
+
+/// Runs `rad chat`; answers the exit code.
+pub fn chat(options: &ChatOptions, workspace: &Path) -> u8 {
+    match run(options, workspace) {
+        Ok(code) => code,
+        Err(message) => {
+            let _ = writeln!(std::io::stderr(), "rad chat: {message}");
+            1
+        }
+    }
+}
+
+fn run(options: &ChatOptions, workspace: &Path) -> Result<u8, String> {
+    let engine = Engine::new(EngineConfig {
+        workspace: Some(workspace.to_owned()),
+        ..EngineConfig::default()
+    })
+    .map_err(|e| e.to_string())?;
+    let local = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start: {e}"))?;
+    let interactive = options.prompt.is_none() && std::io::stdin().is_terminal();
+    local.block_on(async {
+        let entry = engine
+            .open_session(&options.agent, None)
+            .await
+            .map_err(|e| e.to_string())?;
+        let session = entry.session;
+        let (lines_tx, mut lines) = mpsc::unbounded_channel::<String>();
+        if options.prompt.is_none() {
+            std::thread::spawn(move || {
+                for line in std::io::stdin().lock().lines().map_while(Result::ok) {
+                    if lines_tx.send(line).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        let code = match &options.prompt {
+            Some(prompt) => match turn(&session, prompt, options, &mut lines, false).await {
+                TurnEnd::Done => 0,
+                TurnEnd::Failed => 1,
+                TurnEnd::Interrupted => 130,
+            },
+            None => loop {
+                if interactive {
+                    let _ = write!(std::io::stderr(), "{}> ", options.agent);
+                    let _ = std::io::stderr().flush();
+                }
+                let line = tokio::select! {
+                    line = lines.recv() => line,
+                    _ = tokio::signal::ctrl_c() => None,
+                };
+                let Some(line) = line else { break 0 };
+                if line.trim().is_empty() {
+                    continue;
+                }
+                if let TurnEnd::Interrupted =
+                    turn(&session, &line, options, &mut lines, interactive).await
+                {
+                    break 130;
+                }
+            },
+        };
+        session.close();
+        Ok(code)
+    })
+}
+
+/// One turn: prompt, stream, permissions, end. A first Ctrl-C cancels the
+/// turn (in interactive mode; with `--prompt` it also ends the run).
+async fn turn(
+    session: &std::sync::Arc<AgentSession>,
+    prompt: &str,
+    options: &ChatOptions,
+    lines: &mut mpsc::UnboundedReceiver<String>,
+    interactive: bool,
+) -> TurnEnd {
+    let mut events = match session.prompt(vec![json!({"type": "text", "text": prompt})]) {
+        Ok(rx) => rx,
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "rad chat: {e}");
+            return TurnEnd::Failed;
+        }
+    };
+    let mut interrupted = false;
+    loop {
+        let event = tokio::select! {
+            event = events.recv() => event,
+            _ = tokio::signal::ctrl_c() => {
+                if interrupted || !interactive {
+                    session.close();
+                    let _ = writeln!(std::io::stderr(), "\nrad chat: interrupted");
+                    return TurnEnd::Interrupted;
+                }
+                interrupted = true;
+                session.cancel();
+                let _ = writeln!(std::io::stderr(), "\nrad chat: cancelling the turn (Ctrl-C again to exit)");
+                continue;
+            }
+        };
+        let Some(event) = event else {
+            return TurnEnd::Failed;
+        };
+        if options.json {
+            println!("{event}");
+        } else {
+            show(&event, session.workspace.as_path());
+        }
+        match event["type"].as_str().unwrap_or_default() {
+            "permission" => {
+                let id = event["id"].as_str().unwrap_or_default();
+                let title = event["tool_call"]["title"].as_str().unwrap_or("a tool");
+                let answer = if options.yes {
+                    PermissionAnswer::Allow
+                } else if interactive {
+                    let _ = write!(std::io::stderr(), "Allow {title}? [y/N] ");
+                    let _ = std::io::stderr().flush();
+                    match lines.recv().await.as_deref().map(str::trim) {
+                        Some("y" | "Y" | "yes") => PermissionAnswer::Allow,
+                        _ => PermissionAnswer::Reject,
+                    }
+                } else {
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "rad chat: rejected {title}: nobody can answer here (pass --yes to allow every request)"
+                    );
+                    PermissionAnswer::Reject
+                };
+                session.answer_permission(id, answer);
+            }
+            "turn_end" => {
+                if !options.json {
+                    println!();
+                    if let Some(tag) = event["tag"].as_str() {
+                        println!("[tag: {tag}]");
+                    }
+                }
+                return TurnEnd::Done;
+            }
+            "error" => {
+                if !options.json {
+                    println!();
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "rad chat: {}",
+                        event["message"].as_str().unwrap_or("")
+                    );
+                }
+                return TurnEnd::Failed;
+            }
+            _ => {}
+        }
+    }
+}
