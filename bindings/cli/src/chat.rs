@@ -103,6 +103,13 @@ fn show(event: &Value, workspace: &Path) {
     let _ = out.flush();
 }
 
+/// Writes `text` to stdout at once.
+fn say(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+}
+
 /// Runs `rad chat`; answers the exit code.
 pub fn chat(options: &ChatOptions, workspace: &Path) -> u8 {
     match run(options, workspace) {
@@ -208,7 +215,7 @@ async fn turn(
             return TurnEnd::Failed;
         };
         if options.json {
-            println!("{event}");
+            say(&format!("{event}\n"));
         } else {
             show(&event, session.workspace.as_path());
         }
@@ -236,16 +243,16 @@ async fn turn(
             }
             "turn_end" => {
                 if !options.json {
-                    println!();
+                    say("\n");
                     if let Some(tag) = event["tag"].as_str() {
-                        println!("[tag: {tag}]");
+                        say(&format!("[tag: {tag}]\n"));
                     }
                 }
                 return TurnEnd::Done;
             }
             "error" => {
                 if !options.json {
-                    println!();
+                    say("\n");
                     let _ = writeln!(
                         std::io::stderr(),
                         "rad chat: {}",
