@@ -40,7 +40,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         |ctx| {
             let mut data = ctx.data.clone();
             let title = data["tool_name"].as_str().unwrap_or_default();
-            if title.starts_with("Write ") && title.ends_with(".txt") {
+            let txt = std::path::Path::new(title)
+                .extension()
+                .is_some_and(|ext| ext.eq_ignore_ascii_case("txt"));
+            if title.starts_with("Write ") && txt {
                 data["permission"] = json!("allow");
             }
             Ok(HookResult::with_data(data))
