@@ -13,7 +13,8 @@ use super::registry::{ExecuteOptions, HookRegistry};
 use crate::error::{Error, Result};
 use crate::support::json::{args_object, json_kind, string_arg};
 
-/// `hooks-list`: every registered hook.
+/// `hooks-list`: every registered hook (a broken hook configuration is the
+/// response's warning: see `Engine::handle_request_async`).
 pub(crate) fn list(registry: &HookRegistry) -> Value {
     serde_json::to_value(registry.list()).unwrap_or_default()
 }

@@ -37,8 +37,10 @@ impl HookRegistry {
     ///
     /// The error is kept as an [`Error::Config`] (file, line, column,
     /// message); an [`Error::Io`] (a file that could not be read) keeps its
-    /// path and message, with line and column 0. [`HookLoader::apply`]
-    /// only returns the error: its caller sets it here.
+    /// path and message, with line and column 0. An
+    /// [`Engine`](crate::Engine) sets this when its workspace's
+    /// `.radium/hooks.toml` cannot be applied; [`HookLoader::apply`] itself
+    /// only returns the error.
     pub fn set_config_error(&self, error: Option<Error>) {
         self.inner
             .set_config_fault(error.map(|e| Arc::new(ConfigFault::new(e))));

@@ -47,11 +47,23 @@ impl Engine {
             Some(id) => self.cancellable(id, work),
             None => work,
         };
+        // `hooks-list` answers the hooks even when the workspace's
+        // hooks.toml is broken, and says so in its warnings.
+        let warnings: Vec<String> = match request.command.as_str() {
+            "hooks-list" => self
+                .config_error()
+                .map(|e| e.to_string())
+                .into_iter()
+                .collect(),
+            _ => Vec::new(),
+        };
         Box::pin(async move {
-            match work.await {
+            let mut response = match work.await {
                 Ok(data) => Response::success(data),
                 Err(e) => Response::failure(&e),
-            }
+            };
+            response.warnings = warnings;
+            response
         })
     }
 
