@@ -86,7 +86,8 @@ typedef enum RadiumStatus {
    */
   RADIUM_STATUS_UNKNOWN_HOOK = 6,
   /*
-   An argument with a wrong value (bad name, matcher, configuration...).
+   An argument with a wrong value (bad name, matcher, configuration...),
+   or a chain refused because the workspace `hooks.toml` is broken.
    */
   RADIUM_STATUS_INVALID_ARGUMENT = 7,
   /*
@@ -180,7 +181,13 @@ void radium_string_free(char *string);
 /*
  Creates an engine. `config_json` is NULL or a JSON object with optional
  fields: `workspace` (a directory whose `.radium/hooks.toml` is applied).
- On success `*engine_out` receives the engine.
+ On success `*engine_out` receives the engine. A broken `hooks.toml` does
+ not make this call fail: the engine is created without any of the file's
+ settings, and every chain with a hook to run then fails with the file's
+ error (`radium_hooks_execute` with `RADIUM_STATUS_INVALID_ARGUMENT`, a
+ `radium_request` with `"code": "config"`), whose message names
+ `hooks.toml:LINE:COLUMN`; the `hooks-list` request carries it in its
+ `warnings`. A fixed file is read by a new engine.
  */
 enum RadiumStatus radium_engine_new(const char *config_json,
                                     struct RadiumEngine **engine_out,
@@ -254,7 +261,10 @@ enum RadiumStatus radium_hook_reply_set_error(struct RadiumHookReply *reply,
  on the calling thread. On success `*outcome_json_out` receives the
  outcome JSON (`{"hook_type","status","data","stopped_by","hooks",
  "duration_ns"}`), freed with `radium_string_free`. A failing hook is not
- an error of this call: it is listed in the outcome.
+ an error of this call: it is listed in the outcome. When the engine's
+ workspace `hooks.toml` is broken and the chain has a hook to run, no hook
+ runs and the call fails with `RADIUM_STATUS_INVALID_ARGUMENT` and the
+ file's error (`.../hooks.toml:LINE:COLUMN: ...`).
  */
 enum RadiumStatus radium_hooks_execute(const struct RadiumEngine *engine,
                                        const char *hook_type,

@@ -8,5 +8,6 @@ profile=${RADIUM_PROFILE:-release}
 flag=()
 [ "$profile" = release ] && flag=(--release)
 cargo build --manifest-path "$root/Cargo.toml" -p radium-lua "${flag[@]}" --quiet
-install -m 755 "$root/target/$profile/libradium_native.so" "$here/lua/radium_native.so"
+# Where cargo put the module: $CARGO_TARGET_DIR when it is set.
+install -m 755 "${CARGO_TARGET_DIR:-$root/target}/$profile/libradium_native.so" "$here/lua/radium_native.so"
 echo "built $here/lua/radium_native.so"

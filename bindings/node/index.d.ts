@@ -194,6 +194,11 @@ export declare class Engine {
   /**
    * Creates an engine. `options.workspace`: a directory whose
    * `.radium/hooks.toml` is applied (now, and to hooks registered later).
+   * A broken `hooks.toml` does not stop the engine: none of it is
+   * applied, and every chain with a hook to run throws (or rejects) with
+   * code `config` and the file's error (`hooks.toml:LINE:COLUMN: ...`)
+   * until a new engine reads the fixed file; the `hooks-list` request
+   * carries it in `warnings`.
    */
   constructor(options?: EngineOptions | null)
   /**
@@ -225,16 +230,18 @@ export declare class Engine {
   /**
    * Runs a chain now, on this thread, and returns its outcome. Blocks
    * while a script hook runs; a JS hook returning a Promise is an error
-   * here (use `executeAsync`).
+   * here (use `executeAsync`). Throws with code `config` when the
+   * workspace `hooks.toml` is broken and the chain has a hook to run.
    */
   execute(hookType: HookType, data?: unknown): ChainOutcome
   /**
    * Runs a chain without blocking the event loop. Synchronous JS hooks
    * run on this thread (the first ones right away, like an async function
    * up to its first `await`); script hooks and Promises are awaited in the
-   * background. Rejects (with a `code`) on bad arguments; never rejects
-   * because a hook failed. `options.timeoutMs` ends the chain with status
-   * `deadline_exceeded`.
+   * background. Rejects (with a `code`) on bad arguments, and with code
+   * `config` when the workspace `hooks.toml` is broken and the chain has a
+   * hook to run; never rejects because a hook failed. `options.timeoutMs`
+   * ends the chain with status `deadline_exceeded`.
    */
   executeAsync(hookType: HookType, data?: unknown, options?: ExecuteOptions | null): Promise<ChainOutcome>
   /**

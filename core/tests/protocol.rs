@@ -171,7 +171,13 @@ fn engine_config_is_validated_and_applies_the_workspace_file() {
         "[[hooks]]\nname = 1\n",
     )
     .unwrap();
+    // A broken file does not stop the engine: it keeps the error (see
+    // broken_config.rs for what fails with it).
     let config = EngineConfig::from_json(&json!({"workspace": ws.path()})).unwrap();
-    let err = Engine::new(config).unwrap_err().to_string();
+    let err = Engine::new(config)
+        .unwrap()
+        .config_error()
+        .unwrap()
+        .to_string();
     assert!(err.contains("hooks.toml:2:"), "{err}");
 }

@@ -389,3 +389,67 @@ fn outcome_json_has_the_documented_shape() {
     assert!(j["duration_ns"].is_u64());
     assert_eq!(j["data"]["tool_name"], "view");
 }
+
+#[test]
+fn a_broken_configuration_refuses_only_chains_with_a_hook_to_run() {
+    let r = HookRegistry::new();
+    let only_view = HookOptions {
+        matcher: Some(ToolMatcher::new("view").unwrap()),
+        ..HookOptions::default()
+    };
+    r.register_with(tracer("v", HookType::BeforeTool, 100), only_view)
+        .unwrap();
+    r.set_config_error(Some(Error::Config {
+        path: "/ws/.radium/hooks.toml".into(),
+        line: 4,
+        column: 1,
+        message: "unknown field `priorty`".into(),
+    }));
+    let shown = "/ws/.radium/hooks.toml:4:1: unknown field `priorty`";
+    assert_eq!(r.config_error().unwrap().to_string(), shown);
+
+    // No hook to run: an empty chain, or no matching hook.
+    assert!(r
+        .execute(HookContext::new(HookType::AfterTool, json!(1)))
+        .completed());
+    assert!(r.execute(tool_ctx("create")).completed());
+    assert!(r.check_config(HookType::BeforeTool, Some("create")).is_ok());
+
+    let outcome = r.execute(tool_ctx("view"));
+    assert_eq!(outcome.status, ChainStatus::ConfigError);
+    assert!(outcome.hooks.is_empty(), "no hook ran");
+    assert_eq!(trace_of(&outcome.data), Vec::<String>::new());
+    let stop = outcome.stopped_by.as_ref().unwrap();
+    assert_eq!(
+        (stop.hook.as_str(), stop.reason.as_str()),
+        ("/ws/.radium/hooks.toml", shown)
+    );
+    assert_eq!(outcome.to_json()["status"], "config_error");
+
+    let error = r.try_execute(tool_ctx("view")).unwrap_err();
+    assert_eq!(
+        (error.code(), error.to_string()),
+        ("config", shown.to_owned())
+    );
+    let error = pollster::block_on(r.try_execute_async(tool_ctx("view"), Default::default()));
+    assert_eq!(error.unwrap_err().code(), "config");
+    assert_eq!(
+        r.check_config(HookType::BeforeTool, Some("view"))
+            .unwrap_err()
+            .code(),
+        "config"
+    );
+    use radium_core::HookExecutor as _;
+    let decision = radium_core::OrchestratorHooks::new(r.clone()).before_tool("view", json!({}));
+    assert!(!decision.proceeds());
+    assert_eq!(decision.refused().unwrap().reason, shown);
+
+    // Disabled, the hook has nothing to run; cleared, the chain runs again.
+    r.disable("v").unwrap();
+    assert!(r.try_execute(tool_ctx("view")).unwrap().completed());
+    r.enable("v").unwrap();
+    r.set_config_error(None);
+    assert!(r.config_error().is_none());
+    let ran = r.try_execute(tool_ctx("view")).unwrap();
+    assert_eq!(trace_of(&ran.data), ["v"]);
+}

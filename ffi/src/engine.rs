@@ -51,7 +51,13 @@ pub(crate) fn engine_arg(ptr: *const RadiumEngine) -> Result<Arc<Engine>, Failur
 
 /// Creates an engine. `config_json` is NULL or a JSON object with optional
 /// fields: `workspace` (a directory whose `.radium/hooks.toml` is applied).
-/// On success `*engine_out` receives the engine.
+/// On success `*engine_out` receives the engine. A broken `hooks.toml` does
+/// not make this call fail: the engine is created without any of the file's
+/// settings, and every chain with a hook to run then fails with the file's
+/// error (`radium_hooks_execute` with `RADIUM_STATUS_INVALID_ARGUMENT`, a
+/// `radium_request` with `"code": "config"`), whose message names
+/// `hooks.toml:LINE:COLUMN`; the `hooks-list` request carries it in its
+/// `warnings`. A fixed file is read by a new engine.
 #[no_mangle]
 pub unsafe extern "C" fn radium_engine_new(
     config_json: *const c_char,

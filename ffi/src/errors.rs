@@ -23,7 +23,8 @@ pub enum RadiumStatus {
     DuplicateHook = 5,
     /// No hook with this name is registered.
     UnknownHook = 6,
-    /// An argument with a wrong value (bad name, matcher, configuration...).
+    /// An argument with a wrong value (bad name, matcher, configuration...),
+    /// or a chain refused because the workspace `hooks.toml` is broken.
     InvalidArgument = 7,
     /// An engine handle that is not live (already destroyed, or never created).
     InvalidHandle = 8,

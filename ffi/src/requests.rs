@@ -13,7 +13,10 @@ use crate::strings::{json_arg, null_check, str_arg, write_json};
 /// on the calling thread. On success `*outcome_json_out` receives the
 /// outcome JSON (`{"hook_type","status","data","stopped_by","hooks",
 /// "duration_ns"}`), freed with `radium_string_free`. A failing hook is not
-/// an error of this call: it is listed in the outcome.
+/// an error of this call: it is listed in the outcome. When the engine's
+/// workspace `hooks.toml` is broken and the chain has a hook to run, no hook
+/// runs and the call fails with `RADIUM_STATUS_INVALID_ARGUMENT` and the
+/// file's error (`.../hooks.toml:LINE:COLUMN: ...`).
 #[no_mangle]
 pub unsafe extern "C" fn radium_hooks_execute(
     engine: *const RadiumEngine,
@@ -28,7 +31,9 @@ pub unsafe extern "C" fn radium_hooks_execute(
         let engine = engine_arg(engine)?;
         let hook_type: HookType = unsafe { str_arg(hook_type, "hook_type") }?.parse()?;
         let data = unsafe { json_arg(data_json, "data_json") }?;
-        let outcome = engine.registry().execute(HookContext::new(hook_type, data));
+        let outcome = engine
+            .registry()
+            .try_execute(HookContext::new(hook_type, data))?;
         // Compact JSON with sorted keys, like every door.
         let text = outcome.to_json().to_string();
         // SAFETY: checked non-NULL above.

@@ -420,6 +420,42 @@ bool write_file(const fs::path& path, const std::string& text) {
   return static_cast<bool>(out);
 }
 
+// A workspace whose hooks.toml is broken: the engine is created; a chain
+// with nothing to run completes, one with a hook to run fails with the
+// file's error (naming `where` and `what`) and runs none; the request door
+// answers the same error with code "config", and hooks-list warns.
+void check_broken_workspace(const std::string& config, const char* where, const char* what) {
+  NewEngine made = make_engine(config.c_str());
+  CHECK_OK(made.call);
+  if (!made.engine) {
+    return;
+  }
+  const RadiumEngine* engine = made.engine.get();
+  CHECK_HAS(request(engine, R"({"command":"ping"})").str(), R"("data":"pong")");
+  CHECK_HAS(execute(engine, "before_model", "{}").str(), R"("status":"completed")");
+
+  static int destroyed;  // static: may be destroyed after this function returns
+  destroyed = 0;
+  HookState* state = ADD_HOOK(engine, make_state("broken_cfg", Behaviour::Continue, {}, &destroyed),
+                              "before_model", 100, nullptr, 0);
+  CHECK_FAILS(execute(engine, "before_model", "{}"), RADIUM_STATUS_INVALID_ARGUMENT, where, what);
+  CHECK(state != nullptr && state->calls == 0);
+
+  const Call refused = request(engine, R"({"command":"hooks-execute","args":{"hook_type":"before_model"}})");
+  CHECK_HAS(refused.str(), R"("code":"config")");
+  CHECK_HAS(refused.str(), R"("ok":false)");
+  CHECK_HAS(refused.str(), where);
+  CHECK(state != nullptr && state->calls == 0);
+
+  const Call list = request(engine, R"({"command":"hooks-list"})");
+  CHECK_HAS(list.str(), R"("name":"broken_cfg")");
+  CHECK_HAS(list.str(), R"("warnings":[)");
+  CHECK_HAS(list.str(), where);
+
+  made.engine.reset();
+  CHECK(destroyed == 1);
+}
+
 void test_engine_new() {
   for (const char* config : {static_cast<const char*>(nullptr), "{}", "null"}) {
     NewEngine made = make_engine(config);
@@ -472,15 +508,17 @@ void test_engine_new() {
     std::error_code ec;
     CHECK(fs::create_directory(dir.path() / ".radium", ec));
 
+    // A broken file does not stop the engine: the chains with a hook to run
+    // fail with its error, which names the file and line.
     CHECK(write_file(toml, "[[hooks]\n"));
-    CHECK_FAILS(make_engine(config.c_str()).call, RADIUM_STATUS_INVALID_ARGUMENT, "hooks.toml:1");
+    check_broken_workspace(config, "hooks.toml:1:", "hooks.toml:1:");
 
     CHECK(write_file(toml, "[[hooks]]\nname = \"x\"\npriorty = 3\ntype = \"before_tool\"\n"));
-    CHECK_FAILS(make_engine(config.c_str()).call, RADIUM_STATUS_INVALID_ARGUMENT, "hooks.toml:3",
-                "priorty");
+    check_broken_workspace(config, "hooks.toml:3:", "priorty");
 
+    // Not UTF-8: the file cannot be read (no line: 0:0).
     CHECK(write_file(toml, "\xff\xfe\n"));
-    CHECK_FAILS(make_engine(config.c_str()).call, RADIUM_STATUS_IO, "hooks.toml");
+    check_broken_workspace(config, "hooks.toml:0:0:", "UTF-8");
 
     CHECK(write_file(toml,
                      "[[hooks]]\n"

@@ -126,7 +126,12 @@ impl UserData for LuaEngine {
             "execute",
             |lua, this, (kind, data): (String, mlua::Value)| {
                 let context = HookContext::new(hook_type(&kind)?, from_lua(lua, data, "the data")?);
-                let outcome = this.engine.registry().execute(context);
+                // A broken workspace hooks.toml is an error naming its line.
+                let outcome = this
+                    .engine
+                    .registry()
+                    .try_execute(context)
+                    .map_err(lua_err)?;
                 to_lua(lua, &outcome.into_json())
             },
         );
@@ -136,6 +141,13 @@ impl UserData for LuaEngine {
              this,
              (kind, data, timeout_ms, callback): (String, mlua::Value, Option<u64>, Function)| {
                 let context = HookContext::new(hook_type(&kind)?, from_lua(lua, data, "the data")?);
+                // A broken workspace hooks.toml is an error now, like a bad
+                // argument (a chain refused later still calls back, with
+                // status "config_error").
+                this.engine
+                    .registry()
+                    .check_config(context.hook_type, context.tool_name())
+                    .map_err(lua_err)?;
                 let options = timeout_ms.map_or_else(ExecuteOptions::default, |ms| {
                     ExecuteOptions::with_timeout(Duration::from_millis(ms))
                 });

@@ -40,6 +40,11 @@ pub struct Engine {
 impl Engine {
     /// Creates an engine. `options.workspace`: a directory whose
     /// `.radium/hooks.toml` is applied (now, and to hooks registered later).
+    /// A broken `hooks.toml` does not stop the engine: none of it is
+    /// applied, and every chain with a hook to run throws (or rejects) with
+    /// code `config` and the file's error (`hooks.toml:LINE:COLUMN: ...`)
+    /// until a new engine reads the fixed file; the `hooks-list` request
+    /// carries it in `warnings`.
     #[napi(constructor, ts_args_type = "options?: EngineOptions | null")]
     pub fn new(env: Env, this: This<Unknown<'_>>, options: Unknown<'_>) -> Result<Self, Throw> {
         guard(|| {
@@ -210,7 +215,8 @@ impl Engine {
 
     /// Runs a chain now, on this thread, and returns its outcome. Blocks
     /// while a script hook runs; a JS hook returning a Promise is an error
-    /// here (use `executeAsync`).
+    /// here (use `executeAsync`). Throws with code `config` when the
+    /// workspace `hooks.toml` is broken and the chain has a hook to run.
     #[napi(
         ts_args_type = "hookType: HookType, data?: unknown",
         ts_return_type = "ChainOutcome"
@@ -229,7 +235,8 @@ impl Engine {
                 let _enter = Enter::new(js, Mode::Sync);
                 self.engine
                     .registry()
-                    .execute(HookContext::new(hook_type, data))
+                    .try_execute(HookContext::new(hook_type, data))
+                    .map_err(|e| engine_error(&e))?
             };
             convert::outcome_to_js(js, &outcome)
                 .map(Out)
@@ -240,9 +247,10 @@ impl Engine {
     /// Runs a chain without blocking the event loop. Synchronous JS hooks
     /// run on this thread (the first ones right away, like an async function
     /// up to its first `await`); script hooks and Promises are awaited in the
-    /// background. Rejects (with a `code`) on bad arguments; never rejects
-    /// because a hook failed. `options.timeoutMs` ends the chain with status
-    /// `deadline_exceeded`.
+    /// background. Rejects (with a `code`) on bad arguments, and with code
+    /// `config` when the workspace `hooks.toml` is broken and the chain has a
+    /// hook to run; never rejects because a hook failed. `options.timeoutMs`
+    /// ends the chain with status `deadline_exceeded`.
     #[napi(
         ts_args_type = "hookType: HookType, data?: unknown, options?: ExecuteOptions | null",
         ts_return_type = "Promise<ChainOutcome>"
@@ -279,7 +287,7 @@ impl Engine {
             })();
             match prepared {
                 Ok((context, execute)) => {
-                    let future = self.engine.registry().execute_async(context, execute);
+                    let future = self.engine.registry().try_execute_async(context, execute);
                     let future = async move { Done::Outcome(future.await) };
                     host.start(js, PendingChain::new(future, deferred));
                 }

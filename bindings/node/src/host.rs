@@ -123,13 +123,19 @@ impl Wake for Signal {
 
 /// What a non-blocking call produces.
 pub(crate) enum Done {
-    /// `executeAsync`: a chain outcome.
-    Outcome(ChainOutcome),
+    /// `executeAsync`: a chain outcome, or the error that refused the chain
+    /// (a broken `hooks.toml`), which rejects the Promise.
+    Outcome(radium_core::Result<ChainOutcome>),
     /// `requestAsync`: a response.
     Response(Response),
 }
 
 type WorkFuture = Pin<Box<dyn Future<Output = Done> + Send>>;
+
+/// The `internal` error of a result that cannot be converted to JS.
+fn cannot_convert(js: Js, e: &impl std::fmt::Display) -> Option<crate::js::Raw> {
+    error_value(js, "internal", &format!("cannot convert the result: {e}"))
+}
 
 /// A chain (or request) in flight and the Promise it settles.
 pub(crate) struct PendingChain {
@@ -290,11 +296,15 @@ impl Host {
         let polled = catch_unwind(AssertUnwindSafe(|| chain.future.as_mut().poll(&mut cx)));
         let settled = match polled {
             Ok(Poll::Pending) => return Some(chain),
-            Ok(Poll::Ready(done)) => match done {
-                Done::Outcome(outcome) => convert::outcome_to_js(js, &outcome),
-                Done::Response(response) => convert::to_js(js, &response.into_json()),
+            Ok(Poll::Ready(Done::Outcome(Err(e)))) => {
+                Err(error_value(js, e.code(), &e.to_string()))
             }
-            .map_err(|e| error_value(js, "internal", &format!("cannot convert the result: {e}"))),
+            Ok(Poll::Ready(Done::Outcome(Ok(outcome)))) => {
+                convert::outcome_to_js(js, &outcome).map_err(|e| cannot_convert(js, &e))
+            }
+            Ok(Poll::Ready(Done::Response(response))) => {
+                convert::to_js(js, &response.into_json()).map_err(|e| cannot_convert(js, &e))
+            }
             Err(_) => Err(error_value(
                 js,
                 "internal",

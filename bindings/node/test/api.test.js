@@ -11,7 +11,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 
-const { radium, throwsCode, tracer, names, mine } = require('./helpers')
+const { radium, throwsCode, rejectsCode, tracer, names, mine } = require('./helpers')
 const { Engine } = radium
 
 const HOOK_TYPES = [
@@ -46,17 +46,35 @@ test('engine options', () => {
   throwsCode(() => Engine(), 'invalid_argument', 'create engines with `new Engine(options)`')
 })
 
-test('the workspace .radium/hooks.toml is applied, and its errors name the line', (t) => {
+test('the workspace .radium/hooks.toml is applied, and its errors name the line', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'radium-node-'))
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
   fs.mkdirSync(path.join(dir, '.radium'))
   const file = path.join(dir, '.radium', 'hooks.toml')
   fs.writeFileSync(file, "[[hooks]]\nname = 'x'\ntype = 'before_lunch'\n")
-  throwsCode(() => new Engine({ workspace: dir }), 'config', 'hooks.toml:3:')
+  // A broken file does not stop the engine: the chains with a hook to run
+  // fail with its error, which names the line; the others work.
+  const broken = new Engine({ workspace: dir })
+  assert.equal(broken.request({ command: 'ping' }).data, 'pong')
+  assert.equal(broken.execute('before_model', {}).status, 'completed', 'no hook to run')
+  let ran = false
+  broken.register('t-x', 'before_model', () => { ran = true })
+  throwsCode(() => broken.execute('before_model', {}), 'config', 'hooks.toml:3:')
+  await rejectsCode(broken.executeAsync('before_model', {}), 'config', 'hooks.toml:3:')
+  const answer = broken.request({ command: 'hooks-execute', args: { hook_type: 'before_model' } })
+  assert.equal(answer.ok, false)
+  assert.equal(answer.code, 'config')
+  assert.ok(answer.error.includes('hooks.toml:3:'), answer.error)
+  const list = broken.request({ command: 'hooks-list' })
+  assert.ok(list.data.some((h) => h.name === 't-x'), 'hooks-list still lists the hooks')
+  assert.ok(list.warnings.length === 1 && list.warnings[0].includes('hooks.toml:3:'), JSON.stringify(list))
+  assert.equal(ran, false, 'no hook ran')
+
   fs.writeFileSync(file, "[[hooks]]\nname = 't-late'\ntype = 'before_tool'\npriority = 999\nenabled = false\n")
   const engine = new Engine({ workspace: dir })
   engine.register('t-late', 'before_tool', () => {})
   assert.deepEqual(mine(engine).map((h) => [h.name, h.priority, h.enabled]), [['t-late', 999, false]])
+  assert.equal(engine.request({ command: 'hooks-list' }).warnings, undefined, 'a fixed file: no warning')
 })
 
 test('register: argument errors', () => {

@@ -53,7 +53,9 @@ impl StepRequest {
 fn check(outcome: &ChainOutcome, stage: &str) -> Result<()> {
     match outcome.status {
         ChainStatus::Completed => Ok(()),
-        ChainStatus::Stopped => {
+        // The `try_` chains answer a broken configuration as an error; an
+        // outcome that says so anyway is a refusal naming the file.
+        ChainStatus::Stopped | ChainStatus::ConfigError => {
             let stop =
                 outcome
                     .stopped_by
@@ -172,33 +174,33 @@ async fn run_agent(
 
 /// The error chains, run asynchronously: returns the final message and an
 /// optional recovery answer; `None` message means an interception hook
-/// handled the error.
+/// handled the error. A broken hook configuration is an error.
 async fn handle_error(
     registry: &HookRegistry,
     error: ErrorHookContext,
-) -> (Option<String>, Option<String>) {
+) -> Result<(Option<String>, Option<String>)> {
     let opts = ExecuteOptions::default;
     let mut current = error;
     let interception = registry
-        .execute_async(current.to_hook_context(HookType::ErrorInterception), opts())
-        .await;
+        .try_execute_async(current.to_hook_context(HookType::ErrorInterception), opts())
+        .await?;
     let suppressed = interception.status == ChainStatus::Stopped;
     let mut recovery = None;
     if !suppressed {
         let transformed = registry
-            .execute_async(
+            .try_execute_async(
                 current.to_hook_context(HookType::ErrorTransformation),
                 opts(),
             )
-            .await;
+            .await?;
         current.error_message = text_of(
             &transformed.data,
             "error_message",
             current.error_message.clone(),
         );
         let recovered = registry
-            .execute_async(current.to_hook_context(HookType::ErrorRecovery), opts())
-            .await;
+            .try_execute_async(current.to_hook_context(HookType::ErrorRecovery), opts())
+            .await?;
         recovery = recovered
             .data
             .get("recovery")
@@ -206,12 +208,24 @@ async fn handle_error(
             .map(str::to_owned);
     }
     registry
-        .execute_async(current.to_hook_context(HookType::ErrorLogging), opts())
-        .await;
-    ((!suppressed).then_some(current.error_message), recovery)
+        .try_execute_async(current.to_hook_context(HookType::ErrorLogging), opts())
+        .await?;
+    Ok(((!suppressed).then_some(current.error_message), recovery))
 }
 
+/// The chains every step runs, with the tool their context names.
+const ALWAYS_RUN: [(HookType, Option<&str>); 6] = [
+    (HookType::BeforeTool, Some(STEP_TOOL)),
+    (HookType::BeforeModel, None),
+    (HookType::AfterModel, None),
+    (HookType::AfterTool, Some(STEP_TOOL)),
+    (HookType::PerformanceMonitoring, None),
+    (HookType::TelemetryCollection, None),
+];
+
 /// Runs one step. See the module documentation for the order of the chains.
+/// With a broken hook configuration, a chain with a hook to run fails the
+/// step with the configuration error.
 pub(crate) async fn run_step(
     registry: HookRegistry,
     agents: Vec<AgentConfig>,
@@ -233,10 +247,16 @@ pub(crate) async fn run_step(
                 .collect::<Vec<_>>()
                 .join(", "),
         })?;
+    // A broken hook configuration fails the step before the agent runs when
+    // a chain the step always runs has a hook to run (the error chains, run
+    // only on a failure, answer it then).
+    for (hook_type, tool) in ALWAYS_RUN {
+        registry.check_config(hook_type, tool)?;
+    }
 
     let t = Instant::now();
     let before_tool = registry
-        .execute_async(
+        .try_execute_async(
             HookContext::new(
                 HookType::BeforeTool,
                 json!({
@@ -247,7 +267,7 @@ pub(crate) async fn run_step(
             ),
             opts(),
         )
-        .await;
+        .await?;
     let before_tool_ns = nanos(t.elapsed());
     check(&before_tool, "before_tool")?;
     let arguments = before_tool
@@ -260,14 +280,14 @@ pub(crate) async fn run_step(
 
     let t = Instant::now();
     let before_model = registry
-        .execute_async(
+        .try_execute_async(
             HookContext::new(
                 HookType::BeforeModel,
                 json!({"input": prompt, "model_id": agent.id, "context": context}),
             ),
             opts(),
         )
-        .await;
+        .await?;
     let before_model_ns = nanos(t.elapsed());
     check(&before_model, "before_model")?;
     let input = text_of(&before_model.data, "input", prompt);
@@ -278,7 +298,7 @@ pub(crate) async fn run_step(
         Ok(answer) => answer,
         Err((message, kind)) => {
             let error = ErrorHookContext::new(message.clone(), kind).with_source(agent.id.clone());
-            match handle_error(&registry, error).await {
+            match handle_error(&registry, error).await? {
                 (_, Some(recovered)) => recovered,
                 (Some(message), None) => {
                     return Err(if kind == "agent_timeout" {
@@ -295,28 +315,28 @@ pub(crate) async fn run_step(
 
     let t = Instant::now();
     let after_model = registry
-        .execute_async(
+        .try_execute_async(
             HookContext::new(
                 HookType::AfterModel,
                 json!({"input": input, "model_id": agent.id, "response": answer}),
             ),
             opts(),
         )
-        .await;
+        .await?;
     let after_model_ns = nanos(t.elapsed());
     check(&after_model, "after_model")?;
     let response = text_of(&after_model.data, "response", answer);
 
     let t = Instant::now();
     let after_tool = registry
-        .execute_async(
+        .try_execute_async(
             HookContext::new(
                 HookType::AfterTool,
                 json!({"tool_name": STEP_TOOL, "arguments": arguments, "result": response}),
             ),
             opts(),
         )
-        .await;
+        .await?;
     let after_tool_ns = nanos(t.elapsed());
     check(&after_tool, "after_tool")?;
     let result = after_tool
@@ -350,8 +370,8 @@ pub(crate) async fn run_step(
         let event =
             TelemetryHookContext::new("step", json!({"agent": agent.id, "timings": timings}));
         registry
-            .execute_async(event.to_hook_context(hook_type), opts())
-            .await;
+            .try_execute_async(event.to_hook_context(hook_type), opts())
+            .await?;
     }
     output["agent"] = json!(agent.id);
     output["context"] = context;

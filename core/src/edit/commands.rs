@@ -30,7 +30,9 @@ impl EditTool {
     /// lock, with the session's tag and rewind warnings in the outcome. The
     /// hooks run as a chain (host hooks on the polling thread, scripts in the
     /// background) and the disk work on the engine's runtime, so an async door
-    /// never waits on either.
+    /// never waits on either. With a broken hook configuration, a command
+    /// whose `before_tool` or `after_tool` chain has a hook to run for it
+    /// fails with the configuration error before anything is done.
     pub(crate) async fn run(
         self,
         command: String,
@@ -43,15 +45,17 @@ impl EditTool {
             depth,
             tag,
         } = self;
+        registry.check_config(HookType::BeforeTool, Some(&command))?;
+        registry.check_config(HookType::AfterTool, Some(&command))?;
         let before = registry
-            .execute_async(
+            .try_execute_async(
                 HookContext::new(
                     HookType::BeforeTool,
                     json!({"tool_name": command, "arguments": args}),
                 ),
                 ExecuteOptions::default(),
             )
-            .await;
+            .await?;
         if let Some(stop) = before.stopped_by {
             return Err(Error::Refused {
                 hook: stop.hook,
@@ -72,7 +76,7 @@ impl EditTool {
             .await
             .map_err(|e| Error::Runtime(format!("the `{command}` edit did not finish: {e}")))??;
         let after = registry
-            .execute_async(
+            .try_execute_async(
                 HookContext::new(
                     HookType::AfterTool,
                     json!({"tool_name": command, "arguments": args, "result": outcome.data}),
@@ -80,8 +84,17 @@ impl EditTool {
                 ExecuteOptions::default(),
             )
             .await;
-        if let Some(result) = after.data.get("result") {
-            outcome.data = result.clone();
+        match after {
+            Ok(after) => {
+                if let Some(result) = after.data.get("result") {
+                    outcome.data = result.clone();
+                }
+            }
+            // The configuration broke while the edit ran: the edit is done,
+            // so it is answered, with the hooks that did not run as a warning.
+            Err(e) => outcome
+                .warnings
+                .push(format!("the after_tool hooks did not run: {e}")),
         }
         Ok(outcome)
     }

@@ -6,7 +6,6 @@
 //! drive the same state machine; only the way they wait on a pending hook differs.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -16,6 +15,8 @@ use std::task::Poll;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::error::Error;
+use crate::hooks::config::ConfigFault;
 use crate::hooks::context::HookContext;
 use crate::hooks::hook::{HookCall, HookFuture, HookOutput};
 use crate::hooks::outcome::{ChainOutcome, ChainStatus, HookRun, HookRunStatus, StopInfo};
@@ -223,6 +224,11 @@ pub(crate) struct ChainRun {
     status: ChainStatus,
     stopped_by: Option<StopInfo>,
     done: bool,
+    /// The registry's broken configuration, if any: the chain ends with
+    /// [`ChainStatus::ConfigError`] before its first hook that would run.
+    fault: Option<Arc<ConfigFault>>,
+    /// Set when the chain ended that way.
+    refused: Option<Arc<ConfigFault>>,
 }
 
 impl ChainRun {
@@ -238,7 +244,12 @@ impl ChainRun {
         }
     }
 
-    pub(crate) fn new(chain: Chain, mut context: HookContext, options: ExecuteOptions) -> Self {
+    pub(crate) fn new(
+        chain: Chain,
+        mut context: HookContext,
+        options: ExecuteOptions,
+        fault: Option<Arc<ConfigFault>>,
+    ) -> Self {
         // The caller may have changed the public fields since any text was made.
         context.forget_json();
         let now = Tick::start();
@@ -257,6 +268,8 @@ impl ChainRun {
             now,
             status: ChainStatus::Completed,
             stopped_by: None,
+            fault,
+            refused: None,
         }
     }
 
@@ -268,13 +281,14 @@ impl ChainRun {
             let index = self.next;
             self.next += 1;
             let entry = &self.chain[index];
-            if !entry.enabled.load(Ordering::Relaxed) {
+            if !entry.would_run(self.context.tool_name()) {
                 continue;
             }
-            if let Some(matcher) = &entry.matcher {
-                if !self.context.tool_name().is_some_and(|t| matcher.matches(t)) {
-                    continue;
-                }
+            if let Some(fault) = self.fault.take() {
+                self.stopped_by = Some(fault.stop_info());
+                self.refused = Some(fault);
+                self.end(ChainStatus::ConfigError);
+                return None;
             }
             if self
                 .options
@@ -378,6 +392,12 @@ impl ChainRun {
             }
             _ => {}
         }
+    }
+
+    /// The configuration error, when the chain ended with
+    /// [`ChainStatus::ConfigError`].
+    pub(crate) fn refusal(&self) -> Option<Error> {
+        self.refused.as_ref().map(|fault| fault.error())
     }
 
     pub(crate) fn finish(self) -> ChainOutcome {

@@ -13,7 +13,8 @@ use super::registry::{ExecuteOptions, HookRegistry};
 use crate::error::{Error, Result};
 use crate::support::json::{args_object, json_kind, string_arg};
 
-/// `hooks-list`: every registered hook.
+/// `hooks-list`: every registered hook (a broken hook configuration is the
+/// response's warning: see `Engine::handle_request_async`).
 pub(crate) fn list(registry: &HookRegistry) -> Value {
     serde_json::to_value(registry.list()).unwrap_or_default()
 }
@@ -31,11 +32,13 @@ pub(crate) fn set_enabled(
 }
 
 /// `hooks-execute`: `{hook_type, data?, metadata?, timeout_ms?}` → the
-/// chain as a future. `data` and `metadata` are moved out of `args`.
+/// chain as a future. `data` and `metadata` are moved out of `args`. With a
+/// broken hook configuration, a chain that has a hook to run answers the
+/// configuration error (see [`HookRegistry::set_config_error`]).
 pub(crate) fn execute(
     registry: &HookRegistry,
     args: &mut Value,
-) -> Result<impl Future<Output = ChainOutcome> + Send + 'static> {
+) -> Result<impl Future<Output = Result<ChainOutcome>> + Send + 'static> {
     let command = "hooks-execute";
     let map = args_object(command, args)?;
     let hook_type: HookType = string_arg(command, map, "hook_type")?.parse()?;
@@ -58,5 +61,5 @@ pub(crate) fn execute(
     let data = take("data");
     let metadata = take("metadata");
     let context = HookContext::new(hook_type, data).with_metadata(metadata);
-    Ok(registry.execute_async(context, options))
+    Ok(registry.try_execute_async(context, options))
 }

@@ -23,6 +23,7 @@ use serde_json::Value;
 use crate::error::{Error, Result};
 use crate::hooks::hook_type::{HookPriority, HookType};
 use crate::hooks::matcher::ToolMatcher;
+use crate::hooks::outcome::StopInfo;
 
 /// The path of the workspace hook configuration, relative to the workspace root.
 pub const WORKSPACE_CONFIG: &str = ".radium/hooks.toml";
@@ -244,6 +245,69 @@ impl HookConfigFile {
             source,
         })?;
         HookConfigFile::parse(&text, path)
+    }
+}
+
+/// A hook configuration that could not be applied, as a registry keeps it
+/// (see [`HookRegistry::set_config_error`](crate::hooks::registry::HookRegistry::set_config_error)):
+/// the file, line, column and message of an [`Error::Config`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ConfigFault {
+    path: PathBuf,
+    line: usize,
+    column: usize,
+    message: String,
+}
+
+impl ConfigFault {
+    /// The fault of `error`: a configuration error as it is; a file that
+    /// could not be read keeps its path and message (line and column 0, as
+    /// for any configuration error without a position); anything else is
+    /// kept as its message.
+    pub(crate) fn new(error: Error) -> Self {
+        match error {
+            Error::Config {
+                path,
+                line,
+                column,
+                message,
+            } => ConfigFault {
+                path,
+                line,
+                column,
+                message,
+            },
+            Error::Io { path, source } => ConfigFault {
+                path,
+                line: 0,
+                column: 0,
+                message: source.to_string(),
+            },
+            other => ConfigFault {
+                path: PathBuf::from("<settings>"),
+                line: 0,
+                column: 0,
+                message: other.to_string(),
+            },
+        }
+    }
+
+    /// The [`Error::Config`] every refused chain reports.
+    pub(crate) fn error(&self) -> Error {
+        Error::Config {
+            path: self.path.clone(),
+            line: self.line,
+            column: self.column,
+            message: self.message.clone(),
+        }
+    }
+
+    /// The `stopped_by` of a refused chain: the file, and the whole message.
+    pub(crate) fn stop_info(&self) -> StopInfo {
+        StopInfo {
+            hook: self.path.display().to_string(),
+            reason: self.error().to_string(),
+        }
     }
 }
 

@@ -11,6 +11,7 @@ pub(crate) mod clock;
 pub(crate) mod commands;
 pub mod config;
 pub mod context;
+pub(crate) mod execute;
 pub mod hook;
 pub mod hook_type;
 pub mod matcher;

@@ -37,12 +37,14 @@ pub struct HookDecision<T> {
 
 impl<T> HookDecision<T> {
     /// Whether the call may go ahead: the chain completed (no stop,
-    /// cancellation or deadline).
+    /// cancellation, deadline or broken hook configuration).
     pub fn proceeds(&self) -> bool {
         self.outcome.completed()
     }
 
-    /// The hook that refused the call, and its reason, if one did.
+    /// The hook that refused the call, and its reason, if one did; for a
+    /// chain refused because the hook configuration is broken
+    /// ([`ChainStatus::ConfigError`]), the file and the error message.
     pub fn refused(&self) -> Option<&StopInfo> {
         self.outcome.stopped_by.as_ref()
     }

@@ -20,6 +20,12 @@ pub enum ChainStatus {
     Cancelled,
     /// The chain's deadline passed.
     DeadlineExceeded,
+    /// No hook ran: the registry's hook configuration (`hooks.toml`) is
+    /// broken, and the chain had a hook to run, which would have run without
+    /// the user's settings. `stopped_by` holds the file and the whole error
+    /// message (`<file>:<line>:<column>: <message>`); the data is unchanged.
+    /// See [`HookRegistry::set_config_error`](crate::hooks::registry::HookRegistry::set_config_error).
+    ConfigError,
 }
 
 impl ChainStatus {
@@ -30,6 +36,7 @@ impl ChainStatus {
             ChainStatus::Stopped => "stopped",
             ChainStatus::Cancelled => "cancelled",
             ChainStatus::DeadlineExceeded => "deadline_exceeded",
+            ChainStatus::ConfigError => "config_error",
         }
     }
 }
@@ -110,7 +117,8 @@ impl HookRun {
     }
 }
 
-/// Which hook stopped a chain, and why.
+/// Which hook stopped a chain, and why (for a chain refused because the hook
+/// configuration is broken: the configuration file, and the error message).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct StopInfo {
     /// The hook that answered stop.
@@ -133,7 +141,8 @@ pub struct ChainOutcome {
     pub status: ChainStatus,
     /// The data after the last hook that changed it.
     pub data: Value,
-    /// The hook that stopped the chain, if one did.
+    /// The hook that stopped the chain, if one did; for
+    /// [`ChainStatus::ConfigError`], the broken file and its error.
     pub stopped_by: Option<StopInfo>,
     /// Every hook that ran, in order. Disabled hooks and tool hooks whose
     /// matcher did not match are not listed.
@@ -144,7 +153,8 @@ pub struct ChainOutcome {
 }
 
 impl ChainOutcome {
-    /// Whether every enabled hook ran (no stop, no cancellation, no deadline).
+    /// Whether every enabled hook ran (no stop, no cancellation, no
+    /// deadline, no broken configuration).
     pub fn completed(&self) -> bool {
         self.status == ChainStatus::Completed
     }

@@ -1,22 +1,19 @@
-//! [`HookRegistry`]: registration, enable/disable, and chain execution.
+//! [`HookRegistry`]: registration, enable/disable, and applying
+//! configuration (running chains is in `execute.rs`).
 
 use std::collections::HashMap;
-use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
-use arc_swap::ArcSwap;
+use arc_swap::{ArcSwap, ArcSwapOption};
 use tokio::runtime::{Handle, Runtime};
 
 use crate::error::{Error, Result};
-use crate::hooks::chain::ChainRun;
-use crate::hooks::config::{HookConfigFile, HookSettings};
-use crate::hooks::context::HookContext;
+use crate::hooks::config::{ConfigFault, HookConfigFile, HookSettings};
 use crate::hooks::hook::Hook;
 use crate::hooks::hook_type::{HookPriority, HookType};
 use crate::hooks::matcher::ToolMatcher;
-use crate::hooks::outcome::ChainOutcome;
 use crate::support::process::block_sigpipe;
 
 pub use super::options::{
@@ -35,6 +32,16 @@ pub(crate) struct Entry {
 }
 
 impl Entry {
+    /// Whether the hook runs in a chain for `tool_name`: it is enabled and,
+    /// if it has a matcher, the tool matches.
+    pub(crate) fn would_run(&self, tool_name: Option<&str>) -> bool {
+        self.enabled.load(Ordering::Relaxed)
+            && self
+                .matcher
+                .as_ref()
+                .is_none_or(|m| tool_name.is_some_and(|t| m.matches(t)))
+    }
+
     fn info(&self) -> HookInfo {
         HookInfo {
             name: self.name.to_string(),
@@ -69,6 +76,11 @@ pub(crate) struct Inner {
     chains: [ArcSwap<Vec<Arc<Entry>>>; HookType::COUNT],
     write: Mutex<WriteState>,
     runtime: OnceLock<std::result::Result<Runtime, String>>,
+    /// The broken configuration every chain with a hook to run reports.
+    config_error: ArcSwapOption<ConfigFault>,
+    /// Whether `config_error` is set: a chain run reads this flag, and
+    /// loads the pointer only when it is set.
+    config_broken: AtomicBool,
 }
 
 impl Drop for Inner {
@@ -82,6 +94,27 @@ impl Drop for Inner {
 }
 
 impl Inner {
+    /// The current snapshot of the chain of `hook_type`.
+    pub(crate) fn chain(&self, hook_type: HookType) -> Chain {
+        self.chains[hook_type.index()].load_full()
+    }
+
+    /// The broken configuration, if one is set.
+    pub(crate) fn config_fault(&self) -> Option<Arc<ConfigFault>> {
+        if self.config_broken.load(Ordering::Acquire) {
+            self.config_error.load_full()
+        } else {
+            None
+        }
+    }
+
+    /// Sets (or clears) the broken configuration.
+    pub(crate) fn set_config_fault(&self, fault: Option<Arc<ConfigFault>>) {
+        let broken = fault.is_some();
+        self.config_error.store(fault);
+        self.config_broken.store(broken, Ordering::Release);
+    }
+
     pub(crate) fn runtime(&self) -> Result<&Runtime> {
         self.runtime
             .get_or_init(|| {
@@ -111,7 +144,7 @@ impl Inner {
 /// unregistering during a run affects the next run only.
 #[derive(Clone)]
 pub struct HookRegistry {
-    inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
 }
 
 impl Default for HookRegistry {
@@ -164,6 +197,8 @@ impl HookRegistry {
                 chains: std::array::from_fn(|_| ArcSwap::from_pointee(Vec::new())),
                 write: Mutex::new(WriteState::default()),
                 runtime: OnceLock::new(),
+                config_error: ArcSwapOption::empty(),
+                config_broken: AtomicBool::new(false),
             }),
         }
     }
@@ -357,60 +392,6 @@ impl HookRegistry {
     /// started on first use.
     pub fn runtime_handle(&self) -> Result<Handle> {
         Ok(self.inner.runtime()?.handle().clone())
-    }
-
-    /// Runs the chain of `context.hook_type` on the caller's thread with
-    /// default options.
-    pub fn execute(&self, context: HookContext) -> ChainOutcome {
-        self.execute_with(context, &ExecuteOptions::default())
-    }
-
-    /// Runs the chain of `context.hook_type` on the caller's thread.
-    ///
-    /// Synchronous hooks run right here; no runtime is needed or started. If
-    /// the chain reaches an asynchronous hook, that hook runs on the engine's
-    /// runtime and this thread waits for it (under its time limit, the
-    /// chain's deadline and cancellation). Do not call this from one of the
-    /// engine's own runtime threads.
-    pub fn execute_with(&self, context: HookContext, options: &ExecuteOptions) -> ChainOutcome {
-        let chain: Chain = self.inner.chains[context.hook_type.index()].load_full();
-        if chain.is_empty() {
-            return ChainRun::empty(context);
-        }
-        let mut run = ChainRun::new(chain, context, options.clone());
-        while let Some(mut pending) = run.advance() {
-            let settled = pollster::block_on(pending.wait(&self.inner));
-            run.complete(&pending, settled);
-        }
-        run.finish()
-    }
-
-    /// Runs the chain of `context.hook_type` as a future.
-    ///
-    /// The future is `Send + 'static` and needs no particular executor:
-    /// synchronous hooks run inside `poll`, on whichever thread polls it;
-    /// asynchronous hooks run on the engine's runtime, and their completion
-    /// wakes the future. A host with a single-threaded event loop can poll it
-    /// only on that thread, so its own hooks run there. Dropping the future
-    /// stops an asynchronous hook in flight.
-    pub fn execute_async(
-        &self,
-        context: HookContext,
-        options: ExecuteOptions,
-    ) -> impl Future<Output = ChainOutcome> + Send + 'static {
-        let chain: Chain = self.inner.chains[context.hook_type.index()].load_full();
-        let inner = Arc::clone(&self.inner);
-        async move {
-            if chain.is_empty() {
-                return ChainRun::empty(context);
-            }
-            let mut run = ChainRun::new(chain, context, options);
-            while let Some(mut pending) = run.advance() {
-                let settled = pending.wait(&inner).await;
-                run.complete(&pending, settled);
-            }
-            run.finish()
-        }
     }
 }
 

@@ -15,6 +15,7 @@ use crate::edit::EDIT_COMMANDS;
 use crate::editor::commands as editor;
 use crate::error::{Error, Result};
 use crate::hooks::commands as hooks;
+use crate::hooks::outcome::ChainOutcome;
 use crate::support::json::{args_object, string_arg};
 
 /// A command's work: a `Send + 'static` future of its data.
@@ -36,7 +37,7 @@ impl Engine {
                 Err(e) => Box::pin(std::future::ready(Err(e))),
             },
             "hooks-execute" => match hooks::execute(&self.registry, &mut request.args) {
-                Ok(chain) => Box::pin(async move { Ok(chain.await.into_json()) }),
+                Ok(chain) => Box::pin(async move { chain.await.map(ChainOutcome::into_json) }),
                 Err(e) => Box::pin(std::future::ready(Err(e))),
             },
             cmd if EDIT_COMMANDS.contains(&cmd) => return self.edit(request),
@@ -49,11 +50,23 @@ impl Engine {
             Some(id) => self.cancellable(id, work),
             None => work,
         };
+        // `hooks-list` answers the hooks even when the workspace's
+        // hooks.toml is broken, and says so in its warnings.
+        let warnings: Vec<String> = match request.command.as_str() {
+            "hooks-list" => self
+                .config_error()
+                .map(|e| e.to_string())
+                .into_iter()
+                .collect(),
+            _ => Vec::new(),
+        };
         Box::pin(async move {
-            match work.await {
+            let mut response = match work.await {
                 Ok(data) => Response::success(data),
                 Err(e) => Response::failure(&e),
-            }
+            };
+            response.warnings = warnings;
+            response
         })
     }
 

@@ -17,7 +17,7 @@ use super::inflight::Inflight;
 use crate::agents::config::{available_agents, default_radium_home, untrusted_agent, AgentConfig};
 use crate::agents::step::{run_step, StepRequest};
 use crate::editor::hooks::{CodeApplyHook, EditorContextHook, STEP_TOOL};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::extensions::commands::{ActiveExtensions, ExtensionHost};
 use crate::hooks::config::HookLoader;
 use crate::hooks::matcher::ToolMatcher;
@@ -59,6 +59,14 @@ fn block_on<F: Future>(future: F) -> F::Output {
 
 impl Engine {
     /// An engine with `config`; applies the workspace's `.radium/hooks.toml` if there is one.
+    ///
+    /// A broken `hooks.toml` (bad TOML, an unknown field or hook type, a
+    /// `type` that contradicts a registered hook, a file that cannot be read)
+    /// does not stop the engine: nothing of the file is applied, the error is
+    /// kept ([`config_error`](Self::config_error)), and every chain the engine
+    /// runs that has a hook to run answers it (code `config`) instead of
+    /// running hooks without the user's settings. Commands that run no hook
+    /// work as usual; a fixed file is read by a new engine.
     pub fn new(config: EngineConfig) -> Result<Self> {
         let engine = Engine {
             registry: HookRegistry::new(),
@@ -81,9 +89,23 @@ impl Engine {
             .extension_host(&engine.radium_home())
             .activate_discovered();
         if let Some(workspace) = &engine.config.workspace {
-            HookLoader::new(workspace).apply(&engine.registry)?;
+            if let Err(error) = HookLoader::new(workspace).apply(&engine.registry) {
+                engine.registry.set_config_error(Some(error));
+            }
         }
         Ok(engine)
+    }
+
+    /// The error of the workspace's `.radium/hooks.toml` when it could not
+    /// be applied: an [`Error::Config`] naming the
+    /// file, line and column (`<file>:<line>:<column>: <message>`; line and
+    /// column are 0 for a file that could not be read). While there is one,
+    /// every chain with a hook to run fails with it (`hooks-execute`, the
+    /// edit commands through their tool hooks, `step`), and `hooks-list`
+    /// carries it in its `warnings`. `None` when the file was applied or
+    /// there is none.
+    pub fn config_error(&self) -> Option<Error> {
+        self.registry.config_error()
     }
 
     /// The engine's hook registry.

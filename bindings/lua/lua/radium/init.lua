@@ -104,6 +104,10 @@ local Engine = {}
 Engine.__index = Engine
 
 --- Creates an engine. `opts`: { workspace = "/path" } (applies its .radium/hooks.toml).
+--- A broken hooks.toml does not stop the engine: none of it is applied, and
+--- every chain with a hook to run raises its error (naming hooks.toml:LINE:COL)
+--- until a new engine reads the fixed file; the "hooks-list" request carries
+--- it in `warnings`. Requests that run no hook work as usual.
 function M.new(opts)
   if opts ~= nil then
     check_type(opts, "table", "the engine options")
@@ -164,6 +168,7 @@ function Engine:disable(name)
 end
 
 --- The registered hooks: a list of { name, hook_type, priority, enabled, matcher, timeout_ms }.
+--- (A broken hooks.toml is reported by `execute` and the "hooks-list" request, not here.)
 function Engine:list()
   return decode(call(self._handle.list, self._handle))
 end
@@ -171,6 +176,7 @@ end
 --- Runs a chain now, on this thread, and returns its outcome:
 --- { hook_type, status, data, stopped_by, hooks = { { name, status, duration_ns, error } }, duration_ns }.
 --- Blocks while a script hook runs: use execute_async for chains that may wait.
+--- Raises the workspace hooks.toml's error when it is broken and the chain has a hook to run.
 function Engine:execute(hook_type, data)
   check_type(hook_type, "string", "the hook type")
   return call(self._handle.execute, self._handle, hook_type, data)
@@ -198,6 +204,7 @@ end
 --- later on Neovim's main loop. Lua hooks run on the main loop; script hooks
 --- run in the background while Neovim stays responsive.
 --- `opts`: { timeout_ms = N } ends the chain after N ms (status "deadline_exceeded").
+--- A broken hooks.toml raises at once, as in `execute`.
 function Engine:execute_async(hook_type, data, callback, opts)
   check_type(hook_type, "string", "the hook type")
   check_type(callback, "function", "the callback")
