@@ -324,6 +324,17 @@ async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::UnboundedReceive
                 "message": format!("the agent sent a line that is not JSON-RPC (ignored): {line}"),
             })),
             Incoming::Closed => {
+                // Its output ended: give the process a moment to exit, so
+                // the error can say how it ended.
+                for _ in 0..100 {
+                    let exited = lock(&session.guard)
+                        .as_mut()
+                        .is_none_or(|g| g.exited().is_some());
+                    if exited {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
                 // Requests still waiting get no answer: their senders drop.
                 session.conn.fail_pending();
                 let why = session.ended("");
