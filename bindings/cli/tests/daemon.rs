@@ -50,13 +50,8 @@ impl Drop for Env {
     }
 }
 
-fn out(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+mod common;
+use common::{err, out};
 
 fn tag_of(o: &Output) -> String {
     out(o)

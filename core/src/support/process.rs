@@ -167,31 +167,9 @@ pub(crate) async fn run_process(
     spec: ProcessSpec,
     input: Vec<u8>,
 ) -> Result<ProcessOutput, String> {
-    let mut command = tokio::process::Command::new(&spec.program);
-    command
-        .args(&spec.args)
-        .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    if let Some(cwd) = &spec.cwd {
-        command.current_dir(cwd);
-    }
-    let mut child = command
-        .spawn()
-        .map_err(|e| format!("cannot run `{}`: {e}", spec.program.display()))?;
-    let stdin = child.stdin.take();
-    let stdout = child.stdout.take();
-    let stderr = child.stderr.take();
-    let mut running = Running {
-        pgid: child.id().and_then(|id| i32::try_from(id).ok()),
-        child: Some(child),
-    };
-    if let Some(pgid) = running.pgid {
-        track_group(pgid);
-    }
+    let (stdin, stdout, stderr, mut running) = start(&spec)?;
+    let stdin = Some(stdin);
+    let (stdout, stderr) = (Some(stdout), Some(stderr));
     let cap = spec.max_output;
     let write = async move {
         if let Some(mut stdin) = stdin {
@@ -262,6 +240,25 @@ impl ProcessGuard {
 /// Starts `spec` in its own process group with piped stdio. Must run inside
 /// the engine's runtime.
 pub(crate) fn spawn_process(spec: &ProcessSpec) -> Result<Spawned, String> {
+    let (stdin, stdout, stderr, running) = start(spec)?;
+    Ok(Spawned {
+        stdin,
+        stdout,
+        stderr,
+        guard: ProcessGuard(running),
+    })
+}
+
+type Pipes = (
+    tokio::process::ChildStdin,
+    tokio::process::ChildStdout,
+    tokio::process::ChildStderr,
+    Running,
+);
+
+/// Starts `spec`: no shell, its own process group (tracked for the exit
+/// handler), piped stdio.
+fn start(spec: &ProcessSpec) -> Result<Pipes, String> {
     let mut command = tokio::process::Command::new(&spec.program);
     command
         .args(&spec.args)
@@ -277,11 +274,7 @@ pub(crate) fn spawn_process(spec: &ProcessSpec) -> Result<Spawned, String> {
     let mut child = command
         .spawn()
         .map_err(|e| format!("cannot run `{}`: {e}", spec.program.display()))?;
-    let (Some(stdin), Some(stdout), Some(stderr)) =
-        (child.stdin.take(), child.stdout.take(), child.stderr.take())
-    else {
-        return Err(format!("`{}` has no pipes", spec.program.display()));
-    };
+    let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
     let running = Running {
         pgid: child.id().and_then(|id| i32::try_from(id).ok()),
         child: Some(child),
@@ -289,10 +282,8 @@ pub(crate) fn spawn_process(spec: &ProcessSpec) -> Result<Spawned, String> {
     if let Some(pgid) = running.pgid {
         track_group(pgid);
     }
-    Ok(Spawned {
-        stdin,
-        stdout,
-        stderr,
-        guard: ProcessGuard(running),
-    })
+    match pipes {
+        (Some(stdin), Some(stdout), Some(stderr)) => Ok((stdin, stdout, stderr, running)),
+        _ => Err(format!("`{}` has no pipes", spec.program.display())),
+    }
 }
