@@ -244,6 +244,10 @@ async fn turn(
             "turn_end" => {
                 if !options.json {
                     say("\n");
+                    match event["stop_reason"].as_str() {
+                        Some("end_turn") | None => {}
+                        Some(other) => say(&format!("[stopped: {other}]\n")),
+                    }
                     if let Some(tag) = event["tag"].as_str() {
                         say(&format!("[tag: {tag}]\n"));
                     }
