@@ -46,13 +46,12 @@ impl EditSession {
         let mut warnings = Vec::new();
         let Some(point) = self.history.session.tags.get(tag).cloned() else {
             let whose = if tag.split('-').next() == Some(self.project.tag_prefix()) {
-                "unknown tag `{tag}` (too old or never issued)"
+                format!("unknown tag `{tag}` (too old or never issued)")
             } else {
-                "tag `{tag}` belongs to another project (or is not a tag)"
+                format!("tag `{tag}` belongs to another project (or is not a tag)")
             };
             warnings.push(format!(
-                "{}; nothing undone, and this request starts a conversation of its own",
-                whose.replace("{tag}", tag)
+                "{whose}; nothing undone, and this request starts a conversation of its own"
             ));
             return (None, warnings);
         };

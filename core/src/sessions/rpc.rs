@@ -12,6 +12,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::support::json::check_json_depth;
+use crate::support::lock::unpoisoned as lock;
 
 /// The longest line an agent may send: 64 MiB (a whole file in a diff).
 pub const MAX_LINE: usize = 64 << 20;
@@ -52,13 +53,9 @@ pub(crate) enum Incoming {
 /// The client side of one agent's connection.
 pub(crate) struct Connection {
     out: mpsc::UnboundedSender<String>,
-    pending: Arc<Mutex<HashMap<u64, oneshot::Sender<Answer>>>>,
+    pending: Mutex<HashMap<u64, oneshot::Sender<Answer>>>,
     next_id: AtomicU64,
     stderr: Arc<Mutex<Vec<u8>>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl Connection {
@@ -71,7 +68,6 @@ impl Connection {
     ) -> (Self, mpsc::UnboundedReceiver<Incoming>) {
         let (out, mut lines) = mpsc::unbounded_channel::<String>();
         let (incoming, received) = mpsc::unbounded_channel();
-        let pending: Arc<Mutex<HashMap<u64, oneshot::Sender<Answer>>>> = Arc::default();
         let tail: Arc<Mutex<Vec<u8>>> = Arc::default();
         tokio::spawn(async move {
             let mut stdin = stdin;
@@ -98,7 +94,7 @@ impl Connection {
         tokio::spawn(read_loop(stdout, incoming));
         let connection = Connection {
             out,
-            pending,
+            pending: Mutex::default(),
             next_id: AtomicU64::new(1),
             stderr: tail,
         };

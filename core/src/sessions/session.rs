@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -17,6 +17,7 @@ use super::rpc::{Connection, Incoming, RpcError};
 use crate::agents::config::AgentConfig;
 use crate::error::{Error, Result};
 use crate::hooks::registry::HookRegistry;
+pub(crate) use crate::support::lock::unpoisoned as lock;
 use crate::support::process::{spawn_process, ProcessGuard, ProcessSpec};
 
 /// The ACP version radium speaks.
@@ -69,14 +70,10 @@ pub struct AgentSession {
     pub(crate) history_depth: u64,
     pub(crate) registry: HookRegistry,
     pub(crate) conn: Connection,
-    /// The agent's own id of the session.
-    pub(crate) acp_id: Mutex<String>,
+    /// The agent's own id of the session (set once it answers `session/new`).
+    pub(crate) acp_id: OnceLock<String>,
     pub(crate) state: Mutex<State>,
     guard: Mutex<Option<ProcessGuard>>,
-}
-
-pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// What opening needs besides the agent.
@@ -125,7 +122,7 @@ impl AgentSession {
             history_depth: setup.history_depth,
             registry: setup.registry,
             conn,
-            acp_id: Mutex::new(String::new()),
+            acp_id: OnceLock::new(),
             state: Mutex::new(State::default()),
             guard: Mutex::new(Some(spawned.guard)),
         });
@@ -165,7 +162,7 @@ impl AgentSession {
                 session.agent.id
             )));
         };
-        acp_id.clone_into(&mut lock(&session.acp_id));
+        let _ = session.acp_id.set(acp_id.to_owned());
         Ok(session)
     }
 
@@ -214,7 +211,7 @@ impl AgentSession {
 
     /// The agent's session id.
     pub fn acp_session_id(&self) -> String {
-        lock(&self.acp_id).clone()
+        self.acp_id.get().cloned().unwrap_or_default()
     }
 
     /// The dog tag after the agent's last write (pass it to `undo`).

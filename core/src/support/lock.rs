@@ -1,12 +1,20 @@
-//! Whole-file locks (`flock`) that serialise processes: the project's write
-//! lock and the daemon's one-per-home lock. A lock is released when its file
-//! is closed, and so when its process ends, however it ends.
+//! Locks: whole-file locks (`flock`) that serialise processes (the project's
+//! write lock and the daemon's one-per-home lock; released when the file is
+//! closed, and so when the process ends, however it ends), and taking a
+//! mutex that a panicking thread left poisoned.
 
 use std::fs::File;
 use std::os::fd::AsRawFd as _;
 use std::path::Path;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use crate::error::{Error, Result};
+
+/// Locks `mutex`, going on with its data if a thread panicked holding it
+/// (the engine's state stays usable after a hook or a door panicked).
+pub(crate) fn unpoisoned<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 /// Opens (creating) `path` and takes an exclusive lock on it, waiting for it
 /// when `wait`; without `wait`, `Ok(None)` means another holder has it.
