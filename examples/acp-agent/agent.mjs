@@ -5,6 +5,8 @@
 //
 //   write <path> <text...>  asks permission (with a diff), then writes the file
 //                           through the client (fs/write_text_file)
+//   selfwrite <path> <text...>  the same, but writes the file to disk itself
+//                           (as Claude Code's adapter does)
 //   read <path>             reads the file through the client and quotes it
 //   plan                    sends a plan
 //   think                   sends a thought first
@@ -14,10 +16,13 @@
 //   hang                    never ends the turn
 //   big                     sends one 10 MB chunk
 //   escape                  tries to write /tmp/radium-escape-<pid>.txt
+//   ghost                   asks permission for a tool call it never announced,
+//                           then for one with no id, and says what it was told
 //   anything else           echoes it, and names the context it was given
 //
 // `--hang-initialize` never answers `initialize`.
 import { createInterface } from 'node:readline'
+import { readFileSync, writeFileSync } from 'node:fs'
 
 const hangInitialize = process.argv.includes('--hang-initialize')
 let nextId = 1
@@ -40,10 +45,12 @@ function say (sessionId, text) {
 }
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
-async function writeFile (sessionId, path, text) {
+async function writeFile (sessionId, path, text, itself = false) {
   const toolCallId = `call-${nextId++}`
   let oldText = null
-  try { oldText = (await request('fs/read_text_file', { sessionId, path })).content } catch {}
+  try {
+    oldText = itself ? readFileSync(path, 'utf8') : (await request('fs/read_text_file', { sessionId, path })).content
+  } catch {}
   const diff = { type: 'diff', path, oldText, newText: text }
   update(sessionId, {
     sessionUpdate: 'tool_call', toolCallId, title: `Write ${path}`, kind: 'edit',
@@ -63,8 +70,9 @@ async function writeFile (sessionId, path, text) {
     return
   }
   try {
-    await request('fs/write_text_file', { sessionId, path, content: text })
-    update(sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: 'completed' })
+    if (itself) writeFileSync(path, text)
+    else await request('fs/write_text_file', { sessionId, path, content: text })
+    update(sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: 'completed', rawOutput: { written: path } })
     say(sessionId, `I wrote ${path}.`)
   } catch (e) {
     update(sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: 'failed' })
@@ -80,6 +88,7 @@ async function prompt (id, { sessionId, prompt }) {
   const abs = (p) => (p.startsWith('/') ? p : `${cwd}/${p}`)
   switch (verb) {
     case 'write': await writeFile(sessionId, abs(arg), rest.join(' ') + '\n'); break
+    case 'selfwrite': await writeFile(sessionId, abs(arg), rest.join(' ') + '\n', true); break
     case 'escape': await writeFile(sessionId, `/tmp/radium-escape-${process.pid}.txt`, 'out\n'); break
     case 'read': {
       const { content } = await request('fs/read_text_file', { sessionId, path: abs(arg) })
@@ -106,6 +115,16 @@ async function prompt (id, { sessionId, prompt }) {
       process.stderr.write('example agent: the model went away\n')
       process.exit(3)
       break
+    case 'ghost': {
+      const options = [{ optionId: 'allow', name: 'Allow', kind: 'allow_once' }, { optionId: 'reject', name: 'Reject', kind: 'reject_once' }]
+      const first = await request('session/request_permission', { sessionId, toolCall: { toolCallId: 'never-announced', title: 'Ghost tool' }, options })
+      say(sessionId, `unannounced: ${JSON.stringify(first.outcome)}\n`)
+      try {
+        const second = await request('session/request_permission', { sessionId, toolCall: { title: 'No id' }, options })
+        say(sessionId, `no id: ${JSON.stringify(second.outcome)}`)
+      } catch (e) { say(sessionId, `no id: error ${e.message}`) }
+      break
+    }
     case 'hang': say(sessionId, 'Waiting forever.'); return
     case 'big': say(sessionId, 'x'.repeat(10 << 20)); break
     default: {

@@ -22,7 +22,9 @@
 //! `protocol = "acp"` names a coding agent spoken to in the Agent Client
 //! Protocol (one long-lived process per session: Claude Code, Gemini CLI,
 //! Codex, OpenCode); `start_timeout` (default 30s) bounds its start and
-//! `silence_timeout` (default 300s) a turn in which it sends nothing.
+//! `silence_timeout` (default 300s) a turn in which it sends nothing;
+//! `permission_timeout` (default 300s) is how long a permission request
+//! waits for the door's answer before it is rejected.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -41,6 +43,9 @@ pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The default time a turn may go without a message from the agent.
 pub const DEFAULT_SILENCE_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// How long an ACP agent's permission request waits for the door by default.
+pub const DEFAULT_PERMISSION_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// How radium speaks to an agent.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -76,6 +81,9 @@ pub struct AgentConfig {
     /// The time a turn may go without a message from the agent.
     #[serde(rename = "silence_timeout_ms", serialize_with = "ser_ms")]
     pub silence_timeout: Duration,
+    /// How long a permission request waits for the door before it is rejected.
+    #[serde(rename = "permission_timeout_ms", serialize_with = "ser_ms")]
+    pub permission_timeout: Duration,
     /// Where the agent runs.
     pub cwd: PathBuf,
     /// The file that configured it.
@@ -105,6 +113,7 @@ struct RawAgent {
     protocol: AgentProtocol,
     start_timeout: Option<toml::Value>,
     silence_timeout: Option<toml::Value>,
+    permission_timeout: Option<toml::Value>,
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
@@ -175,6 +184,11 @@ pub fn parse_agents(text: &str, path: &Path, workspace: Option<&Path>) -> Result
             "silence_timeout",
             DEFAULT_SILENCE_TIMEOUT,
         )?;
+        let permission_timeout = limit(
+            agent.permission_timeout,
+            "permission_timeout",
+            DEFAULT_PERMISSION_TIMEOUT,
+        )?;
         agents.push(AgentConfig {
             id: agent.id,
             command,
@@ -183,6 +197,7 @@ pub fn parse_agents(text: &str, path: &Path, workspace: Option<&Path>) -> Result
             protocol: agent.protocol,
             start_timeout,
             silence_timeout,
+            permission_timeout,
             cwd: workspace.unwrap_or(folder).to_owned(),
             source: path.to_owned(),
         });

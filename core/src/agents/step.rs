@@ -175,7 +175,7 @@ async fn run_agent(
 /// The error chains, run asynchronously: returns the final message and an
 /// optional recovery answer; `None` message means an interception hook
 /// handled the error. A broken hook configuration is an error.
-async fn handle_error(
+pub(crate) async fn handle_error(
     registry: &HookRegistry,
     error: ErrorHookContext,
 ) -> Result<(Option<String>, Option<String>)> {

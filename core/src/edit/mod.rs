@@ -158,6 +158,41 @@ impl EditSession {
         })
     }
 
+    /// Records a write made by someone else (an agent that writes files
+    /// itself): `before` is the file's text before it (None: it was missing),
+    /// the file's text now is what was written. Recorded in `tag`'s
+    /// conversation (a new one without a tag) like any other edit, so `undo`
+    /// and a rewind take it back. `None` when the file did not change.
+    pub fn record_written(
+        &mut self,
+        path: &Path,
+        before: Option<&str>,
+        tag: Option<&str>,
+    ) -> Result<Option<EditOutcome>> {
+        let shown = path.to_string_lossy().into_owned();
+        let file = self.project.confine_write(&shown)?;
+        let after = read_text(&file, &shown)?;
+        if before == Some(after.as_str()) {
+            return Ok(None);
+        }
+        let (chain, warnings) = match tag {
+            Some(tag) => self.rewind(tag),
+            None => (None, Vec::new()),
+        };
+        self.chain = chain.unwrap_or_else(Self::new_chain);
+        let cs = self
+            .history
+            .record(&self.chain, "agent-write", &file, before, &after)?;
+        let chain = self.chain.clone();
+        let tag = self.new_tag(&chain);
+        self.history.save()?;
+        Ok(Some(EditOutcome {
+            data: json!({"path": cs.file, "created": !cs.existed_before, "seq": cs.seq}),
+            tag: Some(tag),
+            warnings,
+        }))
+    }
+
     fn view(&self, args: &Map<String, Value>) -> Result<Value> {
         let shown = string_arg("view", args, "path")?;
         let path = self.project.confine(shown)?;

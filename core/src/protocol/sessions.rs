@@ -193,7 +193,7 @@ impl Engine {
         let _enter = runtime.enter();
         let rx = entry.session.prompt(blocks)?;
         if !wait {
-            entry.queue.forward(rx);
+            entry.queue.forward(rx, &entry.session);
             return Ok(Box::pin(std::future::ready(Ok(
                 json!({"session": entry.session.id, "running": true}),
             ))));

@@ -10,11 +10,13 @@ use tokio::sync::oneshot;
 
 use super::events::tool_call;
 use super::rpc::RpcError;
-use super::session::{lock, method_not_found, AgentSession, PermissionAnswer, PERMISSION_TIMEOUT};
+use super::session::{lock, method_not_found, AgentSession, PermissionAnswer};
+use super::tools::paths_of;
 use crate::edit::{EditSession, Project};
 use crate::error::Error;
 use crate::hooks::context::HookContext;
 use crate::hooks::hook_type::HookType;
+use crate::hooks::outcome::HookRunStatus;
 use crate::hooks::registry::ExecuteOptions;
 
 type Answer = std::result::Result<Value, RpcError>;
@@ -29,27 +31,21 @@ fn rpc_error(e: &Error) -> RpcError {
 /// Serves one request of the agent.
 pub(crate) async fn serve(session: &AgentSession, method: &str, params: Value) -> Answer {
     match method {
-        "session/request_permission" => Ok(permission(session, &params, PERMISSION_TIMEOUT).await),
+        "session/request_permission" => {
+            let call_id = params.pointer("/toolCall/toolCallId");
+            if !call_id.is_some_and(Value::is_string) {
+                return Err(RpcError {
+                    code: -32602,
+                    message: "`session/request_permission`: `toolCall.toolCallId` (a string) is missing".into(),
+                });
+            }
+            let limit = session.agent.permission_timeout;
+            Ok(permission(session, &params, limit).await)
+        }
         "fs/read_text_file" => read(session, &params),
         "fs/write_text_file" => write(session, &params).await,
         other => Err(method_not_found(other)),
     }
-}
-
-/// The paths a tool call names: its locations and its diffs.
-fn paths_of(call: &Value) -> Vec<String> {
-    let mut paths = Vec::new();
-    for list in ["locations", "content"] {
-        if let Some(items) = call.get(list).and_then(Value::as_array) {
-            paths.extend(
-                items
-                    .iter()
-                    .filter_map(|i| i.get("path").and_then(Value::as_str))
-                    .map(str::to_owned),
-            );
-        }
-    }
-    paths
 }
 
 async fn permission(session: &AgentSession, params: &Value, limit: Duration) -> Value {
@@ -71,6 +67,9 @@ async fn permission(session: &AgentSession, params: &Value, limit: Duration) -> 
     let reject = pick(&["reject_once", "reject_always"]);
     let call_id = call.get("toolCallId").cloned().unwrap_or(Value::Null);
     let decide = |allowed: bool, by: &str, reason: &str| {
+        if allowed {
+            session.watch(&call, true);
+        }
         session.emit(json!({
             "type": "permission_decided", "id": call_id, "allowed": allowed,
             "by": by, "reason": reason,
@@ -113,7 +112,13 @@ async fn permission(session: &AgentSession, params: &Value, limit: Duration) -> 
         return decide(false, &format!("hook:{}", stop.hook), &stop.reason);
     }
     if outcome.data.get("permission").and_then(Value::as_str) == Some("allow") {
-        return decide(true, "hook", "a before_tool hook allowed it");
+        let by = outcome
+            .hooks
+            .iter()
+            .rev()
+            .find(|run| run.status == HookRunStatus::Modified)
+            .map_or_else(|| "hook".to_owned(), |run| format!("hook:{}", run.name));
+        return decide(true, &by, "a before_tool hook allowed it");
     }
     // 3. the door (the editor asks the user).
     let (tx, rx) = oneshot::channel();
@@ -151,6 +156,9 @@ async fn permission(session: &AgentSession, params: &Value, limit: Duration) -> 
             };
             match chosen {
                 Some((allowed, option)) => {
+                    if allowed {
+                        session.watch(&call, true);
+                    }
                     session.emit(json!({
                         "type": "permission_decided", "id": call_id, "allowed": allowed,
                         "by": "door", "reason": "",
@@ -225,6 +233,7 @@ async fn write(session: &AgentSession, params: &Value) -> Answer {
     let tag = session.tag();
     let mut args = Map::new();
     args.insert("path".into(), Value::String(path.clone()));
+    let written = content.clone();
     args.insert("content".into(), Value::String(content));
     args.insert("overwrite".into(), Value::Bool(true));
     let work = tokio::task::spawn_blocking(move || {
@@ -237,6 +246,11 @@ async fn write(session: &AgentSession, params: &Value) -> Answer {
     match work {
         Ok(outcome) => {
             let seq = outcome.data.get("seq").cloned().unwrap_or(Value::Null);
+            if let Ok(file) = Project::open(&session.workspace, &session.radium_home)
+                .and_then(|p| p.confine(&path))
+            {
+                session.written_through_radium(&file, &written);
+            }
             lock(&session.state).tag.clone_from(&outcome.tag);
             session.emit(json!({"type": "write", "path": path, "tag": outcome.tag, "seq": seq}));
             Ok(json!({}))

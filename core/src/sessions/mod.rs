@@ -18,6 +18,7 @@ pub mod events;
 pub(crate) mod rpc;
 pub mod session;
 pub mod table;
+mod tools;
 mod turn;
 
 pub use events::SessionEvent;

@@ -23,8 +23,9 @@ use crate::support::process::{spawn_process, ProcessGuard, ProcessSpec};
 /// The ACP version radium speaks.
 pub const ACP_VERSION: u64 = 1;
 
-/// How long a permission request waits for the door before it is rejected.
-pub const PERMISSION_TIMEOUT: Duration = Duration::from_secs(300);
+/// How long a permission request waits for the door before it is rejected,
+/// unless the agent's `permission_timeout` says otherwise.
+pub const PERMISSION_TIMEOUT: Duration = crate::agents::config::DEFAULT_PERMISSION_TIMEOUT;
 
 /// A door's answer to a permission request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,6 +57,12 @@ pub(crate) struct State {
     pub buffers: HashMap<PathBuf, String>,
     /// Counter for permission event ids.
     pub next_permission: u64,
+    /// Tool calls of the running turn, with the files they may change.
+    pub watched: HashMap<String, super::tools::Watched>,
+    /// `after_tool` hooks still running.
+    pub tool_hooks: Vec<tokio::task::JoinHandle<()>>,
+    /// When the running turn's first text or thought chunk came.
+    pub first_chunk: Option<Instant>,
 }
 
 /// An open session with an ACP agent.
@@ -219,6 +226,11 @@ impl AgentSession {
         lock(&self.state).tag.clone()
     }
 
+    /// Whether the session has ended (closed, or its agent gone).
+    pub fn has_ended(&self) -> bool {
+        lock(&self.state).closed.is_some()
+    }
+
     /// Whether a turn is running.
     pub fn busy(&self) -> bool {
         lock(&self.state).sink.is_some()
@@ -297,13 +309,24 @@ async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::UnboundedReceive
         match message {
             Incoming::Notification { method, params } => {
                 if method == "session/update" {
-                    if let Some(event) = params.get("update").and_then(from_update) {
-                        if event["type"] == "text" {
-                            if let Some(t) = event["text"].as_str() {
-                                lock(&session.state).text.push_str(t);
+                    let update = params.get("update").unwrap_or(&Value::Null);
+                    if let Some(event) = from_update(update) {
+                        if event["type"] == "text" || event["type"] == "thought" {
+                            let mut state = lock(&session.state);
+                            state.first_chunk.get_or_insert_with(Instant::now);
+                            if let (Some(t), true) = (event["text"].as_str(), event["type"] == "text") {
+                                state.text.push_str(t);
                             }
                         }
+                        let kind = update.get("sessionUpdate").and_then(Value::as_str);
+                        if kind == Some("tool_call") {
+                            session.watch(update, false);
+                        }
                         session.emit(event);
+                        let status = update.get("status").and_then(Value::as_str);
+                        if matches!(status, Some("completed" | "failed")) {
+                            session.tool_finished(update).await;
+                        }
                     }
                 }
                 // Other notifications are ignored, as ACP asks.

@@ -13,23 +13,74 @@ use super::events::SessionEvent;
 use super::session::{lock, AgentSession};
 use crate::error::{Error, Result};
 
-/// Events of a session's turns, waiting for the door.
+/// Events of a session's turns, for the door: pushed to its subscriber when
+/// it has one ([`EventQueue::subscribe`]), else queued until it polls
+/// ([`EventQueue::take`]).
 #[derive(Default)]
 pub struct EventQueue {
     events: Mutex<VecDeque<SessionEvent>>,
     arrived: Notify,
+    subscriber: Mutex<Option<mpsc::UnboundedSender<SessionEvent>>>,
 }
 
 impl EventQueue {
-    /// Moves `rx`'s events into the queue until the turn ends.
-    pub fn forward(self: &Arc<Self>, mut rx: mpsc::UnboundedReceiver<SessionEvent>) {
+    /// Moves `rx`'s events (a turn of `session`) to the subscriber, or into
+    /// the queue, until the turn ends; when the session has ended with it,
+    /// the subscription ends too.
+    pub fn forward(
+        self: &Arc<Self>,
+        mut rx: mpsc::UnboundedReceiver<SessionEvent>,
+        session: &Arc<AgentSession>,
+    ) {
         let queue = Arc::clone(self);
+        let session = Arc::clone(session);
         tokio::spawn(async move {
             while let Some(event) = rx.recv().await {
-                lock(&queue.events).push_back(event);
-                queue.arrived.notify_waiters();
+                queue.push(event);
+            }
+            if session.has_ended() {
+                queue.close();
             }
         });
+    }
+
+    /// Hands one event to the subscriber, else queues it.
+    pub fn push(&self, event: SessionEvent) {
+        let mut subscriber = lock(&self.subscriber);
+        let event = match subscriber.as_ref() {
+            Some(tx) => match tx.send(event) {
+                Ok(()) => return,
+                Err(back) => {
+                    // The subscriber went away: poll again.
+                    *subscriber = None;
+                    back.0
+                }
+            },
+            None => event,
+        };
+        lock(&self.events).push_back(event);
+        drop(subscriber);
+        self.arrived.notify_waiters();
+    }
+
+    /// Every event from now on (and those queued so far, first) on the
+    /// returned channel, for the session's whole life: it ends when the
+    /// session closes, or when another subscriber takes its place. While a
+    /// subscriber holds it, `take` finds nothing.
+    pub fn subscribe(&self) -> mpsc::UnboundedReceiver<SessionEvent> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut subscriber = lock(&self.subscriber);
+        for event in lock(&self.events).drain(..) {
+            let _ = tx.send(event);
+        }
+        *subscriber = Some(tx);
+        rx
+    }
+
+    /// Ends the subscription (its channel closes).
+    pub fn close(&self) {
+        lock(&self.subscriber).take();
+        self.arrived.notify_waiters();
     }
 
     /// The events queued so far, waiting up to `wait` for the first.
@@ -57,6 +108,24 @@ pub struct Entry {
     pub session: Arc<AgentSession>,
     /// Its events, for doors that poll.
     pub queue: Arc<EventQueue>,
+}
+
+impl Entry {
+    /// The callback form of [`EventQueue::subscribe`]: `f` gets each event of
+    /// the session, in order, on one of the engine's runtime threads (never
+    /// two calls at once), then `None` once the session has ended or
+    /// another subscriber took its place.
+    pub fn on_event(&self, mut f: impl FnMut(Option<SessionEvent>) + Send + 'static) -> Result<()> {
+        let runtime = self.session.registry.runtime_handle()?;
+        let mut rx = self.queue.subscribe();
+        runtime.spawn(async move {
+            while let Some(event) = rx.recv().await {
+                f(Some(event));
+            }
+            f(None);
+        });
+        Ok(())
+    }
 }
 
 /// The sessions of one engine.
@@ -103,7 +172,13 @@ impl Sessions {
     pub fn close(&self, id: &str) -> Result<()> {
         let entry = self.get(id)?;
         lock(&self.open).remove(id);
+        let busy = entry.session.busy();
         entry.session.close();
+        // A running turn's forwarder ends the subscription after the turn's
+        // last event; with no turn, it ends now.
+        if !busy {
+            entry.queue.close();
+        }
         Ok(())
     }
 
@@ -132,6 +207,7 @@ impl Sessions {
             .collect();
         for entry in all {
             entry.session.close();
+            entry.queue.close();
         }
     }
 }

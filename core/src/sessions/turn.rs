@@ -12,7 +12,8 @@ use super::events::SessionEvent;
 use super::session::{lock, AgentSession};
 use crate::editor::extract::extract_code_blocks;
 use crate::error::{Error, Result};
-use crate::hooks::context::HookContext;
+use crate::agents::step::handle_error;
+use crate::hooks::context::{ErrorHookContext, HookContext, TelemetryHookContext};
 use crate::hooks::hook_type::HookType;
 use crate::hooks::registry::ExecuteOptions;
 
@@ -26,11 +27,55 @@ fn prompt_text(prompt: &[Value]) -> String {
         .join("\n")
 }
 
-fn error_event(e: &Error) -> SessionEvent {
-    json!({"type": "error", "code": e.code(), "message": e.to_string()})
-}
 
 impl AgentSession {
+    /// The error event that ends a failed turn, after the error hooks
+    /// (`error_interception`, `error_transformation`, `error_recovery`,
+    /// `error_logging`) saw it: a transformed message replaces the error's,
+    /// and a recovery answer is carried as `recovery`.
+    async fn failed(&self, e: &Error) -> SessionEvent {
+        let context = ErrorHookContext::new(e.to_string(), e.code())
+            .with_source(format!("session {} (agent {})", self.id, self.agent.id));
+        let mut event = json!({"type": "error", "code": e.code(), "message": e.to_string()});
+        if let Ok((message, recovery)) = handle_error(&self.registry, context).await {
+            if let Some(message) = message {
+                event["message"] = json!(message);
+            }
+            if let Some(recovery) = recovery {
+                event["recovery"] = json!(recovery);
+            }
+        }
+        event
+    }
+
+    /// The turn's timings: time to the first chunk and the whole turn, in ms.
+    fn timings(&self, started: Instant) -> Value {
+        let first = lock(&self.state).first_chunk;
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
+        json!({
+            "first_chunk_ms": first.map(|f| ms(f.saturating_duration_since(started))),
+            "turn_ms": ms(started.elapsed()),
+        })
+    }
+
+    /// The telemetry hooks (`performance_monitoring`, `telemetry_collection`)
+    /// get each turn: `event_type: "turn"`, agent, session, how it ended, timings.
+    async fn telemetry(&self, last: &SessionEvent, timings: &Value) {
+        let data = json!({
+            "agent": self.agent.id,
+            "session": self.id,
+            "stop_reason": last.get("stop_reason").cloned().unwrap_or(Value::Null),
+            "error": last.get("code").cloned().unwrap_or(Value::Null),
+            "timings": timings,
+        });
+        let event = TelemetryHookContext::new("turn", data);
+        for hook_type in [HookType::PerformanceMonitoring, HookType::TelemetryCollection] {
+            self.registry
+                .execute_async(event.to_hook_context(hook_type), ExecuteOptions::default())
+                .await;
+        }
+    }
+
     /// Starts a turn with `prompt` (ACP content blocks: `text`, `resource`,
     /// `resource_link`). Its events arrive on the returned receiver while it
     /// runs; the last one is `turn_end` or `error`.
@@ -56,13 +101,23 @@ impl AgentSession {
             state.sink = Some(tx);
             state.text.clear();
             state.last_heard = Some(Instant::now());
+            state.first_chunk = None;
         }
         let session = Arc::clone(self);
         self.registry.runtime_handle()?.spawn(async move {
-            let last = match session.run_turn(prompt).await {
+            let started = Instant::now();
+            let outcome = session.run_turn(prompt).await;
+            session.settle_tools().await;
+            let mut last = match outcome {
                 Ok(end) => end,
-                Err(e) => error_event(&e),
+                Err(e) => session.failed(&e).await,
             };
+            let timings = session.timings(started);
+            session.telemetry(&last, &timings).await;
+            if last["type"] == "turn_end" {
+                last["tag"] = json!(session.tag());
+                last["timings"] = timings;
+            }
             let sink = lock(&session.state).sink.take();
             if let Some(sink) = sink {
                 let _ = sink.send(last);

@@ -6,6 +6,8 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+mod agent_tools;
+
 use radium_core::{Engine, EngineConfig, FnHook, HookResult, HookType};
 use serde_json::{json, Value};
 

@@ -1,0 +1,209 @@
+//! What the agent's tool calls did. Some agents write files themselves after
+//! a permission request (Claude Code's adapter does) instead of through
+//! `fs/write_text_file`: radium reads the files a tool call names before it
+//! runs (when the call is announced as an edit, and when it is allowed) and
+//! records what changed once the call completes, as an edit of the session's
+//! conversation, so `undo` and a rewind take it back like any other. Then the
+//! `after_tool` hooks see the call's result and its diffs.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use serde_json::{json, Value};
+
+use super::session::{lock, AgentSession};
+use crate::edit::{EditSession, Project};
+use crate::error::Error;
+use crate::hooks::context::HookContext;
+use crate::hooks::hook_type::HookType;
+use crate::hooks::registry::ExecuteOptions;
+use crate::support::atomic::read_text_file;
+
+/// A tool call radium keeps an eye on.
+#[derive(Default)]
+pub(crate) struct Watched {
+    /// Its title (the tool's name for the hooks).
+    pub title: String,
+    /// Its arguments as the agent sent them.
+    pub raw_input: Value,
+    /// The files it names, with their text before it ran (None: missing).
+    pub files: HashMap<PathBuf, Option<String>>,
+}
+
+/// The paths a tool call names: its locations and its diffs.
+pub(crate) fn paths_of(call: &Value) -> Vec<String> {
+    let mut paths = Vec::new();
+    for list in ["locations", "content"] {
+        if let Some(items) = call.get(list).and_then(Value::as_array) {
+            paths.extend(
+                items
+                    .iter()
+                    .filter_map(|i| i.get("path").and_then(Value::as_str))
+                    .map(str::to_owned),
+            );
+        }
+    }
+    paths
+}
+
+/// Whether a tool call (as announced) may change files.
+fn writes_files(call: &Value) -> bool {
+    matches!(
+        call.get("kind").and_then(Value::as_str),
+        Some("edit" | "delete" | "move")
+    ) || call
+        .get("content")
+        .and_then(Value::as_array)
+        .is_some_and(|c| c.iter().any(|i| i["type"] == "diff"))
+}
+
+impl AgentSession {
+    /// Notes a tool call (from a `tool_call` update or a permission request):
+    /// its title and arguments, and, when it may change files (or `allowed`
+    /// says it is about to run), the text of each file it names inside the
+    /// workspace that is not read yet.
+    pub(crate) fn watch(&self, call: &Value, allowed: bool) {
+        let Some(id) = call.get("toolCallId").and_then(Value::as_str) else {
+            return;
+        };
+        let snapshot = allowed || writes_files(call);
+        let files: Vec<PathBuf> = if snapshot {
+            match Project::open(&self.workspace, &self.radium_home) {
+                Ok(project) => paths_of(call)
+                    .iter()
+                    .filter_map(|p| project.confine_write(p).ok())
+                    .collect(),
+                Err(_) => Vec::new(),
+            }
+        } else {
+            Vec::new()
+        };
+        let mut state = lock(&self.state);
+        let watched = state.watched.entry(id.to_owned()).or_default();
+        if let Some(title) = call.get("title").and_then(Value::as_str) {
+            title.clone_into(&mut watched.title);
+        }
+        if let Some(input) = call.get("rawInput") {
+            watched.raw_input = input.clone();
+        }
+        for file in files {
+            watched
+                .files
+                .entry(file)
+                .or_insert_with_key(|f| read_text_file(f).ok());
+        }
+    }
+
+    /// A file the agent wrote through radium: the tool calls watching it
+    /// now start from that text, so it is not recorded twice.
+    pub(crate) fn written_through_radium(&self, file: &PathBuf, text: &str) {
+        let mut state = lock(&self.state);
+        for watched in state.watched.values_mut() {
+            if let Some(before) = watched.files.get_mut(file) {
+                *before = Some(text.to_owned());
+            }
+        }
+    }
+
+    /// Records what the files a tool call names hold now, when it changed
+    /// since they were read, as the session's edits; answers the diffs.
+    async fn record_files(&self, files: HashMap<PathBuf, Option<String>>) -> Vec<Value> {
+        let mut diffs = Vec::new();
+        let mut files: Vec<_> = files.into_iter().collect();
+        files.sort_by(|a, b| a.0.cmp(&b.0));
+        for (file, before) in files {
+            let now = read_text_file(&file).ok();
+            if now == before {
+                continue;
+            }
+            let shown = file.to_string_lossy().into_owned();
+            let Some(after) = now else {
+                self.emit(json!({
+                    "type": "notice",
+                    "message": format!("the agent removed `{shown}`; radium records only files that exist, so undo cannot bring it back"),
+                }));
+                continue;
+            };
+            let (root, home, depth, tag) = (
+                self.workspace.clone(),
+                self.radium_home.clone(),
+                self.history_depth,
+                self.tag(),
+            );
+            let path = file.clone();
+            let old = before.clone();
+            let work = tokio::task::spawn_blocking(move || {
+                let mut edit = EditSession::open(&root, &home, depth)?;
+                edit.record_written(&path, old.as_deref(), tag.as_deref())
+            })
+            .await
+            .map_err(|e| Error::Runtime(format!("recording the write did not finish: {e}")))
+            .and_then(|r| r);
+            match work {
+                Ok(Some(outcome)) => {
+                    let seq = outcome.data.get("seq").cloned().unwrap_or(Value::Null);
+                    lock(&self.state).tag.clone_from(&outcome.tag);
+                    self.emit(json!({
+                        "type": "write", "path": shown, "tag": outcome.tag, "seq": seq,
+                        "by": "agent",
+                    }));
+                    diffs.push(json!({"path": shown, "old_text": before, "new_text": after}));
+                }
+                Ok(None) => {}
+                Err(e) => self.emit(json!({
+                    "type": "notice",
+                    "message": format!("the agent wrote `{shown}` itself and radium could not record it: {e}"),
+                })),
+            }
+        }
+        diffs
+    }
+
+    /// A tool call ended (`completed` or `failed`): its writes are recorded,
+    /// then the `after_tool` hooks run (without holding up the stream).
+    pub(crate) async fn tool_finished(self: &std::sync::Arc<Self>, update: &Value) {
+        let Some(id) = update.get("toolCallId").and_then(Value::as_str) else {
+            return;
+        };
+        let Some(watched) = lock(&self.state).watched.remove(id) else {
+            return;
+        };
+        let diffs = self.record_files(watched.files).await;
+        let context = json!({
+            "tool_name": watched.title,
+            "arguments": watched.raw_input,
+            "result": update.get("rawOutput").or_else(|| update.get("content")).cloned().unwrap_or(Value::Null),
+            "status": update.get("status").cloned().unwrap_or(Value::Null),
+            "diffs": diffs,
+            "tool_call_id": id,
+            "session": self.id,
+        });
+        let registry = self.registry.clone();
+        let task = tokio::spawn(async move {
+            registry
+                .execute_async(
+                    HookContext::new(HookType::AfterTool, context),
+                    ExecuteOptions::default(),
+                )
+                .await;
+        });
+        lock(&self.state).tool_hooks.push(task);
+    }
+
+    /// The end of a turn: tool calls that never said they completed have
+    /// their writes recorded now, and the `after_tool` hooks finish.
+    pub(crate) async fn settle_tools(&self) {
+        let left: Vec<Watched> = lock(&self.state)
+            .watched
+            .drain()
+            .map(|(_, w)| w)
+            .collect();
+        for watched in left {
+            self.record_files(watched.files).await;
+        }
+        let tasks = std::mem::take(&mut lock(&self.state).tool_hooks);
+        for task in tasks {
+            let _ = task.await;
+        }
+    }
+}
