@@ -143,6 +143,19 @@ typedef int32_t (*RadiumHookFn)(void *user_data,
  */
 typedef void (*RadiumDestroyFn)(void *user_data);
 
+/*
+ Receives one event of a session (see docs/sessions.md for the events):
+ `event_json` is a JSON object with `type`, NUL-terminated, `event_len`
+ bytes without the NUL, valid only during the call.
+
+ It runs on a thread radium starts for the subscription (never the
+ thread that subscribed), one call at a time, in the order the agent sent
+ them. It may call any radium function, `radium_request` included (answer
+ a `permission` event with `session-permission` there or later from any
+ thread), except `radium_engine_free` of its own engine.
+ */
+typedef void (*RadiumSessionEventFn)(void *user_data, const char *event_json, size_t event_len);
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -286,6 +299,28 @@ enum RadiumStatus radium_request(const struct RadiumEngine *engine,
                                  const char *request_json,
                                  char **response_json_out,
                                  struct RadiumError **error);
+
+/*
+ Calls `callback` with every event of session `session_id` (the `session`
+ a `session-new` request answered), from now until the session ends: it
+ is closed (`session-close`), its agent is gone, its engine is freed, or
+ another subscription to it takes its place. Then `destroy` (when not
+ NULL) is called once with `user_data`, from the same thread, after the
+ last event. Events that arrived before this call and were not polled come
+ first. While subscribed, `session-events` finds nothing to poll; a
+ `session-prompt` with `wait: true` still answers with its own events.
+
+ Fails with `RADIUM_STATUS_INVALID_ARGUMENT` for a NULL callback or an
+ unknown session (the message lists the open ones), and with
+ `RADIUM_STATUS_INTERNAL` when the thread cannot start; the caller then
+ keeps `user_data` and `destroy` is not called.
+ */
+enum RadiumStatus radium_session_subscribe(const struct RadiumEngine *engine,
+                                           const char *session_id,
+                                           RadiumSessionEventFn callback,
+                                           void *user_data,
+                                           RadiumDestroyFn destroy,
+                                           struct RadiumError **error);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -23,6 +23,8 @@ mod engine;
 mod hooks;
 // Running chains, and the JSON request door.
 mod requests;
+// Events of agent sessions pushed to C.
+mod sessions;
 
 pub use crate::engine::{radium_engine_free, radium_engine_new, RadiumEngine};
 pub use crate::errors::{
@@ -34,6 +36,7 @@ pub use crate::hooks::{
     RadiumHookReply,
 };
 pub use crate::requests::{radium_hooks_execute, radium_request};
+pub use crate::sessions::{radium_session_subscribe, RadiumSessionEventFn};
 pub use crate::strings::radium_string_free;
 
 /// The ABI version of this header. A host checks `radium_abi_version() == RADIUM_ABI_VERSION`.
