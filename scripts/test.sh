@@ -25,6 +25,11 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 step "Rust tests (unit, integration, doc)"
 cargo test --workspace --exclude radium-lua
 
+step "real agents (Claude Code's ACP adapter, Gemini CLI from npm) against a scripted model server, through rad chat"
+bash scripts/ensure-apt.sh jq:jq
+cargo build -p radium-cli --quiet
+bash scripts/test-agents.sh
+
 step "C ABI: header, symbols, C and C++ programs (shared + static) under valgrind"
 bash scripts/test-c.sh
 

@@ -12,7 +12,7 @@ use radium_core::{
 use serde_json::Value;
 
 use crate::hook::{HostOnly, LuaHook};
-use crate::poll::{queue, PendingFuture};
+use crate::poll::{queue, subscribe, PendingFuture};
 use crate::values::{from_lua, lua_err, parse_json, to_lua};
 
 /// An engine, as Lua userdata.
@@ -171,6 +171,13 @@ impl UserData for LuaEngine {
                     }
                 };
                 queue(lua, future, callback)
+            },
+        );
+        methods.add_method(
+            "session_subscribe",
+            |lua, this, (session, callback): (String, Function)| {
+                let entry = this.engine.session(&session).map_err(lua_err)?;
+                subscribe(lua, entry.queue.subscribe(), callback)
             },
         );
         methods.add_method("request", |lua, this, request: mlua::Value| {

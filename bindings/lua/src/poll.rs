@@ -43,7 +43,12 @@ pub(crate) struct AsyncState {
     signal: Arc<Signal>,
     pub(crate) reader_fd: RefCell<Option<i32>>,
     pub(crate) pending: RefCell<Vec<(PendingFuture, Function)>>,
+    /// Event streams (a session's events), each with its callback.
+    pub(crate) streams: RefCell<Vec<(EventStream, Function)>>,
 }
+
+/// A stream of JSON events delivered on the main loop.
+pub(crate) type EventStream = tokio::sync::mpsc::UnboundedReceiver<Value>;
 
 impl AsyncState {
     fn new() -> LuaResult<Self> {
@@ -60,6 +65,7 @@ impl AsyncState {
             }),
             reader_fd: RefCell::new(Some(reader.into_raw_fd())),
             pending: RefCell::new(Vec::new()),
+            streams: RefCell::new(Vec::new()),
         })
     }
 }
@@ -101,6 +107,10 @@ pub(crate) fn poll(lua: &Lua, (): ()) -> LuaResult<usize> {
     *queue = still;
     let left = queue.len();
     drop(queue);
+    drop(state);
+    if let Err(e) = poll_streams(lua, &mut cx) {
+        first_error.get_or_insert(e);
+    }
     match first_error {
         Some(e) => Err(e),
         None => Ok(left),
@@ -111,6 +121,60 @@ pub(crate) fn poll(lua: &Lua, (): ()) -> LuaResult<usize> {
 pub(crate) fn queue(lua: &Lua, future: PendingFuture, callback: Function) -> LuaResult<()> {
     let state = async_state(lua)?;
     state.pending.borrow_mut().push((future, callback));
+    state.signal.wake_by_ref();
+    Ok(())
+}
+
+/// At most this many events of one stream are delivered in one poll, so a
+/// flood of chunks never holds the main loop long; the rest wait for the
+/// next turn of the loop (the stream wakes it again).
+const EVENTS_PER_POLL: usize = 256;
+
+/// Delivers the events that arrived on each stream; a stream that ended gets
+/// one last call with `nil` and is dropped.
+fn poll_streams(lua: &Lua, cx: &mut Context<'_>) -> LuaResult<()> {
+    let streams = std::mem::take(&mut *async_state(lua)?.streams.borrow_mut());
+    let mut still = Vec::new();
+    let mut first_error = None;
+    for (mut rx, callback) in streams {
+        let mut open = true;
+        for n in 0..=EVENTS_PER_POLL {
+            if n == EVENTS_PER_POLL {
+                cx.waker().wake_by_ref();
+                break;
+            }
+            match rx.poll_recv(cx) {
+                Poll::Ready(Some(event)) => {
+                    if let Err(e) = to_lua(lua, &event).and_then(|v| callback.call::<()>(v)) {
+                        first_error.get_or_insert(e);
+                    }
+                }
+                Poll::Ready(None) => {
+                    if let Err(e) = callback.call::<()>(mlua::Value::Nil) {
+                        first_error.get_or_insert(e);
+                    }
+                    open = false;
+                    break;
+                }
+                Poll::Pending => break,
+            }
+        }
+        if open {
+            still.push((rx, callback));
+        }
+    }
+    let state = async_state(lua)?;
+    let mut streams = state.streams.borrow_mut();
+    still.append(&mut streams);
+    *streams = still;
+    first_error.map_or(Ok(()), Err)
+}
+
+/// Delivers `stream`'s events to `callback` on the main loop, then `nil`
+/// when it ends.
+pub(crate) fn subscribe(lua: &Lua, stream: EventStream, callback: Function) -> LuaResult<()> {
+    let state = async_state(lua)?;
+    state.streams.borrow_mut().push((stream, callback));
     state.signal.wake_by_ref();
     Ok(())
 }

@@ -73,7 +73,50 @@ fn prompt_blocks(args: &Map<String, Value>) -> Result<Vec<Value>> {
             }
         }
     }
+    if let Some(files) = args.get("open_files").filter(|f| !f.is_null()) {
+        let bad = || {
+            Error::InvalidArgument(
+                "`session-prompt`: `open_files` must be a list of {path, text}".into(),
+            )
+        };
+        for file in files.as_array().ok_or_else(bad)? {
+            let path = file.get("path").and_then(Value::as_str).ok_or_else(bad)?;
+            let text = file.get("text").and_then(Value::as_str).ok_or_else(bad)?;
+            blocks.push(json!({
+                "type": "resource",
+                "resource": {"uri": format!("file://{path}"), "text": text, "mimeType": "text/plain"},
+            }));
+        }
+    }
     Ok(blocks)
+}
+
+/// The editor's unsaved buffers (`{path: text}`; `null` forgets one), which
+/// the agent's `fs/read_text_file` reads instead of the files on disk.
+fn set_buffers(entry: &Entry, buffers: Option<&Value>) -> Result<()> {
+    let Some(buffers) = buffers.filter(|b| !b.is_null()) else {
+        return Ok(());
+    };
+    let map = buffers.as_object().ok_or_else(|| {
+        Error::InvalidArgument(format!(
+            "`session-prompt`: `buffers` must be an object {{path: text}}, got {}",
+            json_kind(buffers)
+        ))
+    })?;
+    for (path, text) in map {
+        let text = match text {
+            Value::String(t) => Some(t.clone()),
+            Value::Null => None,
+            other => {
+                return Err(Error::InvalidArgument(format!(
+                    "`session-prompt`: the buffer of `{path}` must be text or null, got {}",
+                    json_kind(other)
+                )))
+            }
+        };
+        entry.session.set_buffer(path, text)?;
+    }
+    Ok(())
 }
 
 impl Engine {
@@ -188,6 +231,7 @@ impl Engine {
         let args = args_object(command, &request.args)?;
         let entry = self.session(string_arg(command, args, "session")?)?;
         let blocks = prompt_blocks(args)?;
+        set_buffers(&entry, args.get("buffers"))?;
         let wait = args.get("wait").and_then(Value::as_bool).unwrap_or(false);
         let runtime = self.registry.runtime_handle()?;
         let _enter = runtime.enter();

@@ -36,7 +36,9 @@ pub(crate) async fn serve(session: &AgentSession, method: &str, params: Value) -
             if !call_id.is_some_and(Value::is_string) {
                 return Err(RpcError {
                     code: -32602,
-                    message: "`session/request_permission`: `toolCall.toolCallId` (a string) is missing".into(),
+                    message:
+                        "`session/request_permission`: `toolCall.toolCallId` (a string) is missing"
+                            .into(),
                 });
             }
             let limit = session.agent.permission_timeout;
@@ -137,9 +139,11 @@ async fn permission(session: &AgentSession, params: &Value, limit: Duration) -> 
         .iter()
         .map(|o| json!({"id": o.get("optionId"), "name": o.get("name"), "kind": o.get("kind")}))
         .collect();
+    let mut shown_call = tool_call("tool_call", &call);
+    fill_old_texts(session, &mut shown_call);
     session.emit(json!({
         "type": "permission", "id": id,
-        "tool_call": tool_call("tool_call", &call), "options": shown,
+        "tool_call": shown_call, "options": shown,
     }));
     match tokio::time::timeout(limit, rx).await {
         Ok(Ok(Some(answer))) => {
@@ -182,6 +186,33 @@ async fn permission(session: &AgentSession, params: &Value, limit: Duration) -> 
                 "timeout",
                 &format!("nobody answered within {} s", limit.as_secs()),
             )
+        }
+    }
+}
+
+/// A diff whose `old_text` is null for a file that exists (some agents send
+/// a whole-file write that way) gets the file's text, so the door shows
+/// what the write replaces rather than a new file.
+fn fill_old_texts(session: &AgentSession, call: &mut Value) {
+    let Some(diffs) = call.get_mut("diffs").and_then(Value::as_array_mut) else {
+        return;
+    };
+    let Ok(project) = Project::open(&session.workspace, &session.radium_home) else {
+        return;
+    };
+    for diff in diffs {
+        if !diff["old_text"].is_null() {
+            continue;
+        }
+        let Some(path) = diff["path"].as_str() else {
+            continue;
+        };
+        let text = project
+            .confine(path)
+            .ok()
+            .and_then(|f| crate::support::atomic::read_text_file(&f).ok());
+        if let Some(text) = text {
+            diff["old_text"] = Value::String(text);
         }
     }
 }

@@ -63,6 +63,8 @@ pub(crate) struct State {
     pub tool_hooks: Vec<tokio::task::JoinHandle<()>>,
     /// When the running turn's first text or thought chunk came.
     pub first_chunk: Option<Instant>,
+    /// Whether a tool call came since the last text chunk.
+    pub tool_since_text: bool,
 }
 
 /// An open session with an ACP agent.
@@ -237,13 +239,16 @@ impl AgentSession {
     }
 
     /// Sets (or, with `None`, forgets) an unsaved buffer the agent reads
-    /// instead of the file on disk.
-    pub fn set_buffer(&self, path: PathBuf, text: Option<String>) {
+    /// instead of the file on disk. The path must be inside the workspace.
+    pub fn set_buffer(&self, path: &str, text: Option<String>) -> Result<()> {
+        let project = crate::edit::Project::open(&self.workspace, &self.radium_home)?;
+        let file = project.confine(path)?;
         let mut state = lock(&self.state);
         match text {
-            Some(text) => state.buffers.insert(path, text),
-            None => state.buffers.remove(&path),
+            Some(text) => state.buffers.insert(file, text),
+            None => state.buffers.remove(&file),
         };
+        Ok(())
     }
 
     /// Sends `event` to the running turn, if any.
@@ -311,15 +316,28 @@ async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::UnboundedReceive
                 if method == "session/update" {
                     let update = params.get("update").unwrap_or(&Value::Null);
                     if let Some(event) = from_update(update) {
+                        let kind = update.get("sessionUpdate").and_then(Value::as_str);
                         if event["type"] == "text" || event["type"] == "thought" {
+                            let chunk = event["text"].as_str().unwrap_or_default();
+                            if chunk.is_empty() {
+                                // Some agents open each block with an empty chunk.
+                                continue;
+                            }
                             let mut state = lock(&session.state);
                             state.first_chunk.get_or_insert_with(Instant::now);
-                            if let (Some(t), true) = (event["text"].as_str(), event["type"] == "text") {
-                                state.text.push_str(t);
+                            if event["type"] == "text" {
+                                // Text after a tool call is a new paragraph of the answer.
+                                if std::mem::take(&mut state.tool_since_text)
+                                    && !state.text.is_empty()
+                                    && !state.text.ends_with('\n')
+                                {
+                                    state.text.push_str("\n\n");
+                                }
+                                state.text.push_str(chunk);
                             }
                         }
-                        let kind = update.get("sessionUpdate").and_then(Value::as_str);
                         if kind == Some("tool_call") {
+                            lock(&session.state).tool_since_text = true;
                             session.watch(update, false);
                         }
                         session.emit(event);

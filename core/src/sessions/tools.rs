@@ -193,11 +193,7 @@ impl AgentSession {
     /// The end of a turn: tool calls that never said they completed have
     /// their writes recorded now, and the `after_tool` hooks finish.
     pub(crate) async fn settle_tools(&self) {
-        let left: Vec<Watched> = lock(&self.state)
-            .watched
-            .drain()
-            .map(|(_, w)| w)
-            .collect();
+        let left: Vec<Watched> = lock(&self.state).watched.drain().map(|(_, w)| w).collect();
         for watched in left {
             self.record_files(watched.files).await;
         }

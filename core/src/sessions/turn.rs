@@ -10,9 +10,9 @@ use tokio::sync::mpsc;
 
 use super::events::SessionEvent;
 use super::session::{lock, AgentSession};
+use crate::agents::step::handle_error;
 use crate::editor::extract::extract_code_blocks;
 use crate::error::{Error, Result};
-use crate::agents::step::handle_error;
 use crate::hooks::context::{ErrorHookContext, HookContext, TelemetryHookContext};
 use crate::hooks::hook_type::HookType;
 use crate::hooks::registry::ExecuteOptions;
@@ -26,7 +26,6 @@ fn prompt_text(prompt: &[Value]) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
-
 
 impl AgentSession {
     /// The error event that ends a failed turn, after the error hooks
@@ -69,7 +68,10 @@ impl AgentSession {
             "timings": timings,
         });
         let event = TelemetryHookContext::new("turn", data);
-        for hook_type in [HookType::PerformanceMonitoring, HookType::TelemetryCollection] {
+        for hook_type in [
+            HookType::PerformanceMonitoring,
+            HookType::TelemetryCollection,
+        ] {
             self.registry
                 .execute_async(event.to_hook_context(hook_type), ExecuteOptions::default())
                 .await;
@@ -102,6 +104,7 @@ impl AgentSession {
             state.text.clear();
             state.last_heard = Some(Instant::now());
             state.first_chunk = None;
+            state.tool_since_text = false;
         }
         let session = Arc::clone(self);
         self.registry.runtime_handle()?.spawn(async move {
@@ -185,11 +188,18 @@ impl AgentSession {
                     self.agent.id, e.message, e.code
                 )))
             }
-            Ok(Ok(r)) => r
-                .get("stopReason")
-                .and_then(Value::as_str)
-                .unwrap_or("end_turn")
-                .to_owned(),
+            Ok(Ok(r)) => {
+                // Some agents report the turn's usage in its answer only.
+                if let Some(usage) = r.get("usage").filter(|u| u.is_object()) {
+                    let mut event = usage.clone();
+                    event["type"] = json!("usage");
+                    self.emit(event);
+                }
+                r.get("stopReason")
+                    .and_then(Value::as_str)
+                    .unwrap_or("end_turn")
+                    .to_owned()
+            }
         };
         let text = lock(&self.state).text.clone();
         self.registry

@@ -55,10 +55,7 @@ fn an_agent_that_writes_files_itself_is_recorded_and_undone() {
     // after_tool saw the call's result and what it changed on disk.
     let seen = after_tool.lock().unwrap().clone();
     assert_eq!(seen.len(), 1, "{seen:?}");
-    assert!(seen[0]["tool_name"]
-        .as_str()
-        .unwrap()
-        .starts_with("Write "));
+    assert!(seen[0]["tool_name"].as_str().unwrap().starts_with("Write "));
     assert_eq!(seen[0]["status"], "completed");
     assert_eq!(seen[0]["diffs"][0]["old_text"], "old\n");
     assert_eq!(seen[0]["diffs"][0]["new_text"], "written by the agent\n");
@@ -144,7 +141,10 @@ fn a_hook_that_allows_is_named_and_errors_pass_the_error_hooks() {
     assert_eq!(end["type"], "error");
     assert_eq!(end["code"], "agent_failed");
     assert!(
-        end["message"].as_str().unwrap().ends_with("(try again later)"),
+        end["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("(try again later)"),
         "{end}"
     );
 }
@@ -194,7 +194,9 @@ fn events_are_pushed_to_a_subscriber_until_the_session_closes() {
     let s = e.open("example");
     let entry = e.engine.session(&s).unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
-    entry.on_event(move |event| tx.send(event).unwrap()).unwrap();
+    entry
+        .on_event(move |event| tx.send(event).unwrap())
+        .unwrap();
     e.call("session-prompt", json!({"session": s, "prompt": "hello"}));
     let mut got = Vec::new();
     loop {

@@ -1,0 +1,361 @@
+#!/usr/bin/env bash
+# test-agents.sh — real coding agents from npm through `rad chat`, each
+# against a scripted model server on 127.0.0.1 (tests/agents/model-server.mjs):
+#   - claude: Claude Code through Zed's adapter (@zed-industries/claude-agent-acp);
+#   - gemini: Gemini CLI (`gemini --acp`).
+# scripts/ensure-agents.sh installs them (pinned) into a cache folder when
+# they are missing. For each agent, in a fresh workspace holding notes.txt
+# ("hello\n"), with a fresh RADIUM_HOME and a fresh HOME for the agent, one
+# turn of `rad chat <agent> --prompt ... --json --yes` must show what a user
+# sees: streamed text, the permission to write allowed, notes.txt with its new
+# content, a turn_end with stop_reason end_turn and a tag; then
+# `rad undo --tag <tag>` must give notes.txt back its "hello\n".
+#
+#   scripts/test-agents.sh [claude|gemini ...]   (default: both)
+#   RAD=path/to/rad   the binary (default target/debug/rad; it is not built here)
+#   RADIUM_TEST_KEEP=1  keeps the temporary folder (its path is printed)
+#
+# Every failed check is printed with the events, the model server's log, rad's
+# stderr and the agent's stderr, and the script exits non-zero; nothing is
+# skipped silently. The model servers, rad's daemons and any agent process left
+# are ended at exit (by pid, and by process group).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+die() { echo "test-agents: $*" >&2; exit 1; }
+say() { echo "test-agents: $*" >&2; }
+
+agents=("$@")
+[ ${#agents[@]} -gt 0 ] || agents=(claude gemini)
+for a in "${agents[@]}"; do
+  case "$a" in claude | gemini) ;; *) die "unknown agent '$a' (claude or gemini)" ;; esac
+done
+
+for tool in node jq timeout mkfifo realpath ps; do
+  command -v "$tool" >/dev/null || die "$tool is required"
+done
+RAD=${RAD:-target/debug/rad}
+RAD=$(realpath -e "$RAD" 2>/dev/null) || die "no rad binary at ${RAD} (build it with cargo build -p radium-cli, or set RAD)"
+[ -x "$RAD" ] || die "$RAD is not executable"
+SERVER=$PWD/tests/agents/model-server.mjs
+[ -f "$SERVER" ] || die "$SERVER is missing"
+
+entries=$(bash scripts/ensure-agents.sh) || die "the agents could not be installed (scripts/ensure-agents.sh failed)"
+CLAUDE_JS=$(sed -n 's/^claude=//p' <<<"$entries")
+GEMINI_JS=$(sed -n 's/^gemini=//p' <<<"$entries")
+[ -f "$CLAUDE_JS" ] && [ -f "$GEMINI_JS" ] || die "scripts/ensure-agents.sh printed no entry points: $entries"
+NODE=$(command -v node)
+
+# Every agent process carries this in its environment (agents.toml), so what
+# is left of them is found, and only them, whatever became of rad.
+RUN_ID="radium-test-agents-$$-$(date +%s%N)"
+TMP=$(mktemp -d)
+TMP=$(cd "$TMP" && pwd -P)
+server_pids=()
+rad_homes=()
+
+# The pids of the processes whose environment carries RUN_ID.
+marked_pids() {
+  local env pid
+  for env in /proc/[0-9]*/environ; do
+    pid=${env#/proc/}
+    pid=${pid%/environ}
+    [ "$pid" = $$ ] && continue
+    if { tr '\0' '\n' <"$env"; } 2>/dev/null | grep -qx "RADIUM_TEST_AGENTS=$RUN_ID"; then
+      echo "$pid"
+    fi
+  done
+}
+
+# Ends the marked processes (their process groups too); prints what it ended.
+reap() {
+  local pids pid pgid
+  pids=$(marked_pids)
+  [ -n "$pids" ] || return 0
+  for pid in $pids; do
+    pgid=$(ps -o pgid= -p "$pid" 2>/dev/null | tr -d ' ') || true
+    echo "$pid ($({ tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null | cut -c1-120))"
+    if [ -n "$pgid" ] && [ "$pgid" != "$(ps -o pgid= -p $$ | tr -d ' ')" ]; then
+      kill -TERM -- "-$pgid" 2>/dev/null || true
+    fi
+    kill -TERM "$pid" 2>/dev/null || true
+  done
+  sleep 1
+  for pid in $(marked_pids); do kill -KILL "$pid" 2>/dev/null || true; done
+}
+
+cleanup() {
+  local status=$?
+  set +e
+  for home in "${rad_homes[@]}"; do
+    RADIUM_HOME=$home timeout 10 "$RAD" shutdown >/dev/null 2>&1
+  done
+  for pid in "${server_pids[@]}"; do
+    kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+  done
+  local left
+  left=$(reap)
+  [ -z "$left" ] || say "ended agent processes still running at exit: $left"
+  if [ "${RADIUM_TEST_KEEP:-}" = 1 ]; then
+    say "kept $TMP"
+  else
+    rm -rf "$TMP"
+  fi
+  exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# toml_string TEXT: TEXT as a TOML basic string.
+toml_string() { jq -Rn --arg s "$1" '$s'; }
+
+# write_config AGENT DIR: DIR/radium-home/agents.toml and the agent's HOME.
+write_config() {
+  local agent=$1 dir=$2
+  local home=$dir/home rhome=$dir/radium-home
+  mkdir -p "$home" "$rhome"
+  local entry args env
+  # The agent's stderr goes to radium (which keeps its end for error messages)
+  # and to DIR/agent.err, for this script to show.
+  local wrapper='exec "$0" "$@" 2> >(tee -a "$RADIUM_TEST_AGENT_ERR" >&2)'
+  case "$agent" in
+    claude)
+      entry=$CLAUDE_JS
+      args=""
+      mkdir -p "$home/.claude"
+      env="ANTHROPIC_BASE_URL = $(toml_string "http://127.0.0.1:$PORT")
+ANTHROPIC_API_KEY = \"sk-ant-test-not-a-key\"
+CLAUDE_CONFIG_DIR = $(toml_string "$home/.claude")
+CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC = \"1\"
+DISABLE_TELEMETRY = \"1\"
+DISABLE_AUTOUPDATER = \"1\"
+DISABLE_ERROR_REPORTING = \"1\""
+      ;;
+    gemini)
+      entry=$GEMINI_JS
+      args=', "--acp"'
+      mkdir -p "$home/.gemini"
+      cat >"$home/.gemini/settings.json" <<'JSON'
+{
+  "privacy": { "usageStatisticsEnabled": false },
+  "telemetry": { "enabled": false },
+  "general": { "enableAutoUpdate": false, "enableAutoUpdateNotification": false },
+  "security": { "auth": { "selectedType": "gemini-api-key" } }
+}
+JSON
+      env="GOOGLE_GEMINI_BASE_URL = $(toml_string "http://127.0.0.1:$PORT")
+GEMINI_API_KEY = \"test-not-a-key\"
+GEMINI_CLI_TRUST_WORKSPACE = \"true\""
+      ;;
+  esac
+  cat >"$rhome/agents.toml" <<TOML
+[[agents]]
+id = "$agent"
+protocol = "acp"
+command = ["bash", "-c", $(toml_string "$wrapper"), $(toml_string "$NODE"), $(toml_string "$entry")$args]
+start_timeout = "60s"
+silence_timeout = "60s"
+[agents.env]
+HOME = $(toml_string "$home")
+XDG_CONFIG_HOME = $(toml_string "$home/.config")
+XDG_CACHE_HOME = $(toml_string "$home/.cache")
+XDG_DATA_HOME = $(toml_string "$home/.local/share")
+NO_UPDATE_NOTIFIER = "1"
+NO_PROXY = "127.0.0.1,localhost"
+no_proxy = "127.0.0.1,localhost"
+RADIUM_TEST_AGENTS = $(toml_string "$RUN_ID")
+RADIUM_TEST_AGENT_ERR = $(toml_string "$dir/agent.err")
+$env
+TOML
+}
+
+# start_server DIR FILE CONTENT: starts the model server (its stdin a fifo
+# this shell holds open, so it ends with this script whatever happens); sets
+# PORT and SERVER_FD.
+start_server() {
+  local dir=$1 file=$2 content=$3
+  mkfifo "$dir/server.ctl"
+  MODEL_FILE=$file MODEL_CONTENT=$content "$NODE" "$SERVER" <"$dir/server.ctl" >"$dir/server.out" 2>"$dir/server.log" &
+  server_pids+=($!)
+  exec {SERVER_FD}>"$dir/server.ctl"
+  local i
+  for i in $(seq 100); do
+    PORT=$(sed -n 's/^PORT \([0-9]*\)$/\1/p' "$dir/server.out")
+    [ -n "$PORT" ] && return 0
+    kill -0 "${server_pids[-1]}" 2>/dev/null || break
+    sleep 0.1
+  done
+  cat "$dir/server.log" >&2
+  die "the model server did not start (its log is above)"
+}
+
+stop_server() {
+  exec {SERVER_FD}>&-
+  local pid=${server_pids[-1]}
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
+# show TITLE FILE: FILE's content, indented, under TITLE (or that it is empty).
+show() {
+  echo "--- $1 ($2)"
+  if [ -s "$2" ]; then sed 's/^/    /' "$2" | cut -c1-2000; else echo "    (empty)"; fi
+}
+
+# What the agents would inherit from this shell and must not: other
+# accounts, models and endpoints, proxies. IS_SANDBOX: when it is set but not
+# to 1 (IS_SANDBOX=yes), Claude's adapter, running as root, asks Claude Code
+# for --dangerously-skip-permissions, which Claude Code refuses unless it is 1:
+# Claude Code exits and session/new fails ("Query closed before response
+# received").
+unset_env=()
+for var in IS_SANDBOX CLAUDE_CODE_BUBBLEWRAP ANTHROPIC_AUTH_TOKEN ANTHROPIC_MODEL \
+  ANTHROPIC_SMALL_FAST_MODEL ANTHROPIC_DEFAULT_SONNET_MODEL ANTHROPIC_DEFAULT_HAIKU_MODEL \
+  ANTHROPIC_DEFAULT_OPUS_MODEL CLAUDE_CODE_USE_BEDROCK CLAUDE_CODE_USE_VERTEX \
+  CLAUDE_CODE_OAUTH_TOKEN GOOGLE_API_KEY GOOGLE_GENAI_USE_VERTEXAI GOOGLE_CLOUD_PROJECT \
+  GOOGLE_CLOUD_LOCATION GOOGLE_APPLICATION_CREDENTIALS GEMINI_MODEL \
+  HTTP_PROXY HTTPS_PROXY ALL_PROXY http_proxy https_proxy all_proxy NODE_OPTIONS; do
+  unset_env+=(-u "$var")
+done
+
+failed_agents=()
+
+# run AGENT: the whole test of one agent; failures are collected, then shown.
+run() {
+  local agent=$1
+  local dir=$TMP/$agent
+  local ws=$dir/workspace
+  mkdir -p "$ws"
+  local file=$ws/notes.txt
+  printf 'hello\n' >"$file"
+  local new="hello from $agent through radium"$'\n'
+  local failures=()
+  fail() { failures+=("$*"); }
+
+  start_server "$dir" "$file" "$new"
+  write_config "$agent" "$dir"
+  rad_homes+=("$dir/radium-home")
+  : >"$dir/agent.err"
+
+  say "$agent: rad chat (model server on port $PORT)"
+  local t0 t1 rc=0
+  t0=$(date +%s%N)
+  (cd "$ws" && RADIUM_HOME=$dir/radium-home RADIUM_DAEMON_IDLE=60 \
+    timeout -k 5 120 env "${unset_env[@]}" "$RAD" chat "$agent" --json --yes \
+    --prompt "Replace the whole content of notes.txt with: hello from $agent through radium" \
+    >"$dir/events.jsonl" 2>"$dir/rad.err" {SERVER_FD}>&-) || rc=$?
+  t1=$(date +%s%N)
+  local secs
+  secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
+  say "$agent: rad chat exited with $rc after ${secs}s"
+  case $rc in
+    0) ;;
+    124 | 137) fail "rad chat did not finish within 120 s" ;;
+    *) fail "rad chat exited with code $rc" ;;
+  esac
+
+  # The agent must be gone once rad chat has exited (radium ends its process group).
+  local left="" i
+  for i in $(seq 30); do
+    left=$(marked_pids)
+    [ -z "$left" ] && break
+    sleep 0.1
+  done
+  if [ -n "$left" ]; then
+    fail "agent processes were still running 3 s after rad chat exited: $(reap | tr '\n' ' ')"
+  fi
+
+  local events=$dir/events.jsonl
+  if [ ! -s "$events" ]; then
+    fail "rad chat printed no events"
+  elif ! jq . "$events" >/dev/null 2>&1; then
+    fail "rad chat's output is not one JSON event a line"
+  else
+    count() { jq -s "[.[] | select($1)] | length" "$events"; }
+    [ "$(count '.type == "text" and (.text | length) > 0')" -ge 1 ] \
+      || fail "no text event (with text) from the agent"
+    [ "$(count '.type == "permission"')" -ge 1 ] \
+      || fail "no permission event: the agent asked nothing before writing"
+    [ "$(count '.type == "permission_decided" and .allowed == true')" -ge 1 ] \
+      || fail "no permission_decided event with allowed true (rad chat --yes allows every request)"
+    [ "$(count '.type == "permission_decided" and .allowed != true')" -eq 0 ] \
+      || fail "a permission was rejected: $(jq -c 'select(.type == "permission_decided" and .allowed != true)' "$events")"
+    [ "$(count '.type == "error"')" -eq 0 ] \
+      || fail "error events: $(jq -c 'select(.type == "error")' "$events")"
+    [ "$(count '.type == "write_refused"')" -eq 0 ] \
+      || fail "refused writes: $(jq -c 'select(.type == "write_refused")' "$events")"
+    if [ "$agent" = gemini ]; then
+      # Gemini CLI writes through the client: radium's own edit, with its tag.
+      [ "$(count ".type == \"write\" and .path == $(toml_string "$file")")" -ge 1 ] \
+        || fail "no write event for $file (Gemini CLI writes through fs/write_text_file)"
+    fi
+    local ends
+    ends=$(count '.type == "turn_end"')
+    if [ "$ends" -ne 1 ]; then
+      fail "expected one turn_end event, got $ends"
+    else
+      local stop
+      stop=$(jq -r 'select(.type == "turn_end") | .stop_reason' "$events")
+      [ "$stop" = end_turn ] || fail "turn_end.stop_reason is '$stop', not end_turn"
+      jq -e 'select(.type == "turn_end") | .text | contains("Done:")' "$events" >/dev/null \
+        || fail "turn_end.text lacks the model's final answer ('Done: ...')"
+    fi
+  fi
+  local tag=""
+  if [ -s "$events" ]; then
+    tag=$(jq -r 'select(.type == "turn_end") | .tag // empty' "$events" 2>/dev/null | tail -n 1) || tag=""
+  fi
+  [ -n "$tag" ] || fail "no tag in turn_end (the tag after the agent's writes): radium recorded none of them, so nothing can undo them"
+
+  if [ "$(cat "$file"; echo x)" = "${new}x" ]; then
+    :
+  else
+    fail "notes.txt does not hold the new content after the turn: $(jq -Rs . <"$file")"
+  fi
+
+  if [ -n "$tag" ]; then
+    local urc=0
+    (cd "$ws" && RADIUM_HOME=$dir/radium-home RADIUM_DAEMON_IDLE=60 \
+      timeout -k 5 30 "$RAD" undo --tag "$tag" >"$dir/undo.out" 2>"$dir/undo.err" {SERVER_FD}>&-) || urc=$?
+    [ "$urc" = 0 ] || fail "rad undo --tag $tag exited with $urc: $(cat "$dir/undo.err")"
+    if [ "$(cat "$file"; echo x)" != "hello"$'\n'"x" ]; then
+      fail "after rad undo --tag $tag, notes.txt is $(jq -Rs . <"$file"), not \"hello\\n\""
+    fi
+  else
+    fail "rad undo --tag could not be run (no tag), so the write was not taken back"
+  fi
+  RADIUM_HOME=$dir/radium-home timeout 10 "$RAD" shutdown >/dev/null 2>&1 || true
+
+  stop_server
+  say "$agent: model server requests: $(grep -c ' #[0-9]' "$dir/server.log" || true)"
+
+  if [ ${#failures[@]} -eq 0 ]; then
+    say "$agent: passed (${secs}s)"
+    return 0
+  fi
+  {
+    echo
+    echo "=== $agent: FAILED"
+    local f
+    for f in "${failures[@]}"; do echo "  - $f"; done
+    show "events (rad chat --json)" "$events"
+    show "rad chat stderr" "$dir/rad.err"
+    show "model server log" "$dir/server.log"
+    tail -n 80 "$dir/agent.err" >"$dir/agent.err.tail"
+    show "agent stderr (last 80 lines)" "$dir/agent.err.tail"
+    [ -f "$dir/undo.out" ] && show "rad undo stdout" "$dir/undo.out"
+    [ -f "$dir/undo.err" ] && show "rad undo stderr" "$dir/undo.err"
+    echo "=== end of $agent"
+  } >&2
+  failed_agents+=("$agent")
+}
+
+for agent in "${agents[@]}"; do
+  run "$agent"
+done
+
+if [ ${#failed_agents[@]} -gt 0 ]; then
+  die "failed: ${failed_agents[*]}"
+fi
+echo "test-agents: all passed (${agents[*]})"

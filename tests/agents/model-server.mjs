@@ -1,0 +1,393 @@
+#!/usr/bin/env node
+// model-server.mjs — a scripted model on 127.0.0.1 for real coding agents
+// (scripts/test-agents.sh): it speaks enough of the Anthropic Messages API
+// (Claude Code) and of the Gemini API (Gemini CLI) for one agent turn that
+// edits one file. Node 20, no dependencies.
+//
+//   node tests/agents/model-server.mjs --file /abs/notes.txt --content 'new text'
+//
+// Options (or the environment variables after them):
+//   --file PATH      MODEL_FILE     the file the agent is told to write (absolute)
+//   --content TEXT   MODEL_CONTENT  its new whole content
+//   --port N         MODEL_PORT     the port (default 0: a free one)
+//
+// It prints `PORT <n>` as the first line on stdout once it listens, then runs
+// until it is killed or, when its stdin is a pipe or a socket, until its
+// stdin closes. Every request is logged on stderr, one line each (method,
+// path, what was asked, what was answered).
+//
+// The script, in each API, decided from the conversation the request carries
+// (so it needs no state, and a retried request gets the same answer):
+//   - the last user message is a prompt (no tool result): some text and a
+//     tool call: Claude Code reads the file first (its Edit and Write refuse a
+//     file not read), Gemini CLI writes it at once (write_file);
+//   - the result of that read comes back: some text and the write (Claude
+//     Code's Write with the whole new content);
+//   - the result of the write comes back: a final text, end of turn
+//     (end_turn / STOP). A failed tool result also ends the turn, with the
+//     error in the text.
+// Side calls get short, valid answers: Claude Code's requests without the
+// file tools (titles, summaries, checks) get plain text; Gemini CLI's
+// `:generateContent` calls (its model router, its next-speaker check) ask for
+// JSON with a schema, and get a value built from that schema.
+
+import http from "node:http";
+import fs from "node:fs";
+import zlib from "node:zlib";
+import { randomBytes } from "node:crypto";
+
+function option(name, envName, fallback) {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i >= 0 && i + 1 < process.argv.length) return process.argv[i + 1];
+  return process.env[envName] ?? fallback;
+}
+
+const FILE = option("file", "MODEL_FILE", "");
+const CONTENT = option("content", "MODEL_CONTENT", "");
+const PORT = Number(option("port", "MODEL_PORT", "0"));
+if (!FILE || !FILE.startsWith("/")) {
+  process.stderr.write("model-server: --file (or MODEL_FILE) must be an absolute path\n");
+  process.exit(2);
+}
+
+const log = (line) => process.stderr.write(`model-server: ${line}\n`);
+const id = (prefix) => `${prefix}${randomBytes(8).toString("hex")}`;
+const short = (s, n = 60) => {
+  const t = String(s ?? "").replace(/\s+/g, " ");
+  return t.length > n ? `${t.slice(0, n)}…` : t;
+};
+
+// ---------------------------------------------------------------- Anthropic
+
+// The tool whose name is `name` or ends with `__name` (an MCP-wrapped one),
+// among the tools the request offers.
+function anthropicTool(body, name) {
+  const names = (body.tools ?? []).map((t) => t?.name).filter(Boolean);
+  return names.find((n) => n === name) ?? names.find((n) => n.endsWith(`__${name}`));
+}
+
+function textOf(content) {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((b) => (b?.type === "text" ? b.text : b?.type === "tool_result" ? textOf(b.content) : ""))
+    .join("");
+}
+
+// What the scripted model answers: {blocks: [{type: "text", text} |
+// {type: "tool_use", name, input}], stop_reason, step}.
+function anthropicScript(body) {
+  const read = anthropicTool(body, "Read");
+  const write = anthropicTool(body, "Write");
+  if (!read || !write) {
+    // A side call (a title, a summary, a check): short plain text.
+    return { step: "side", stop_reason: "end_turn", blocks: [{ type: "text", text: "Edit notes" }] };
+  }
+  const messages = body.messages ?? [];
+  const last = messages[messages.length - 1];
+  const results = Array.isArray(last?.content)
+    ? last.content.filter((b) => b?.type === "tool_result")
+    : [];
+  if (last?.role !== "user" || results.length === 0) {
+    return {
+      step: "read",
+      stop_reason: "tool_use",
+      blocks: [
+        { type: "text", text: `I will read ${FILE} first.` },
+        { type: "tool_use", name: read, input: { file_path: FILE } },
+      ],
+    };
+  }
+  // Which of our tool calls this result answers.
+  const uses = new Map();
+  for (const m of messages) {
+    if (m.role !== "assistant" || !Array.isArray(m.content)) continue;
+    for (const b of m.content) if (b?.type === "tool_use") uses.set(b.id, b.name);
+  }
+  const result = results[results.length - 1];
+  const tool = uses.get(result.tool_use_id) ?? "";
+  if (result.is_error) {
+    return {
+      step: "failed",
+      stop_reason: "end_turn",
+      blocks: [{ type: "text", text: `The tool ${tool} failed: ${textOf(result.content)}` }],
+    };
+  }
+  if (tool === read) {
+    return {
+      step: "write",
+      stop_reason: "tool_use",
+      blocks: [
+        { type: "text", text: "Now I will write the new content." },
+        { type: "tool_use", name: write, input: { file_path: FILE, content: CONTENT } },
+      ],
+    };
+  }
+  return {
+    step: "done",
+    stop_reason: "end_turn",
+    blocks: [{ type: "text", text: `Done: ${FILE} has its new content.` }],
+  };
+}
+
+// Splits a string in a few pieces, to stream it as several deltas.
+function pieces(s, n = 3) {
+  if (s.length < n * 2) return [s];
+  const size = Math.ceil(s.length / n);
+  const out = [];
+  for (let i = 0; i < s.length; i += size) out.push(s.slice(i, i + size));
+  return out;
+}
+
+function anthropicMessages(body, res) {
+  const script = anthropicScript(body);
+  const model = body.model ?? "claude-scripted";
+  const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const content = script.blocks.map((b) =>
+    b.type === "text" ? { type: "text", text: b.text } : { type: "tool_use", id: id("toolu_"), name: b.name, input: b.input },
+  );
+  const summary = `${script.step}: ${script.blocks.map((b) => (b.type === "text" ? `text "${short(b.text, 30)}"` : `${b.name}`)).join(" + ")} (${script.stop_reason})`;
+  const message = {
+    id: id("msg_"),
+    type: "message",
+    role: "assistant",
+    model,
+    content,
+    stop_reason: script.stop_reason,
+    stop_sequence: null,
+    usage,
+  };
+  if (!body.stream) {
+    sendJson(res, 200, message);
+    return summary;
+  }
+  res.writeHead(200, {
+    "content-type": "text/event-stream",
+    "cache-control": "no-cache",
+    connection: "keep-alive",
+    "request-id": id("req_"),
+  });
+  const event = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  event("message_start", { message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } });
+  event("ping", {});
+  content.forEach((block, index) => {
+    if (block.type === "text") {
+      event("content_block_start", { index, content_block: { type: "text", text: "" } });
+      for (const text of pieces(block.text)) event("content_block_delta", { index, delta: { type: "text_delta", text } });
+    } else {
+      event("content_block_start", { index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } });
+      for (const partial_json of pieces(JSON.stringify(block.input)))
+        event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json } });
+    }
+    event("content_block_stop", { index });
+  });
+  event("message_delta", { delta: { stop_reason: script.stop_reason, stop_sequence: null }, usage: { output_tokens: 5 } });
+  event("message_stop", {});
+  res.end();
+  return summary;
+}
+
+// ------------------------------------------------------------------- Gemini
+
+// A value that satisfies a JSON schema (the subset generateJson asks for):
+// an enum's first value, preferring the choices that keep a turn simple and
+// short ("user" speaks next, the "flash" model).
+function fromSchema(schema, depth = 0) {
+  if (!schema || typeof schema !== "object" || depth > 8) return null;
+  const type = String(Array.isArray(schema.type) ? schema.type[0] : schema.type ?? "").toLowerCase();
+  if (Array.isArray(schema.enum) && schema.enum.length) {
+    return ["user", "flash"].find((v) => schema.enum.includes(v)) ?? schema.enum[0];
+  }
+  if (schema.anyOf?.length) return fromSchema(schema.anyOf[0], depth + 1);
+  switch (type) {
+    case "object": {
+      const out = {};
+      for (const [k, v] of Object.entries(schema.properties ?? {})) out[k] = fromSchema(v, depth + 1);
+      return out;
+    }
+    case "array":
+      return [];
+    case "string":
+      return "A simple, bounded request.";
+    case "number":
+    case "integer":
+      return typeof schema.minimum === "number" ? schema.minimum : 1;
+    case "boolean":
+      return false;
+    default:
+      return null;
+  }
+}
+
+const geminiUsage = { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 };
+
+function geminiCandidate(parts, finish) {
+  const candidate = { content: { role: "model", parts }, index: 0 };
+  if (finish) candidate.finishReason = "STOP";
+  return candidate;
+}
+
+// The scripted answer to a streamed (main loop) request: {parts, step}.
+function geminiScript(body) {
+  const contents = body.contents ?? [];
+  const last = contents[contents.length - 1];
+  const responses = (last?.parts ?? []).filter((p) => p?.functionResponse);
+  if (responses.length === 0) {
+    return {
+      step: "write",
+      parts: [
+        { text: `I will write the new content to ${FILE}.` },
+        { functionCall: { name: "write_file", args: { file_path: FILE, content: CONTENT } } },
+      ],
+    };
+  }
+  const r = responses[responses.length - 1].functionResponse;
+  const output = JSON.stringify(r.response ?? {});
+  if (/error/i.test(Object.keys(r.response ?? {}).join(" "))) {
+    return { step: "failed", parts: [{ text: `The tool ${r.name} failed: ${output}` }] };
+  }
+  return { step: "done", parts: [{ text: `Done: ${FILE} has its new content.` }] };
+}
+
+function geminiStream(body, res) {
+  const script = geminiScript(body);
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+  const send = (obj) => res.write(`data: ${JSON.stringify(obj)}\r\n\r\n`);
+  const texts = script.parts.filter((p) => p.text !== undefined);
+  const calls = script.parts.filter((p) => p.text === undefined);
+  // The text in a few chunks, then the function calls, the last chunk STOP.
+  const chunks = [];
+  for (const t of texts) for (const text of pieces(t.text)) chunks.push([{ text }]);
+  if (calls.length) chunks.push(calls);
+  chunks.forEach((parts, i) => {
+    const lastChunk = i === chunks.length - 1;
+    send({
+      candidates: [geminiCandidate(parts, lastChunk)],
+      usageMetadata: geminiUsage,
+      modelVersion: "gemini-scripted",
+      responseId: id("resp_"),
+    });
+  });
+  res.end();
+  return `${script.step}: ${script.parts.map((p) => (p.text !== undefined ? `text "${short(p.text, 30)}"` : p.functionCall.name)).join(" + ")} (STOP)`;
+}
+
+function geminiGenerate(body, res) {
+  const config = body.generationConfig ?? body.config ?? {};
+  const schema = config.responseJsonSchema ?? config.responseSchema;
+  let text;
+  if (schema || /json/.test(config.responseMimeType ?? "")) {
+    text = JSON.stringify(fromSchema(schema ?? { type: "object" }) ?? {});
+  } else {
+    text = "Edit notes";
+  }
+  sendJson(res, 200, {
+    candidates: [geminiCandidate([{ text }], true)],
+    usageMetadata: geminiUsage,
+    modelVersion: "gemini-scripted",
+  });
+  return `json ${short(text, 80)}`;
+}
+
+// ------------------------------------------------------------------- server
+
+function sendJson(res, status, value) {
+  const data = JSON.stringify(value);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(data) });
+  res.end(data);
+}
+
+function readBody(req) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("error", reject);
+    req.on("end", () => {
+      let buf = Buffer.concat(chunks);
+      const encoding = String(req.headers["content-encoding"] ?? "").toLowerCase();
+      try {
+        if (encoding === "gzip") buf = zlib.gunzipSync(buf);
+        else if (encoding === "deflate") buf = zlib.inflateSync(buf);
+        else if (encoding === "br") buf = zlib.brotliDecompressSync(buf);
+      } catch (e) {
+        reject(e);
+        return;
+      }
+      resolve(buf);
+    });
+  });
+}
+
+let requests = 0;
+const server = http.createServer(async (req, res) => {
+  const n = ++requests;
+  const url = new URL(req.url, "http://127.0.0.1");
+  const path = url.pathname;
+  let body = {};
+  try {
+    const raw = await readBody(req);
+    if (raw.length) body = JSON.parse(raw.toString("utf8"));
+  } catch (e) {
+    log(`#${n} ${req.method} ${req.url} -> 400 (unreadable body: ${e.message})`);
+    sendJson(res, 400, { error: { message: `unreadable body: ${e.message}` } });
+    return;
+  }
+  let answer;
+  try {
+    if (req.method === "POST" && path === "/v1/messages") {
+      const asked = `${body.messages?.length ?? 0} messages, ${body.tools?.length ?? 0} tools, stream ${!!body.stream}`;
+      answer = `anthropic (${asked}) -> ${anthropicMessages(body, res)}`;
+    } else if (req.method === "POST" && path === "/v1/messages/count_tokens") {
+      sendJson(res, 200, { input_tokens: 10 });
+      answer = "count_tokens";
+    } else if (req.method === "POST" && /^\/v1(beta|alpha)?\/models\/[^/]+:streamGenerateContent$/.test(path)) {
+      answer = `gemini stream (${body.contents?.length ?? 0} contents, ${(body.tools ?? []).flatMap((t) => t.functionDeclarations ?? []).length} tools) -> ${geminiStream(body, res)}`;
+    } else if (req.method === "POST" && /^\/v1(beta|alpha)?\/models\/[^/]+:generateContent$/.test(path)) {
+      answer = `gemini generate -> ${geminiGenerate(body, res)}`;
+    } else if (req.method === "POST" && /^\/v1(beta|alpha)?\/models\/[^/]+:countTokens$/.test(path)) {
+      sendJson(res, 200, { totalTokens: 10 });
+      answer = "countTokens";
+    } else if (req.method === "HEAD" || (req.method === "GET" && path === "/")) {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.end(req.method === "HEAD" ? undefined : "scripted model server\n");
+      answer = "200";
+    } else {
+      sendJson(res, 404, { error: { code: 404, message: `not scripted: ${req.method} ${path}`, status: "NOT_FOUND" } });
+      answer = "404 (not scripted)";
+    }
+  } catch (e) {
+    answer = `500 (${e.stack ?? e})`;
+    if (!res.headersSent) sendJson(res, 500, { error: { message: String(e) } });
+    else res.end();
+  }
+  log(`#${n} ${req.method} ${req.url} ${answer}`);
+});
+
+server.on("clientError", (err, socket) => {
+  log(`client error: ${err.message}`);
+  socket.destroy();
+});
+
+server.listen(PORT, "127.0.0.1", () => {
+  process.stdout.write(`PORT ${server.address().port}\n`);
+  log(`listening on 127.0.0.1:${server.address().port}; file ${FILE}, content ${JSON.stringify(short(CONTENT))}`);
+});
+
+const stop = (why) => {
+  log(`stopping (${why}) after ${requests} requests`);
+  process.exit(0);
+};
+process.on("SIGTERM", () => stop("SIGTERM"));
+process.on("SIGINT", () => stop("SIGINT"));
+// Stdin closing ends the server only when stdin is a pipe or a socket (the
+// caller holds it open): /dev/null or a terminal would end it at once or never.
+try {
+  const st = fs.fstatSync(0);
+  if (st.isFIFO() || st.isSocket()) {
+    process.stdin.on("end", () => stop("stdin closed"));
+    process.stdin.on("error", () => stop("stdin error"));
+    process.stdin.resume();
+  }
+} catch {
+  // no stdin at all: run until killed
+}
