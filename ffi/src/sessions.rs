@@ -21,8 +21,9 @@ use crate::strings::str_arg;
 /// them. It may call any radium function, `radium_request` included (answer
 /// a `permission` event with `session-permission` there or later from any
 /// thread), except `radium_engine_free` of its own engine.
-pub type RadiumSessionEventFn =
-    Option<unsafe extern "C" fn(user_data: *mut c_void, event_json: *const c_char, event_len: usize)>;
+pub type RadiumSessionEventFn = Option<
+    unsafe extern "C" fn(user_data: *mut c_void, event_json: *const c_char, event_len: usize),
+>;
 
 struct UserData(*mut c_void);
 // SAFETY: the contract makes the host responsible for its callback and user
