@@ -245,6 +245,15 @@ function Engine:step(agent, context, prompt, callback)
   }, callback)
 end
 
+--- Opens a session with a coding agent (see lua/radium/session.lua) without
+--- blocking: `callback(session)` once the agent is ready, or
+--- `callback(nil, error, code)`. `handlers`: { on_event = fn(event),
+--- on_permission = fn(event, answer), on_close = fn() }, all run on the main loop.
+function Engine:session_open(agent, handlers, callback)
+  ensure_watcher()
+  require("radium.session").open(self, agent, handlers, callback)
+end
+
 --- Non-blocking chains still in flight (for tests and :checkhealth).
 function M.pending()
   return native.pending()

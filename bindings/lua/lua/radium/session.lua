@@ -1,0 +1,133 @@
+-- Agent sessions in Neovim: a conversation with a coding agent whose events
+-- arrive on Neovim's main loop while the agent works, never blocking it.
+--
+--   engine:session_open("claude", {
+--     on_event = function(event) ... end,          -- every event (docs/sessions.md)
+--     on_permission = function(event, answer) ... end,
+--     on_close = function() ... end,               -- the session ended
+--   }, function(session, err) ... end)
+--
+-- `on_permission` decides a permission request: return "allow", "reject" or
+-- an option id to answer at once, or keep `answer` and call it later (after
+-- asking the user); nobody answering within the agent's permission_timeout
+-- rejects it. Without `on_permission`, a permission event goes to `on_event`
+-- and `session:answer(event.id, ...)` answers it.
+
+local M = {}
+
+local Session = {}
+Session.__index = Session
+
+local function checked(response)
+  if not response.ok then
+    error(string.format("radium: %s (%s)", response.error, response.code), 3)
+  end
+  return response.data
+end
+
+local function deliver(session, handlers, event)
+  if event == nil then
+    session.closed = true
+    if handlers.on_close then
+      handlers.on_close()
+    end
+    return
+  end
+  if event.type == "permission" and handlers.on_permission then
+    local answered = false
+    local function answer(choice)
+      if answered then
+        return
+      end
+      answered = true
+      session:answer(event.id, choice)
+    end
+    local now = handlers.on_permission(event, answer)
+    if type(now) == "string" then
+      answer(now)
+    end
+    return
+  end
+  if handlers.on_event then
+    handlers.on_event(event)
+  end
+end
+
+--- Opens a session with `agent` (an id from agents.toml) without blocking:
+--- the agent starts in the background; `callback(session)` runs on the main
+--- loop once it is ready, or `callback(nil, error, code)`.
+function M.open(engine, agent, handlers, callback)
+  vim.validate({
+    agent = { agent, "string" },
+    handlers = { handlers, "table" },
+    callback = { callback, "function" },
+  })
+  for _, name in ipairs({ "on_event", "on_permission", "on_close" }) do
+    if handlers[name] ~= nil and type(handlers[name]) ~= "function" then
+      error(string.format("radium: handler `%s` must be a function", name), 2)
+    end
+  end
+  engine:request_async({ command = "session-new", args = { agent = agent } }, function(response)
+    if not response.ok then
+      callback(nil, response.error, response.code)
+      return
+    end
+    local session = setmetatable({
+      engine = engine,
+      id = response.data.session,
+      agent = response.data.agent,
+      workspace = response.data.workspace,
+      closed = false,
+    }, Session)
+    local ok, err = pcall(engine._handle.session_subscribe, engine._handle, session.id, function(event)
+      deliver(session, handlers, event)
+    end)
+    if not ok then
+      callback(nil, tostring(err), "internal")
+      return
+    end
+    callback(session)
+  end)
+end
+
+--- Starts a turn: `prompt` is text (or ACP content blocks); `opts` may carry
+--- `context` (an editor context: file_path, selection, selection_range,
+--- surrounding_lines), `buffers` ({ [path] = unsaved text }) and
+--- `open_files` ({ { path, text } }). Returns at once; the turn's events
+--- follow, the last one `turn_end` or `error`. Raises when a turn is running.
+function Session:prompt(prompt, opts)
+  opts = opts or {}
+  return checked(self.engine:request({
+    command = "session-prompt",
+    args = {
+      session = self.id,
+      prompt = prompt,
+      context = opts.context or vim.NIL,
+      buffers = opts.buffers or vim.NIL,
+      open_files = opts.open_files or vim.NIL,
+    },
+  }))
+end
+
+--- Answers permission request `id`: "allow", "reject" or an option id.
+function Session:answer(id, choice)
+  return checked(self.engine:request({
+    command = "session-permission",
+    args = { session = self.id, id = id, answer = choice },
+  }))
+end
+
+--- Cancels the running turn (it ends with stop_reason "cancelled").
+function Session:cancel()
+  return checked(self.engine:request({ command = "session-cancel", args = { session = self.id } }))
+end
+
+--- Ends the session: the agent and all its children end; `on_close` follows.
+function Session:close()
+  if self.closed then
+    return
+  end
+  return checked(self.engine:request({ command = "session-close", args = { session = self.id } }))
+end
+
+return M

@@ -1,0 +1,148 @@
+-- Agent sessions from Neovim with the example ACP agent (a real Node
+-- process): opened without blocking, events on the main loop while a timer
+-- keeps ticking, permissions decided by a Lua function (at once or later),
+-- the agent's write undone, cancel, close, and the errors.
+
+local h = ...
+local check, eq, test, raises = h.check, h.eq, h.test, h.raises
+local radium = h.radium
+
+local agent = h.repo .. "/examples/acp-agent/agent.mjs"
+
+-- An engine whose user agents.toml has the example agent as `example`.
+local function engine_with_agent()
+  local dir = vim.fn.tempname()
+  local ws, home = dir .. "/ws", dir .. "/home"
+  vim.fn.mkdir(ws, "p")
+  vim.fn.mkdir(home, "p")
+  vim.fn.writefile({
+    "[[agents]]",
+    'id = "example"',
+    'protocol = "acp"',
+    string.format('command = ["node", "%s"]', agent),
+  }, home .. "/agents.toml")
+  return radium.new({ workspace = ws, radium_home = home }), ws
+end
+
+local function open(e, handlers)
+  local session, err
+  e:session_open("example", handlers, function(s, message)
+    session, err = s, message
+  end)
+  vim.wait(15000, function() return session ~= nil or err ~= nil end, 10)
+  assert(session, "the session did not open: " .. tostring(err))
+  return session
+end
+
+local function wait_end(events)
+  vim.wait(15000, function()
+    local last = events[#events]
+    return last ~= nil and (last.type == "turn_end" or last.type == "error")
+  end, 10)
+  return events[#events] or {}
+end
+
+local function of_type(events, kind)
+  local out = {}
+  for _, ev in ipairs(events) do
+    if ev.type == kind then
+      out[#out + 1] = ev
+    end
+  end
+  return out
+end
+
+test("a session streams on the main loop and a Lua function allows the write", function()
+  local e, ws = engine_with_agent()
+  vim.fn.writefile({ "old" }, ws .. "/notes.txt")
+  local events, on_main, asked = {}, true, nil
+  local t0 = vim.uv.hrtime()
+  local session
+  e:session_open("example", {
+    on_event = function(ev)
+      on_main = on_main and not vim.in_fast_event()
+      events[#events + 1] = ev
+    end,
+    on_permission = function(ev)
+      asked = ev
+      return "allow"
+    end,
+  }, function(s) session = s end)
+  local returned_ms = (vim.uv.hrtime() - t0) / 1e6
+  check(returned_ms < 50, "session_open returned at once (" .. returned_ms .. " ms)")
+  vim.wait(15000, function() return session ~= nil end, 10)
+  assert(session, "opened")
+
+  local started = session:prompt("write notes.txt from neovim", {
+    context = { file_path = ws .. "/notes.txt", selection = "old", selection_range = { start_line = 1, end_line = 1 } },
+  })
+  eq(started.running, true, "the prompt returns at once")
+  local last = wait_end(events)
+  eq(last.type, "turn_end", "the turn ended")
+  eq(last.stop_reason, "end_turn", "stop reason")
+  check(on_main, "events ran on the main loop, outside fast events")
+  check(asked ~= nil and asked.tool_call.diffs[1].old_text == "old\n", "on_permission saw the diff")
+  eq(#of_type(events, "permission"), 0, "a permission decided by on_permission is not an event")
+  eq(vim.fn.readfile(ws .. "/notes.txt"), { "from neovim" }, "the agent wrote the file")
+  check(#of_type(events, "text") >= 1, "text streamed")
+
+  -- The write is an edit: undo with the turn's tag restores the file.
+  local undo = e:request({ command = "undo", tag = last.tag })
+  eq(undo.ok, true, "undo: " .. vim.inspect(undo))
+  eq(vim.fn.readfile(ws .. "/notes.txt"), { "old" }, "undo restored it")
+
+  session:close()
+end)
+
+test("a permission answered later, a rejected one, cancel and close", function()
+  local e, ws = engine_with_agent()
+  local events, pending, closed = {}, nil, false
+  local session = open(e, {
+    on_event = function(ev) events[#events + 1] = ev end,
+    on_permission = function(_, answer) pending = answer end,
+    on_close = function() closed = true end,
+  })
+  session:prompt("write later.txt decided later")
+  vim.wait(10000, function() return pending ~= nil end, 10)
+  check(pending ~= nil, "asked")
+  pending("reject")
+  local last = wait_end(events)
+  check(last.text and last.text:find("not allowed", 1, true) ~= nil, "the agent was told no: " .. vim.inspect(last))
+  eq(vim.fn.filereadable(ws .. "/later.txt"), 0, "nothing written")
+
+  events = {}
+  local ticks = 0
+  local timer = vim.uv.new_timer()
+  timer:start(10, 10, vim.schedule_wrap(function() ticks = ticks + 1 end))
+  session:prompt("slow")
+  raises(function() session:prompt("again") end, "a turn is already running", "one turn at a time")
+  vim.wait(500)
+  local chunks = #of_type(events, "text")
+  session:cancel()
+  last = wait_end(events)
+  timer:stop()
+  timer:close()
+  eq(last.stop_reason, "cancelled", "cancelled")
+  check(chunks >= 2, "chunks arrived while the turn ran (" .. chunks .. ")")
+  check(ticks >= 20, "the main loop kept ticking while the agent streamed (" .. ticks .. ")")
+
+  session:close()
+  vim.wait(5000, function() return closed end, 10)
+  check(closed, "on_close ran")
+  raises(function() session:prompt("x") end, "no session", "a closed session refuses prompts")
+end)
+
+test("session errors: unknown agent, bad handlers, unknown session", function()
+  local e = engine_with_agent()
+  local err, code
+  e:session_open("nobody", {}, function(s, message, c)
+    check(s == nil, "no session")
+    err, code = message, c
+  end)
+  vim.wait(5000, function() return err ~= nil end, 10)
+  check(err and err:find("nobody", 1, true) ~= nil, "names the agent: " .. tostring(err))
+  eq(code, "unknown_agent", "code")
+  raises(function() e:session_open("example", { on_event = 3 }, function() end) end,
+    "handler `on_event` must be a function", "bad handler")
+  raises(function() e._handle:session_subscribe("s42", function() end) end, "no session `s42`", "unknown session")
+end)
