@@ -258,6 +258,16 @@ export declare class Engine {
    * Rejects only when the request is not an object.
    */
   requestAsync(request: Request): Promise<Response>
+  /**
+   * The events of agent session `session` (opened with a `session-new`
+   * request) that arrived since the last call, as a Promise settled on
+   * the JS thread as soon as there is one (the event loop never waits),
+   * or `null` once the session has ended (closed, or its agent gone).
+   * The first call subscribes: from then on `session-events` polls find
+   * nothing. Throws `invalid_argument` for an unknown session. See
+   * `session.js` for the async iterator over a turn built on it.
+   */
+  sessionEvents(session: string): Promise<Array<{ type: string, [field: string]: any }> | null>
 }
 
 /** The ABI version (the same number as the C header's `RADIUM_ABI_VERSION`). */

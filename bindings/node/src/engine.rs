@@ -34,6 +34,7 @@ impl ToNapiValue for Out {
 #[napi]
 pub struct Engine {
     engine: radium_core::Engine,
+    streams: crate::sessions::Streams,
 }
 
 #[napi]
@@ -77,6 +78,7 @@ impl Engine {
                 }
             };
             Ok(Engine {
+                streams: crate::sessions::Streams::default(),
                 engine: radium_core::Engine::new(config).map_err(|e| engine_error(&e))?,
             })
         })
@@ -341,6 +343,32 @@ impl Engine {
                 }
                 Err(e) => reject(js, deferred, e)?,
             }
+            Ok(Out(promise))
+        })
+    }
+
+    /// The events of agent session `session` (opened with a `session-new`
+    /// request) that arrived since the last call, as a Promise settled on
+    /// the JS thread as soon as there is one (the event loop never waits),
+    /// or `null` once the session has ended (closed, or its agent gone).
+    /// The first call subscribes: from then on `session-events` polls find
+    /// nothing. Throws `invalid_argument` for an unknown session. See
+    /// `session.js` for the async iterator over a turn built on it.
+    #[napi(
+        ts_args_type = "session: string",
+        ts_return_type = "Promise<Array<{ type: string, [field: string]: any }> | null>"
+    )]
+    pub fn session_events(&self, env: Env, session: Unknown<'_>) -> Result<Out, Throw> {
+        guard(|| {
+            let js = js_of(&env);
+            let id = string_arg(js, raw(&session), "the session id")?;
+            let next = self
+                .streams
+                .next(&id, || self.engine.session(&id))
+                .map_err(|e| engine_error(&e))?;
+            let host = Host::get(js).map_err(internal)?;
+            let (deferred, promise) = js.promise().map_err(internal)?;
+            host.start(js, PendingChain::new(next, deferred));
             Ok(Out(promise))
         })
     }

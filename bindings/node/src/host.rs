@@ -128,6 +128,8 @@ pub(crate) enum Done {
     Outcome(radium_core::Result<ChainOutcome>),
     /// `requestAsync`: a response.
     Response(Response),
+    /// `sessionEvents`: a batch of a session's events; `None` once it ended.
+    Events(Option<Vec<serde_json::Value>>),
 }
 
 type WorkFuture = Pin<Box<dyn Future<Output = Done> + Send>>;
@@ -304,6 +306,10 @@ impl Host {
             }
             Ok(Poll::Ready(Done::Response(response))) => {
                 convert::to_js(js, &response.into_json()).map_err(|e| cannot_convert(js, &e))
+            }
+            Ok(Poll::Ready(Done::Events(events))) => {
+                let value = events.map_or(serde_json::Value::Null, serde_json::Value::Array);
+                convert::to_js(js, &value).map_err(|e| cannot_convert(js, &e))
             }
             Err(_) => Err(error_value(
                 js,

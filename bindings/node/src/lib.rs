@@ -18,6 +18,7 @@ mod errors;
 mod hook;
 mod host;
 mod js;
+mod sessions;
 mod tape;
 
 use napi::bindgen_prelude::Env;

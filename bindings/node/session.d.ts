@@ -1,0 +1,39 @@
+import type { Engine } from './index'
+
+/** One event of a session (docs/sessions.md lists them): `type` and its fields. */
+export interface SessionEvent {
+  type: string
+  [field: string]: any
+}
+
+/** What a prompt may carry besides its text. */
+export interface PromptOptions {
+  /** An editor context: file_path, selection, selection_range, surrounding_lines. */
+  context?: Record<string, unknown>
+  /** Unsaved buffers by path; the agent reads these instead of the files. */
+  buffers?: Record<string, string | null>
+  /** Other open files, sent with their text. */
+  openFiles?: Array<{ path: string, text: string }>
+}
+
+/** Every event of `session` until it ends. */
+export function sessionEvents (engine: Engine, session: string): AsyncGenerator<SessionEvent, void>
+
+/** An open session with a coding agent. */
+export class Session {
+  readonly engine: Engine
+  readonly id: string
+  readonly agent: string
+  readonly workspace: string
+  /** Starts a turn and iterates over its events; the last is `turn_end` or `error`. */
+  prompt (prompt: string | object[], options?: PromptOptions): AsyncGenerator<SessionEvent, void>
+  /** Answers permission request `id`: 'allow', 'reject' or an option id. */
+  answer (id: string, choice: string): unknown
+  /** Cancels the running turn. */
+  cancel (): unknown
+  /** Ends the session (the agent and its children end). */
+  close (): unknown
+}
+
+/** Opens a session with `agent` (an id from agents.toml) without blocking. */
+export function openSession (engine: Engine, agent: string): Promise<Session>

@@ -1,0 +1,83 @@
+'use strict'
+// Agent sessions from Node with the example ACP agent (a real Node process):
+// events as an async iterator on the JS thread while the loop keeps
+// running, a permission answered, the agent's write undone, cancel, close,
+// and the errors.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+
+const { Engine } = require('..')
+const { openSession } = require('../session')
+const { throwsCode } = require('./helpers')
+
+const agent = path.resolve(__dirname, '../../../examples/acp-agent/agent.mjs')
+
+function engineWithAgent () {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'radium-node-session-'))
+  const ws = path.join(dir, 'ws')
+  const home = path.join(dir, 'home')
+  fs.mkdirSync(ws)
+  fs.mkdirSync(home)
+  fs.writeFileSync(path.join(home, 'agents.toml'),
+    `[[agents]]\nid = "example"\nprotocol = "acp"\ncommand = ["node", ${JSON.stringify(agent)}]\n`)
+  return { engine: new Engine({ workspace: ws, radium_home: home }), ws, dir }
+}
+
+test('a turn streams as an async iterator; a permission is answered and the write undone', async () => {
+  const { engine, ws, dir } = engineWithAgent()
+  fs.writeFileSync(path.join(ws, 'notes.txt'), 'old\n')
+  const session = await openSession(engine, 'example')
+  const events = []
+  let ticks = 0
+  const timer = setInterval(() => { ticks++ }, 5)
+  for await (const event of session.prompt('write notes.txt from node')) {
+    events.push(event)
+    if (event.type === 'permission') {
+      assert.equal(event.tool_call.diffs[0].old_text, 'old\n')
+      session.answer(event.id, 'allow')
+    }
+  }
+  const last = events.at(-1)
+  assert.equal(last.type, 'turn_end', JSON.stringify(events))
+  assert.equal(last.stop_reason, 'end_turn')
+  assert.equal(fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8'), 'from node\n')
+  assert.ok(events.some((e) => e.type === 'write'))
+
+  // A slow turn: chunks arrive while the event loop keeps ticking; cancel.
+  const chunks = []
+  for await (const event of session.prompt('slow')) {
+    if (event.type === 'text') chunks.push(event.text)
+    if (chunks.length === 3) session.cancel()
+    if (event.type === 'turn_end') assert.equal(event.stop_reason, 'cancelled')
+  }
+  clearInterval(timer)
+  assert.ok(chunks.length >= 3 && chunks.length < 50, `${chunks.length} chunks`)
+  assert.ok(ticks >= 20, `the loop ticked ${ticks} times while the agent streamed`)
+
+  const undo = engine.request({ command: 'undo', tag: last.tag })
+  assert.equal(undo.ok, true, JSON.stringify(undo))
+  assert.equal(fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8'), 'old\n')
+
+  // Closing ends the stream: the next batch is null.
+  session.close()
+  assert.deepEqual((await session.events.next()).done, true)
+  fs.rmSync(dir, { recursive: true, force: true })
+})
+
+test('session errors: unknown agent, unknown session, a second turn at once', async () => {
+  const { engine, dir } = engineWithAgent()
+  await assert.rejects(openSession(engine, 'nobody'), (e) => e.code === 'unknown_agent' && e.message.includes('nobody'))
+  throwsCode(() => engine.sessionEvents('s77'), 'invalid_argument', 'no session `s77`')
+  throwsCode(() => engine.sessionEvents(5), 'invalid_argument')
+  const session = await openSession(engine, 'example')
+  const turn = session.prompt('slow')
+  await turn.next()
+  await assert.rejects(session.prompt('again').next(), (e) => e.code === 'invalid_argument' && e.message.includes('already running'))
+  session.close()
+  for await (const _ of turn) { /* drains to the close */ }
+  fs.rmSync(dir, { recursive: true, force: true })
+})
