@@ -3,6 +3,8 @@
 //! 4-byte big-endian length, then that many bytes of JSON; the answer is
 //! framed the same way. Frames over [`MAX_FRAME`] are refused. The daemon
 //! exits after [`DEFAULT_IDLE`] without requests, or on `shutdown`.
+//! `session-subscribe` turns a connection into a stream of a session's
+//! events until the session ends ([`SUBSCRIBE`]).
 
 use std::io::{Read, Write};
 use std::os::fd::AsRawFd as _;
@@ -101,6 +103,62 @@ fn answer(engine: &Engine, payload: &[u8]) -> (Response, bool) {
     (engine.handle_json(value), false)
 }
 
+/// The daemon's own command that streams a session's events.
+pub const SUBSCRIBE: &str = "session-subscribe";
+
+fn is_subscribe(payload: &[u8]) -> bool {
+    // Cheap test first: most frames are other commands.
+    payload
+        .windows(SUBSCRIBE.len())
+        .any(|w| w == SUBSCRIBE.as_bytes())
+        && serde_json::from_slice::<Value>(payload)
+            .is_ok_and(|v| v.get("command").and_then(Value::as_str) == Some(SUBSCRIBE))
+}
+
+/// `session-subscribe {session}`: from then on the connection carries the
+/// session's events, one frame a batch (`{"ok": true, "data": {"session",
+/// "events": [...]}}`) as they arrive, until the session ends (`"ended":
+/// true` and no events); then it takes requests again. Requests such as
+/// `session-permission` go on another connection meanwhile. Answers whether
+/// the connection goes on.
+fn stream_session(engine: &Engine, stream: &mut UnixStream, payload: &[u8]) -> bool {
+    let value: Value = serde_json::from_slice(payload).unwrap_or_default();
+    let id = value
+        .pointer("/args/session")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let send = |stream: &mut UnixStream, r: &Response| {
+        write_frame(stream, r.to_json().to_string().as_bytes()).is_ok()
+    };
+    let entry = match engine.session(&id) {
+        Ok(entry) => entry,
+        Err(e) => {
+            let e = if id.is_empty() {
+                Error::InvalidArgument(format!("`{SUBSCRIBE}`: missing argument `session`"))
+            } else {
+                e
+            };
+            return send(stream, &Response::failure(&e));
+        }
+    };
+    let mut rx = entry.queue.subscribe();
+    drop(entry);
+    while let Some(first) = rx.blocking_recv() {
+        let mut events = vec![first];
+        while let Ok(event) = rx.try_recv() {
+            events.push(event);
+        }
+        let batch = serde_json::json!({"session": id, "events": events});
+        if !send(stream, &Response::success(batch)) {
+            // The client went away: the events go back to the poll queue.
+            return false;
+        }
+    }
+    let end = serde_json::json!({"session": id, "events": [], "ended": true});
+    send(stream, &Response::success(end))
+}
+
 /// One open connection, counted while it lives: the daemon does not exit
 /// for idleness while any is open.
 struct Counted(Arc<std::sync::atomic::AtomicUsize>);
@@ -148,6 +206,12 @@ fn serve_connection(
                     "frame of {len} bytes is over the limit of {MAX_FRAME} bytes"
                 )));
                 let _ = write_frame(&mut stream, r.to_json().to_string().as_bytes());
+                return;
+            }
+            Frame::Data(payload) if is_subscribe(&payload) => {
+                if stream_session(engine, &mut stream, &payload) {
+                    continue;
+                }
                 return;
             }
             // A panic while answering is that request's internal error; the
