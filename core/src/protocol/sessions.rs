@@ -12,7 +12,7 @@ use serde_json::{json, Map, Value};
 
 use super::engine::Engine;
 use super::envelope::Request;
-use crate::agents::config::{untrusted_agent, AgentProtocol};
+use crate::agents::config::untrusted_agent;
 use crate::error::{Error, Result};
 use crate::sessions::{AgentSession, Entry, PermissionAnswer, SessionSetup};
 use crate::support::json::{args_object, json_kind, string_arg};
@@ -158,12 +158,6 @@ impl Engine {
                         .join(", "),
                 });
             };
-            if agent.protocol != AgentProtocol::Acp {
-                return Err(Error::InvalidArgument(format!(
-                    "agent `{id}` is a command agent (one answer a request): use `step`, or set `protocol = \"acp\"` in {}",
-                    agent.source.display()
-                )));
-            }
             let Some(workspace) = ws else {
                 return Err(Error::InvalidArgument(
                     "a session needs a workspace: give `cwd`, or create the engine with one".into(),

@@ -14,6 +14,7 @@
 //! writes), `editor` (code blocks of an answer), `hooks`, `support`.
 
 pub(crate) mod client;
+mod command;
 pub mod events;
 pub(crate) mod rpc;
 pub mod session;

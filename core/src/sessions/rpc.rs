@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::support::json::check_json_depth;
@@ -61,10 +61,12 @@ pub(crate) struct Connection {
 impl Connection {
     /// Starts the reader and writer tasks on the current runtime; what the
     /// agent sends unasked arrives on the returned receiver, in order.
+    /// `stderr` is `None` for an agent that is not a process of its own
+    /// (the adapter of a command agent).
     pub(crate) fn start(
-        stdin: tokio::process::ChildStdin,
-        stdout: tokio::process::ChildStdout,
-        stderr: tokio::process::ChildStderr,
+        stdin: impl AsyncWrite + Send + Unpin + 'static,
+        stdout: impl AsyncRead + Send + Unpin + 'static,
+        stderr: Option<impl AsyncRead + Send + Unpin + 'static>,
     ) -> (Self, mpsc::UnboundedReceiver<Incoming>) {
         let (out, mut lines) = mpsc::unbounded_channel::<String>();
         let (incoming, received) = mpsc::unbounded_channel();
@@ -79,7 +81,7 @@ impl Connection {
         });
         let keep = Arc::clone(&tail);
         tokio::spawn(async move {
-            let mut stderr = stderr;
+            let Some(mut stderr) = stderr else { return };
             let mut chunk = vec![0u8; 4096];
             while let Ok(n) = stderr.read(&mut chunk).await {
                 if n == 0 {
@@ -157,7 +159,10 @@ impl Connection {
     }
 }
 
-async fn read_loop(stdout: tokio::process::ChildStdout, incoming: mpsc::UnboundedSender<Incoming>) {
+async fn read_loop(
+    stdout: impl AsyncRead + Send + Unpin + 'static,
+    incoming: mpsc::UnboundedSender<Incoming>,
+) {
     let mut reader = BufReader::with_capacity(64 << 10, stdout);
     let mut line = Vec::new();
     loop {

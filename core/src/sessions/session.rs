@@ -14,7 +14,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::events::{from_update, SessionEvent};
 use super::rpc::{Connection, Incoming, RpcError};
-use crate::agents::config::AgentConfig;
+use crate::agents::config::{AgentConfig, AgentProtocol};
 use crate::error::{Error, Result};
 use crate::hooks::registry::HookRegistry;
 pub(crate) use crate::support::lock::unpoisoned as lock;
@@ -109,20 +109,38 @@ impl AgentSession {
                 agent.id
             )));
         };
-        let spec = ProcessSpec {
-            program: PathBuf::from(program),
-            args: agent.command[1..].to_vec(),
-            cwd: Some(setup.workspace.clone()),
-            env: agent
-                .env
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
-            max_output: 0,
+        let (conn, incoming, guard) = if agent.protocol == AgentProtocol::Command {
+            // One process a turn: radium's adapter speaks ACP for it. A
+            // program that cannot be found is said now, not at the first turn.
+            if !super::command::runnable(program, &setup.workspace) {
+                return Err(Error::AgentFailed(format!(
+                    "agent `{}`: cannot run `{program}`: no such program",
+                    agent.id
+                )));
+            }
+            let (to_agent, from_agent) =
+                super::command::start(agent.clone(), setup.workspace.clone());
+            let (conn, incoming) =
+                Connection::start(to_agent, from_agent, None::<tokio::io::Empty>);
+            (conn, incoming, None)
+        } else {
+            let spec = ProcessSpec {
+                program: PathBuf::from(program),
+                args: agent.command[1..].to_vec(),
+                cwd: Some(setup.workspace.clone()),
+                env: agent
+                    .env
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+                max_output: 0,
+            };
+            let spawned = spawn_process(&spec)
+                .map_err(|e| Error::AgentFailed(format!("agent `{}`: {e}", agent.id)))?;
+            let (conn, incoming) =
+                Connection::start(spawned.stdin, spawned.stdout, Some(spawned.stderr));
+            (conn, incoming, Some(spawned.guard))
         };
-        let spawned = spawn_process(&spec)
-            .map_err(|e| Error::AgentFailed(format!("agent `{}`: {e}", agent.id)))?;
-        let (conn, incoming) = Connection::start(spawned.stdin, spawned.stdout, spawned.stderr);
         let session = Arc::new(AgentSession {
             id: setup.id,
             agent,
@@ -133,7 +151,7 @@ impl AgentSession {
             conn,
             acp_id: OnceLock::new(),
             state: Mutex::new(State::default()),
-            guard: Mutex::new(Some(spawned.guard)),
+            guard: Mutex::new(guard),
         });
         tokio::spawn(drive(Arc::downgrade(&session), incoming));
         let init = session

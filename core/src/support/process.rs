@@ -235,6 +235,12 @@ impl ProcessGuard {
     pub(crate) fn exited(&mut self) -> Option<std::process::ExitStatus> {
         self.0.child().try_wait().ok()?
     }
+
+    /// Waits for the program to exit (what it left behind is killed when
+    /// the guard drops).
+    pub(crate) async fn wait(&mut self) -> std::io::Result<std::process::ExitStatus> {
+        self.0.child().wait().await
+    }
 }
 
 /// Starts `spec` in its own process group with piped stdio. Must run inside

@@ -215,3 +215,53 @@ fn events_are_pushed_to_a_subscriber_until_the_session_closes() {
     e.call("session-close", json!({"session": s}));
     assert_eq!(rx.recv_timeout(Duration::from_secs(5)).unwrap(), None);
 }
+
+#[test]
+fn a_command_agent_holds_a_conversation_and_streams_its_output() {
+    // A command agent: each turn gets the conversation so far on stdin and
+    // prints its answer in two parts, a moment apart.
+    let e = env_with(
+        "[[agents]]\nid = \"echo\"\nprotocol = \"command\"\ncommand = [\"sh\", \"-c\", '''\
+         input=$(cat)\n\
+         case \"$input\" in *'\"prompt\":\"fail\"'*) echo 'the command gave up' >&2; exit 4 ;; esac\n\
+         printf 'turns: %s; ' \"$(printf '%s' \"$input\" | grep -o '\"role\":\"user\"' | wc -l | tr -d ' ')\"\n\
+         sleep 0.2\n\
+         printf 'context: %s' \"$(printf '%s' \"$input\" | grep -o '\"uri\":\"file:///[^\"]*' | cut -c8- | head -1)\"\n\
+         ''']\n",
+    );
+    let s = e.open("echo");
+    let r = e.call(
+        "session-prompt",
+        json!({"session": s, "prompt": "first", "wait": true,
+               "context": {"file_path": "/w/a.rs", "selection": "x", "selection_range": {"start_line": 2, "end_line": 2}}}),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(r["data"]["text"], "turns: 1; context: file:///w/a.rs#L2-L2");
+    let texts = of_type(r["data"]["events"].as_array().unwrap(), "text").len();
+    assert!(texts >= 2, "streamed while it ran: {r}");
+    let r = e.call(
+        "session-prompt",
+        json!({"session": s, "prompt": "second", "wait": true}),
+    );
+    assert_eq!(r["data"]["text"], "turns: 2; context: ", "{r}");
+    let r = e.call(
+        "session-prompt",
+        json!({"session": s, "prompt": "fail", "wait": true}),
+    );
+    assert_eq!(r["code"], "agent_failed", "{r}");
+    let message = r["error"].as_str().unwrap();
+    assert!(
+        message.contains("exited with code 4") && message.contains("the command gave up"),
+        "{message}"
+    );
+    // A cancel kills the running command.
+    e.call("session-prompt", json!({"session": s, "prompt": "slow"}));
+    std::thread::sleep(Duration::from_millis(100));
+    e.call("session-cancel", json!({"session": s}));
+    let events = e.drain(&s, None);
+    assert_eq!(
+        events.last().unwrap()["stop_reason"],
+        "cancelled",
+        "{events:?}"
+    );
+}

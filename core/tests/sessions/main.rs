@@ -274,10 +274,17 @@ fn an_agent_that_misbehaves_gets_a_clear_error() {
     assert_eq!(r["code"], "agent_failed", "{r}");
     let r = e.call("session-new", json!({"agent": "nobody"}));
     assert_eq!(r["code"], "unknown_agent", "{r}");
-    let r = e.call("session-new", json!({"agent": "plain"}));
-    assert_eq!(r["code"], "invalid_argument", "{r}");
+    // A command agent (`cat`) is a session too: its answer is its input.
+    let plain = e.open("plain");
+    let r = e.call(
+        "session-prompt",
+        json!({"session": plain, "prompt": "hi", "wait": true}),
+    );
     assert!(
-        r["error"].as_str().unwrap().contains("protocol = \"acp\""),
+        r["data"]["text"]
+            .as_str()
+            .unwrap()
+            .contains(r#""messages":[{"content":"hi","role":"user"}]"#),
         "{r}"
     );
 
