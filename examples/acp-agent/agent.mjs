@@ -15,6 +15,7 @@
 //   crash                   exits in the middle of the turn
 //   hang                    never ends the turn
 //   big                     sends one 10 MB chunk
+//   stream <n> <size>       sends n chunks of size bytes as fast as it can
 //   escape                  tries to write /tmp/radium-escape-<pid>.txt
 //   ghost                   asks permission for a tool call it never announced,
 //                           then for one with no id, and says what it was told
@@ -127,6 +128,11 @@ async function prompt (id, { sessionId, prompt }) {
     }
     case 'hang': say(sessionId, 'Waiting forever.'); return
     case 'big': say(sessionId, 'x'.repeat(10 << 20)); break
+    case 'stream': {
+      const chunk = 'y'.repeat(Number(rest[0]) || 4096)
+      for (let i = 0; i < (Number(arg) || 1); i++) say(sessionId, chunk)
+      break
+    }
     default: {
       const context = prompt.filter((b) => b.type === 'resource').map((b) => b.resource.uri)
       say(sessionId, 'You said: ')

@@ -9,7 +9,7 @@
 //! | `plan` | `entries`: the whole plan (`[{content, priority, status}]`) |
 //! | `permission` | `id` (answer it with it), `tool_call`, `options` (`[{id, name, kind}]`) |
 //! | `permission_decided` | `id`, `allowed`, `by` (`hook:<name>`, `radium`, `door`, `timeout`, `cancel`), `reason` |
-//! | `write` | `path`, `tag`, `seq`: a file the agent wrote, recorded as an edit |
+//! | `write` | `path`, `tag`, `seq`: a file the agent wrote, recorded as an edit (`by: "agent"` when it wrote it to disk itself) |
 //! | `write_refused` | `path`, `error`: a write refused (outside the workspace, protected) |
 //! | `usage` | what the agent reported |
 //! | `notice` | `message`: something the agent did that radium ignored or repaired |
