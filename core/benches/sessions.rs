@@ -6,7 +6,7 @@
 //!
 //! Run with `cargo bench -p radium-core --bench sessions`; figures in BENCHMARKS.md.
 
-#![allow(missing_docs)]
+#![allow(missing_docs, clippy::print_stdout)] // a bench prints its own figure
 
 use std::path::PathBuf;
 use std::sync::mpsc;
@@ -68,14 +68,23 @@ fn rss_kib() -> u64 {
 
 /// One turn of `prompt`, to its `turn_end` on a Rust callback; answers how
 /// many text chunks came.
-fn turn(engine: &Engine, session: &str, events: &mpsc::Receiver<serde_json::Value>, prompt: &str) -> usize {
+fn turn(
+    engine: &Engine,
+    session: &str,
+    events: &mpsc::Receiver<serde_json::Value>,
+    prompt: &str,
+) -> usize {
     let r = engine
-        .handle_json(json!({"command": "session-prompt", "args": {"session": session, "prompt": prompt}}))
+        .handle_json(
+            json!({"command": "session-prompt", "args": {"session": session, "prompt": prompt}}),
+        )
         .to_json();
     assert_eq!(r["ok"], true, "{r}");
     let mut chunks = 0;
     loop {
-        let event = events.recv_timeout(Duration::from_secs(30)).expect("an event");
+        let event = events
+            .recv_timeout(Duration::from_secs(30))
+            .expect("an event");
         match event["type"].as_str() {
             Some("text") => chunks += 1,
             Some("turn_end") => return chunks,

@@ -12,6 +12,7 @@
 //   think                   sends a thought first
 //   slow                    streams 50 chunks, 100 ms apart (cancel it)
 //   garbage                 prints a line that is not JSON first
+//   badutf8                 sends a chunk whose line holds bytes that are not UTF-8
 //   crash                   exits in the middle of the turn
 //   hang                    never ends the turn
 //   big                     sends one 10 MB chunk
@@ -107,6 +108,13 @@ async function prompt (id, { sessionId, prompt }) {
     case 'slow':
       for (let i = 0; i < 50 && !cancelled; i++) { say(sessionId, `chunk ${i} `); await sleep(100) }
       break
+    case 'badutf8': {
+      const line = JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'caf@' } } } })
+      const bytes = Buffer.from(line + '\n')
+      bytes[bytes.indexOf('@')] = 0xe9 // Latin-1 é: not UTF-8
+      process.stdout.write(bytes)
+      break
+    }
     case 'garbage':
       process.stdout.write('this is not json\n')
       say(sessionId, 'Still here.')

@@ -46,6 +46,8 @@ pub(crate) enum Incoming {
     Answer { id: u64, answer: Answer },
     /// A line that is not a JSON-RPC message (shown in part).
     Garbage(String),
+    /// Something repaired on the way (a line that was not UTF-8).
+    Repaired(String),
     /// Its output ended (it exited or closed stdout).
     Closed,
 }
@@ -188,6 +190,11 @@ async fn read_loop(
             continue;
         }
         let text = String::from_utf8_lossy(&line);
+        if let std::borrow::Cow::Owned(_) = text {
+            let _ = incoming.send(Incoming::Repaired(
+                "the agent sent a line that is not UTF-8: its invalid bytes were replaced by U+FFFD".into(),
+            ));
+        }
         let text = text.trim();
         if text.is_empty() {
             continue;

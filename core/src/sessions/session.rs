@@ -375,6 +375,9 @@ async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::UnboundedReceive
                 });
             }
             Incoming::Answer { id, answer } => session.conn.resolve(id, answer),
+            Incoming::Repaired(message) => {
+                session.emit(json!({"type": "notice", "message": message}));
+            }
             Incoming::Garbage(line) => session.emit(json!({
                 "type": "notice",
                 "message": format!("the agent sent a line that is not JSON-RPC (ignored): {line}"),

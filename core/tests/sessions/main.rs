@@ -318,6 +318,19 @@ fn an_agent_that_misbehaves_gets_a_clear_error() {
         .contains("this is not json"));
     let r = e.call(
         "session-prompt",
+        json!({"session": s, "prompt": "badutf8", "wait": true}),
+    );
+    assert_eq!(r["data"]["text"], "caf\u{fffd}", "{r}");
+    let notices = of_type(r["data"]["events"].as_array().unwrap(), "notice");
+    assert!(
+        notices[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not UTF-8"),
+        "{r}"
+    );
+    let r = e.call(
+        "session-prompt",
         json!({"session": s, "prompt": "big", "wait": true}),
     );
     assert_eq!(r["data"]["text"].as_str().unwrap().len(), 10 << 20);
