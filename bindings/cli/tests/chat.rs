@@ -13,23 +13,7 @@ struct Env {
 }
 
 fn env() -> Env {
-    let dir = tempfile::tempdir().unwrap();
-    let ws = dir.path().join("ws");
-    let home = dir.path().join("home");
-    std::fs::create_dir_all(&ws).unwrap();
-    std::fs::create_dir_all(&home).unwrap();
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/acp-agent/agent.mjs")
-        .canonicalize()
-        .unwrap();
-    std::fs::write(
-        home.join("agents.toml"),
-        format!(
-            "[[agents]]\nid = \"example\"\nprotocol = \"acp\"\ncommand = [\"node\", \"{}\"]\n",
-            script.display()
-        ),
-    )
-    .unwrap();
+    let AgentHome { dir, ws, home } = agent_home();
     Env {
         _dir: dir,
         ws,
@@ -59,7 +43,7 @@ impl Drop for Env {
 }
 
 mod common;
-use common::{err, out};
+use common::{agent_home, err, out, AgentHome};
 
 #[test]
 fn one_turn_streams_and_exits_zero() {

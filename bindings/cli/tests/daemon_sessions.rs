@@ -6,11 +6,14 @@
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+
+mod common;
+use common::{agent_home, AgentHome};
 
 struct Client(UnixStream);
 
@@ -41,24 +44,12 @@ impl Client {
 
 #[test]
 fn a_session_streams_its_events_over_the_daemon_socket() {
-    let dir = tempfile::tempdir().unwrap();
-    let home = dir.path().join("home");
-    let ws = dir.path().join("ws");
-    std::fs::create_dir_all(&home).unwrap();
-    std::fs::create_dir_all(&ws).unwrap();
+    let AgentHome {
+        dir: _dir,
+        ws,
+        home,
+    } = agent_home();
     std::fs::write(ws.join("notes.txt"), "old\n").unwrap();
-    let agent = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/acp-agent/agent.mjs")
-        .canonicalize()
-        .unwrap();
-    std::fs::write(
-        home.join("agents.toml"),
-        format!(
-            "[[agents]]\nid = \"example\"\nprotocol = \"acp\"\ncommand = [\"node\", {:?}]\n",
-            agent.to_string_lossy()
-        ),
-    )
-    .unwrap();
     let mut daemon = Command::new(env!("CARGO_BIN_EXE_rad"))
         .args(["daemon", "--idle", "30"])
         .env("RADIUM_HOME", &home)

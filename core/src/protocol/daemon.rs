@@ -79,13 +79,21 @@ pub fn read_frame(stream: &mut impl Read, limit: u32) -> std::io::Result<Frame> 
     Ok(Frame::Data(payload))
 }
 
-fn answer(engine: &Engine, payload: &[u8]) -> (Response, bool) {
+/// What a frame asks of the connection.
+enum Reply {
+    /// Answer it (and stop the daemon after, for `shutdown`).
+    Answer(Response, bool),
+    /// Stream session `id`'s events ([`SUBSCRIBE`]).
+    Subscribe(String),
+}
+
+fn answer(engine: &Engine, payload: &[u8]) -> Reply {
     let parsed = check_json_depth(payload)
         .and_then(|()| serde_json::from_slice::<Value>(payload).map_err(|e| e.to_string()));
     let value: Value = match parsed {
         Ok(v) => v,
         Err(e) => {
-            return (
+            return Reply::Answer(
                 Response::failure(&Error::InvalidRequest(format!(
                     "the frame is not JSON: {e}"
                 ))),
@@ -93,27 +101,24 @@ fn answer(engine: &Engine, payload: &[u8]) -> (Response, bool) {
             )
         }
     };
-    let shutdown = value.get("command").and_then(Value::as_str) == Some("shutdown");
-    if shutdown {
-        return (
+    match value.get("command").and_then(Value::as_str) {
+        Some("shutdown") => Reply::Answer(
             Response::success(Value::String("shutting down".into())),
             true,
-        );
+        ),
+        Some(SUBSCRIBE) => Reply::Subscribe(
+            value
+                .pointer("/args/session")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+        ),
+        _ => Reply::Answer(engine.handle_json(value), false),
     }
-    (engine.handle_json(value), false)
 }
 
 /// The daemon's own command that streams a session's events.
 pub const SUBSCRIBE: &str = "session-subscribe";
-
-fn is_subscribe(payload: &[u8]) -> bool {
-    // Cheap test first: most frames are other commands.
-    payload
-        .windows(SUBSCRIBE.len())
-        .any(|w| w == SUBSCRIBE.as_bytes())
-        && serde_json::from_slice::<Value>(payload)
-            .is_ok_and(|v| v.get("command").and_then(Value::as_str) == Some(SUBSCRIBE))
-}
 
 /// `session-subscribe {session}`: from then on the connection carries the
 /// session's events, one frame a batch (`{"ok": true, "data": {"session",
@@ -121,17 +126,11 @@ fn is_subscribe(payload: &[u8]) -> bool {
 /// true` and no events); then it takes requests again. Requests such as
 /// `session-permission` go on another connection meanwhile. Answers whether
 /// the connection goes on.
-fn stream_session(engine: &Engine, stream: &mut UnixStream, payload: &[u8]) -> bool {
-    let value: Value = serde_json::from_slice(payload).unwrap_or_default();
-    let id = value
-        .pointer("/args/session")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
+fn stream_session(engine: &Engine, stream: &mut UnixStream, id: &str) -> bool {
     let send = |stream: &mut UnixStream, r: &Response| {
         write_frame(stream, r.to_json().to_string().as_bytes()).is_ok()
     };
-    let entry = match engine.session(&id) {
+    let entry = match engine.session(id) {
         Ok(entry) => entry,
         Err(e) => {
             let e = if id.is_empty() {
@@ -208,21 +207,25 @@ fn serve_connection(
                 let _ = write_frame(&mut stream, r.to_json().to_string().as_bytes());
                 return;
             }
-            Frame::Data(payload) if is_subscribe(&payload) => {
-                if stream_session(engine, &mut stream, &payload) {
-                    continue;
-                }
-                return;
-            }
             // A panic while answering is that request's internal error; the
             // connection and the daemon's bookkeeping go on.
             Frame::Data(payload) => {
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| answer(engine, &payload)))
-                    .unwrap_or_else(|_| {
+                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    answer(engine, &payload)
+                })) {
+                    Ok(Reply::Answer(response, shutdown)) => (response, shutdown),
+                    Ok(Reply::Subscribe(id)) => {
+                        if stream_session(engine, &mut stream, &id) {
+                            continue;
+                        }
+                        return;
+                    }
+                    Err(_) => {
                         let error =
                             Error::Runtime("the engine failed while answering (a panic)".into());
                         (Response::failure(&error), false)
-                    })
+                    }
+                }
             }
         };
         if write_frame(&mut stream, response.to_json().to_string().as_bytes()).is_err() {

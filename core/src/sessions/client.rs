@@ -12,7 +12,6 @@ use super::events::tool_call;
 use super::rpc::RpcError;
 use super::session::{lock, method_not_found, AgentSession, PermissionAnswer};
 use super::tools::paths_of;
-use crate::edit::{EditSession, Project};
 use crate::error::Error;
 use crate::hooks::context::HookContext;
 use crate::hooks::hook_type::HookType;
@@ -83,7 +82,7 @@ async fn permission(session: &AgentSession, params: &Value, limit: Duration) -> 
         }
     };
     // 1. radium's own rule: nothing outside the workspace or in .radium/.git.
-    let project = Project::open(&session.workspace, &session.radium_home);
+    let project = session.project();
     for path in paths_of(&call) {
         let refused = match &project {
             Ok(p) => p.confine_write(&path).err(),
@@ -197,7 +196,7 @@ fn fill_old_texts(session: &AgentSession, call: &mut Value) {
     let Some(diffs) = call.get_mut("diffs").and_then(Value::as_array_mut) else {
         return;
     };
-    let Ok(project) = Project::open(&session.workspace, &session.radium_home) else {
+    let Ok(project) = session.project() else {
         return;
     };
     for diff in diffs {
@@ -226,8 +225,7 @@ fn str_param<'a>(params: &'a Value, name: &str) -> std::result::Result<&'a str, 
 
 fn read(session: &AgentSession, params: &Value) -> Answer {
     let path = str_param(params, "path")?;
-    let project =
-        Project::open(&session.workspace, &session.radium_home).map_err(|e| rpc_error(&e))?;
+    let project = session.project().map_err(|e| rpc_error(&e))?;
     let file = project.confine(path).map_err(|e| rpc_error(&e))?;
     let buffered = lock(&session.state).buffers.get(&file).cloned();
     let text = match buffered {
@@ -256,34 +254,21 @@ fn read(session: &AgentSession, params: &Value) -> Answer {
 async fn write(session: &AgentSession, params: &Value) -> Answer {
     let path = str_param(params, "path")?.to_owned();
     let content = str_param(params, "content")?.to_owned();
-    let (root, home, depth) = (
-        session.workspace.clone(),
-        session.radium_home.clone(),
-        session.history_depth,
-    );
-    let tag = session.tag();
     let mut args = Map::new();
     args.insert("path".into(), Value::String(path.clone()));
     let written = content.clone();
     args.insert("content".into(), Value::String(content));
     args.insert("overwrite".into(), Value::Bool(true));
-    let work = tokio::task::spawn_blocking(move || {
-        let mut edit = EditSession::open(&root, &home, depth)?;
-        edit.run("create", &args, tag.as_deref())
-    })
-    .await
-    .map_err(|e| Error::Runtime(format!("the write did not finish: {e}")))
-    .and_then(|r| r);
+    let work = session
+        .edit(&path, false, move |edit, tag| {
+            edit.run("create", &args, tag).map(Some)
+        })
+        .await;
     match work {
-        Ok(outcome) => {
-            let seq = outcome.data.get("seq").cloned().unwrap_or(Value::Null);
-            if let Ok(file) = Project::open(&session.workspace, &session.radium_home)
-                .and_then(|p| p.confine(&path))
-            {
+        Ok(_) => {
+            if let Ok(file) = session.project().and_then(|p| p.confine(&path)) {
                 session.written_through_radium(&file, &written);
             }
-            lock(&session.state).tag.clone_from(&outcome.tag);
-            session.emit(json!({"type": "write", "path": path, "tag": outcome.tag, "seq": seq}));
             Ok(json!({}))
         }
         Err(e) => {

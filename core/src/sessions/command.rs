@@ -19,8 +19,9 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::sync::{mpsc, Mutex as AsyncMutex, Notify};
 
+use super::session::{last_lines, process_spec};
 use crate::agents::config::AgentConfig;
-use crate::support::process::{spawn_process, ProcessSpec};
+use crate::support::process::spawn_process;
 
 /// Whether `program` names a file (a path, from `cwd`) or is found on `PATH`.
 pub(crate) fn runnable(program: &str, cwd: &std::path::Path) -> bool {
@@ -133,18 +134,7 @@ impl Adapter {
         let mut messages = history.clone();
         messages.push(json!({"role": "user", "content": prompt}));
         let input = json!({"agent": self.agent.id, "prompt": prompt, "context": context, "messages": messages});
-        let spec = ProcessSpec {
-            program: PathBuf::from(self.agent.command.first().cloned().unwrap_or_default()),
-            args: self.agent.command.iter().skip(1).cloned().collect(),
-            cwd: Some(self.workspace.clone()),
-            env: self
-                .agent
-                .env
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
-            max_output: 0,
-        };
+        let spec = process_spec(&self.agent, &self.workspace);
         let mut spawned = match spawn_process(&spec) {
             Ok(s) => s,
             Err(e) => return self.fail(&id, -32000, &e),
@@ -208,12 +198,11 @@ impl Adapter {
                     || "was killed by a signal".to_owned(),
                     |c| format!("exited with code {c}"),
                 );
-                let tail = stderr.lines().rev().take(5).collect::<Vec<_>>();
-                let tail: Vec<&str> = tail.into_iter().rev().collect();
+                let tail = last_lines(&stderr, 5);
                 self.fail(
                     &id,
                     -32000,
-                    &format!("`{}` {how}: {}", spec.program.display(), tail.join("\n")),
+                    &format!("`{}` {how}: {tail}", spec.program.display()),
                 );
             }
             Err(e) => self.fail(&id, -32000, &format!("waiting for the agent failed: {e}")),

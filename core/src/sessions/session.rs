@@ -5,7 +5,7 @@
 //! which kills the agent's whole process group.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
@@ -124,17 +124,7 @@ impl AgentSession {
                 Connection::start(to_agent, from_agent, None::<tokio::io::Empty>);
             (conn, incoming, None)
         } else {
-            let spec = ProcessSpec {
-                program: PathBuf::from(program),
-                args: agent.command[1..].to_vec(),
-                cwd: Some(setup.workspace.clone()),
-                env: agent
-                    .env
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect(),
-                max_output: 0,
-            };
+            let spec = process_spec(&agent, &setup.workspace);
             let spawned = spawn_process(&spec)
                 .map_err(|e| Error::AgentFailed(format!("agent `{}`: {e}", agent.id)))?;
             let (conn, incoming) =
@@ -229,9 +219,7 @@ impl AgentSession {
         let tail = if tail.is_empty() {
             String::new()
         } else {
-            let last: Vec<&str> = tail.lines().rev().take(5).collect();
-            let last: Vec<&str> = last.into_iter().rev().collect();
-            format!("; its stderr ended with:\n{}", last.join("\n"))
+            format!("; its stderr ended with:\n{}", last_lines(&tail, 5))
         };
         Error::AgentFailed(format!("agent `{}` {how} {when}{tail}", self.agent.id))
     }
@@ -259,7 +247,7 @@ impl AgentSession {
     /// Sets (or, with `None`, forgets) an unsaved buffer the agent reads
     /// instead of the file on disk. The path must be inside the workspace.
     pub fn set_buffer(&self, path: &str, text: Option<String>) -> Result<()> {
-        let project = crate::edit::Project::open(&self.workspace, &self.radium_home)?;
+        let project = self.project()?;
         let file = project.confine(path)?;
         let mut state = lock(&self.state);
         match text {
@@ -403,6 +391,28 @@ async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::UnboundedReceive
             }
         }
     }
+}
+
+/// How `agent`'s program runs in `workspace`: its arguments, its `env`
+/// added to the inherited environment, its output not capped.
+pub(crate) fn process_spec(agent: &AgentConfig, workspace: &Path) -> ProcessSpec {
+    ProcessSpec {
+        program: PathBuf::from(agent.command.first().cloned().unwrap_or_default()),
+        args: agent.command.iter().skip(1).cloned().collect(),
+        cwd: Some(workspace.to_owned()),
+        env: agent
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+        max_output: 0,
+    }
+}
+
+/// The last `n` lines of `text`, for error messages.
+pub(crate) fn last_lines(text: &str, n: usize) -> String {
+    let last: Vec<&str> = text.lines().rev().take(n).collect();
+    last.into_iter().rev().collect::<Vec<_>>().join("\n")
 }
 
 /// The JSON-RPC error for a request radium does not serve.

@@ -12,8 +12,8 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use super::session::{lock, AgentSession};
-use crate::edit::{EditSession, Project};
-use crate::error::Error;
+use crate::edit::{EditOutcome, EditSession, Project};
+use crate::error::{Error, Result};
 use crate::hooks::context::HookContext;
 use crate::hooks::hook_type::HookType;
 use crate::hooks::registry::ExecuteOptions;
@@ -68,7 +68,7 @@ impl AgentSession {
         };
         let snapshot = allowed || writes_files(call);
         let files: Vec<PathBuf> = if snapshot {
-            match Project::open(&self.workspace, &self.radium_home) {
+            match self.project() {
                 Ok(project) => paths_of(call)
                     .iter()
                     .filter_map(|p| project.confine_write(p).ok())
@@ -105,6 +105,47 @@ impl AgentSession {
         }
     }
 
+    /// The session's workspace as an edit project.
+    pub(crate) fn project(&self) -> Result<Project> {
+        Project::open(&self.workspace, &self.radium_home)
+    }
+
+    /// Runs `work` on the workspace's edit session (off the runtime's
+    /// threads) with the session's tag; an edit it made (for `path`) moves
+    /// the session's tag and is a `write` event (`by: "agent"` when the agent
+    /// wrote the file itself).
+    pub(crate) async fn edit(
+        &self,
+        path: &str,
+        by_agent: bool,
+        work: impl FnOnce(&mut EditSession, Option<&str>) -> Result<Option<EditOutcome>>
+            + Send
+            + 'static,
+    ) -> Result<Option<EditOutcome>> {
+        let (root, home, depth, tag) = (
+            self.workspace.clone(),
+            self.radium_home.clone(),
+            self.history_depth,
+            self.tag(),
+        );
+        let outcome = tokio::task::spawn_blocking(move || {
+            let mut edit = EditSession::open(&root, &home, depth)?;
+            work(&mut edit, tag.as_deref())
+        })
+        .await
+        .map_err(|e| Error::Runtime(format!("the edit did not finish: {e}")))??;
+        if let Some(outcome) = &outcome {
+            lock(&self.state).tag.clone_from(&outcome.tag);
+            let seq = outcome.data.get("seq").cloned().unwrap_or(Value::Null);
+            let mut event = json!({"type": "write", "path": path, "tag": outcome.tag, "seq": seq});
+            if by_agent {
+                event["by"] = json!("agent");
+            }
+            self.emit(event);
+        }
+        Ok(outcome)
+    }
+
     /// Records what the files a tool call names hold now, when it changed
     /// since they were read, as the session's edits; answers the diffs.
     async fn record_files(&self, files: HashMap<PathBuf, Option<String>>) -> Vec<Value> {
@@ -124,29 +165,14 @@ impl AgentSession {
                 }));
                 continue;
             };
-            let (root, home, depth, tag) = (
-                self.workspace.clone(),
-                self.radium_home.clone(),
-                self.history_depth,
-                self.tag(),
-            );
-            let path = file.clone();
-            let old = before.clone();
-            let work = tokio::task::spawn_blocking(move || {
-                let mut edit = EditSession::open(&root, &home, depth)?;
-                edit.record_written(&path, old.as_deref(), tag.as_deref())
-            })
-            .await
-            .map_err(|e| Error::Runtime(format!("recording the write did not finish: {e}")))
-            .and_then(|r| r);
+            let (path, old) = (file.clone(), before.clone());
+            let work = self
+                .edit(&shown, true, move |edit, tag| {
+                    edit.record_written(&path, old.as_deref(), tag)
+                })
+                .await;
             match work {
-                Ok(Some(outcome)) => {
-                    let seq = outcome.data.get("seq").cloned().unwrap_or(Value::Null);
-                    lock(&self.state).tag.clone_from(&outcome.tag);
-                    self.emit(json!({
-                        "type": "write", "path": shown, "tag": outcome.tag, "seq": seq,
-                        "by": "agent",
-                    }));
+                Ok(Some(_)) => {
                     diffs.push(json!({"path": shown, "old_text": before, "new_text": after}));
                 }
                 Ok(None) => {}

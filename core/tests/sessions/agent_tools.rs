@@ -66,10 +66,7 @@ fn an_agent_that_writes_files_itself_is_recorded_and_undone() {
     assert!(turns[0]["data"]["timings"]["turn_ms"].is_number());
 
     // Undo takes the agent's own write back.
-    let undo = e
-        .engine
-        .handle_json(json!({"command": "undo", "tag": tag}))
-        .to_json();
+    let undo = e.undo(tag);
     assert_eq!(undo["ok"], true, "{undo}");
     assert_eq!(
         std::fs::read_to_string(e.ws.join("notes.txt")).unwrap(),
@@ -92,10 +89,7 @@ fn a_write_through_radium_is_recorded_once() {
         "new\n"
     );
     let tag = events.last().unwrap()["tag"].as_str().unwrap().to_owned();
-    let undo = e
-        .engine
-        .handle_json(json!({"command": "undo", "tag": tag}))
-        .to_json();
+    let undo = e.undo(&tag);
     assert_eq!(undo["ok"], true, "{undo}");
     assert!(!e.ws.join("fresh.txt").exists(), "a created file goes away");
 }

@@ -66,6 +66,12 @@ impl Env {
             .handle_json(json!({"command": command, "args": args}))
             .to_json()
     }
+    /// `undo` with `tag`, through the request door.
+    fn undo(&self, tag: &str) -> Value {
+        self.engine
+            .handle_json(json!({"command": "undo", "tag": tag}))
+            .to_json()
+    }
     fn open(&self, agent: &str) -> String {
         let r = self.call("session-new", json!({"agent": agent}));
         assert_eq!(r["ok"], true, "{r}");
@@ -168,10 +174,7 @@ fn a_write_asks_permission_is_recorded_and_undone() {
     assert_eq!(end["type"], "turn_end");
     assert_eq!(end["tag"], tag);
     // The agent's write is an edit like any other: undo takes it back.
-    let undo = e
-        .engine
-        .handle_json(json!({"command": "undo", "tag": tag}))
-        .to_json();
+    let undo = e.undo(tag);
     assert_eq!(undo["ok"], true, "{undo}");
     assert_eq!(
         std::fs::read_to_string(e.ws.join("notes.txt")).unwrap(),
