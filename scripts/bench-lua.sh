@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Neovim door's benchmark: a 5-hook Lua chain on a 4 KiB context, and the
-# start-up time require("radium") adds (--startuptime, median of 10 runs).
+# start-up time require("radium") adds (--startuptime, median of 10 runs),
+# and a session's streamed chunks to a Lua handler, per chunk.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 nvim=$(bash scripts/ensure-nvim.sh)
@@ -16,3 +17,5 @@ median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 base=$(for _ in $(seq 10); do startup --cmd "set rtp^=$rtp"; done | median)
 with=$(for _ in $(seq 10); do startup --cmd "set rtp^=$rtp" --cmd "lua require('radium')"; done | median)
 echo "startup: ${base} ms without, ${with} ms with require('radium') (median of 10)"
+# A session's streamed chunks to a Lua handler on the main loop.
+timeout 300 "$nvim" --headless -u NONE -l bindings/lua/bench/sessions.lua 20
