@@ -12,6 +12,7 @@ import * as os from 'os'
 import * as path from 'path'
 import * as vscode from 'vscode'
 
+import { registerChat } from './chat/view'
 import { changedRegion, editorContext, splitLines, type EditorContext } from './context'
 import { HookSet } from './hooks'
 import { loadRadium, type Engine, type HookFn, type HookOptions, type HookType, type Loaded, type Response } from './native'
@@ -445,6 +446,14 @@ export function activate(context: vscode.ExtensionContext): RadiumApi {
       },
     },
   )
+  registerChat(context, {
+    engine: () => {
+      const settings = settingsOf(context, vscode.window.activeTextEditor?.document)
+      return { engine: settings.engine(), workspace: settings.workspace }
+    },
+    log: (line) => channel().appendLine(line),
+    fail,
+  })
   return {
     registerHook(name, hookType, fn, options) {
       const registration = hooks.register({ name, hookType, fn, options })

@@ -28,13 +28,22 @@ test('the manifest contributes the command and points at the compiled code', () 
     { command: 'radium.sendSelection', title: 'Send Selection to Agent', category: 'Radium' },
     { command: 'radium.applyCode', title: 'Apply Code Block', category: 'Radium' },
     { command: 'radium.listAgents', title: 'List Agents', category: 'Radium' },
+    { command: 'radium.chat', title: 'Open Chat', category: 'Radium', icon: '$(comment-discussion)' },
+    { command: 'radium.newChat', title: 'New Chat', category: 'Radium', icon: '$(add)' },
+    { command: 'radium.stop', title: 'Stop the Turn', category: 'Radium' },
+    { command: 'radium.attachSelection', title: 'Attach Selection to Chat', category: 'Radium' },
+    { command: 'radium.attachFile', title: 'Attach Current File to Chat', category: 'Radium' },
+    { command: 'radium.attachFiles', title: 'Attach Files to Chat…', category: 'Radium' },
+    { command: 'radium.trust', title: 'Trust Workspace…', category: 'Radium' },
+    { command: 'radium.undo', title: 'Undo Last Change', category: 'Radium' },
+    { command: 'radium.redo', title: 'Redo Change', category: 'Radium' },
   ])
-  assert.deepEqual(manifest.activationEvents, [
-    'onCommand:radium.showVersion',
-    'onCommand:radium.sendSelection',
-    'onCommand:radium.applyCode',
-    'onCommand:radium.listAgents',
-  ])
+  assert.ok(manifest.activationEvents.includes('onView:radium.chatView'))
+  // The chat view lives in Radium's own view container, with a keybinding to open it.
+  assert.deepEqual(manifest.contributes.views.radium, [{ type: 'webview', id: 'radium.chatView', name: 'Chat' }])
+  assert.equal(manifest.contributes.viewsContainers.activitybar[0].id, 'radium')
+  assert.ok(fs.existsSync(path.join(root, manifest.contributes.viewsContainers.activitybar[0].icon)))
+  assert.deepEqual(manifest.contributes.keybindings[0], { command: 'radium.chat', key: 'ctrl+alt+r', mac: 'cmd+alt+r' })
   const settings = manifest.contributes.configuration.properties
   assert.deepEqual(
     Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, [v.type, v.default]])),
@@ -43,6 +52,9 @@ test('the manifest contributes the command and points at the compiled code', () 
       'radium.surroundingLines': ['number', 5],
       'radium.previewBeforeApply': ['boolean', true],
       'radium.radiumHome': ['string', ''],
+      'radium.chat.agent': ['string', ''],
+      'radium.permissions.autoAllow': ['array', []],
+      'radium.review.saveAfterApply': ['boolean', true],
     },
   )
   // A workspace must not move the trust store and user agents elsewhere.
@@ -78,7 +90,11 @@ test('Radium: Show Version reports the version and ABI in a message and the Radi
   const calls = { commands: {}, info: [], errors: [], channels: [] }
   const vscode = {
     commands: { registerCommand: (id, fn) => { calls.commands[id] = fn; return { dispose() {} } } },
+    Uri: { joinPath: (base, ...parts) => ({ ...base, path: path.join(base.path, ...parts) }) },
+    StatusBarAlignment: { Left: 1, Right: 2 },
     window: {
+      createStatusBarItem: () => ({ show() {}, hide() {}, dispose() {} }),
+      registerWebviewViewProvider: (id) => { calls.views = [id]; return { dispose() {} } },
       showInformationMessage: (m) => { calls.info.push(m); return Promise.resolve(undefined) },
       showErrorMessage: (m) => { calls.errors.push(m); return Promise.resolve(undefined) },
       createOutputChannel: (name) => {
@@ -87,7 +103,11 @@ test('Radium: Show Version reports the version and ABI in a message and the Radi
         return channel
       },
     },
-    workspace: { registerTextDocumentContentProvider: (scheme) => { calls.providers = [scheme]; return { dispose() {} } } },
+    workspace: {
+      registerTextDocumentContentProvider: (scheme) => { (calls.providers ??= []).push(scheme); return { dispose() {} } },
+      onDidChangeTextDocument: () => ({ dispose() {} }),
+      getConfiguration: () => ({ get: (_key, fallback) => fallback }),
+    },
   }
   const resolve = Module._resolveFilename
   Module._resolveFilename = function (request, ...rest) {
@@ -96,12 +116,18 @@ test('Radium: Show Version reports the version and ABI in a message and the Radi
   require.cache.vscode = { id: 'vscode', filename: 'vscode', loaded: true, exports: vscode }
   try {
     const extension = require('../out/extension.js')
-    const context = { extensionPath: root, subscriptions: [] }
+    const context = { extensionPath: root, extensionUri: { scheme: 'file', path: root }, subscriptions: [] }
     const api = extension.activate(context)
-    assert.equal(context.subscriptions.length, 6)
-    assert.deepEqual(Object.keys(calls.commands), ['radium.showVersion', 'radium.sendSelection', 'radium.applyCode', 'radium.listAgents'])
+    assert.deepEqual(Object.keys(calls.commands), [
+      'radium.showVersion', 'radium.sendSelection', 'radium.applyCode', 'radium.listAgents',
+      'radium.chat', 'radium.newChat', 'radium.stop', 'radium.attachSelection', 'radium.attachFile',
+      'radium.attachFiles', 'radium.trust', 'radium.undo', 'radium.redo',
+    ])
+    // Every command the extension registers is in the manifest, and the other way round.
+    assert.deepEqual(Object.keys(calls.commands).sort(), manifest.contributes.commands.map((c) => c.command).sort())
     assert.deepEqual(Object.keys(api).sort(), ['abiVersion', 'engineVersion', 'registerHook'])
-    assert.deepEqual(calls.providers, ['radium-preview'])
+    assert.deepEqual(calls.providers, ['radium-preview', 'radium-review'])
+    assert.deepEqual(calls.views, ['radium.chatView'])
     calls.commands['radium.showVersion']()
     const radium = require('../../node')
     const expected = `Radium ${radium.version()} (ABI ${radium.abiVersion()})`

@@ -44,6 +44,9 @@ class Uri {
   static from({ scheme, path: p = '', query = '' }) {
     return new Uri(scheme, p, query)
   }
+  static joinPath(base, ...parts) {
+    return new Uri(base.scheme, path.join(base.path, ...parts))
+  }
   get fsPath() {
     return this.path
   }
@@ -119,6 +122,34 @@ function applied(text, edit) {
 
 const state = {}
 
+/** The webview views the extension registers, by id; `open(id)` resolves one and records what it posts. */
+const views = {}
+const docListeners = []
+
+function openView(id) {
+  const posted = []
+  let receive
+  const view = {
+    webview: {
+      options: {},
+      html: '',
+      cspSource: 'stand-in',
+      asWebviewUri: (uri) => uri,
+      postMessage: async (m) => {
+        posted.push(m)
+        return true
+      },
+      onDidReceiveMessage: (fn) => {
+        receive = fn
+        return { dispose() {} }
+      },
+    },
+    onDidDispose: () => ({ dispose() {} }),
+  }
+  views[id].resolveWebviewView(view)
+  return { view, posted, send: (m) => receive(m) }
+}
+
 function reset({ settings = {}, editor, pick, answerPrompt = 'Apply', cancelAfterMs } = {}) {
   Object.assign(state, {
     settings: { 'radium.radiumHome': home, 'radium.surroundingLines': 2, ...settings },
@@ -137,6 +168,7 @@ function reset({ settings = {}, editor, pick, answerPrompt = 'Apply', cancelAfte
     executed: [],
     edits: [],
     requests: [],
+    statusBar: [],
   })
   channel.lines = []
 }
@@ -155,6 +187,8 @@ const vscode = {
   Disposable,
   TabInputTextDiff,
   ConfigurationTarget: { Global: 1, Workspace: 2, WorkspaceFolder: 3 },
+  StatusBarAlignment: { Left: 1, Right: 2 },
+  env: { openExternal: async () => true },
   ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
   commands: {
     registerCommand: (id, fn) => {
@@ -204,6 +238,15 @@ const vscode = {
       state.picks.push({ labels: items.map((i) => i.label), options, items })
       return state.pick === undefined ? undefined : items[state.pick]
     },
+    createStatusBarItem: () => {
+      const item = { text: '', visible: false, show() { this.visible = true; state.statusBar.push(this.text) }, hide() { this.visible = false }, dispose() {} }
+      state.statusItem = item
+      return item
+    },
+    registerWebviewViewProvider: (id, provider) => {
+      views[id] = provider
+      return { dispose() {} }
+    },
     createOutputChannel: (name) => {
       channel.name = name
       channel.lines = []
@@ -244,8 +287,13 @@ const vscode = {
         state.settings[`${section}.${key}`] = value
       },
     }),
+    onDidChangeTextDocument: (fn) => {
+      docListeners.push(fn)
+      return { dispose() {} }
+    },
+    asRelativePath: (uri) => path.relative(ws, uri.fsPath),
     registerTextDocumentContentProvider: (scheme, p) => {
-      Object.assign(provider, { scheme, p })
+      if (scheme === 'radium-preview') Object.assign(provider, { scheme, p })
       return { dispose() {} }
     },
     get textDocuments() {
@@ -309,6 +357,11 @@ function setup() {
         'id = "silent"',
         'command = ["/bin/sh", "-c", "cat >/dev/null; echo no code here"]',
         '[[agents]]',
+        'id = "scripted"',
+        'protocol = "acp"',
+        `command = ["node", ${JSON.stringify(path.join(repo, 'examples/acp-agent/agent.mjs'))}]`,
+        'permission_timeout = "2s"',
+        '[[agents]]',
         'id = "two"',
         `command = ["/bin/sh", ${JSON.stringify(path.join(ws, '.radium/two.sh'))}]`,
         '',
@@ -342,7 +395,7 @@ function setup() {
     require.cache.vscode = { id: 'vscode', filename: 'vscode', loaded: true, exports: vscode }
     reset()
     extension = require('../out/extension.js')
-    extension.activate({ extensionPath: root, subscriptions: [] })
+    extension.activate({ extensionPath: root, extensionUri: Uri.file(root), subscriptions: [] })
   })
 
   after(() => {
@@ -377,6 +430,8 @@ function unsavedDocument() {
 
 module.exports = {
   setup,
+  openView,
+  docListeners,
   state,
   reset,
   commands,

@@ -1,0 +1,236 @@
+'use strict'
+// The chat webview: renders what the extension posts (the conversation, the
+// answer streaming in as Markdown, tool calls with their diffs, permission
+// prompts, reviews with a decision per hunk) and posts back what the user
+// does. Rendering is batched to one pass per animation frame however fast
+// the text arrives; the time from the extension host receiving an event to
+// its text on screen is measured here and reported at each turn's end.
+;(function () {
+  const vscode = acquireVsCodeApi()
+  const md = window.radiumMarkdown
+  const $ = (id) => document.getElementById(id)
+  const log = $('log')
+  const input = $('input')
+  const agent = $('agent')
+  const send = $('send')
+  const stop = $('stop')
+  let answer = null // { el, text }
+  let dirty = false
+  let pendingT = []
+  let latencies = []
+  const tools = new Map()
+  const perms = new Map()
+
+  const el = (tag, cls, text) => {
+    const e = document.createElement(tag)
+    if (cls) e.className = cls
+    if (text !== undefined) e.textContent = text
+    return e
+  }
+  const button = (label, onClick, cls) => {
+    const b = el('button', cls, label)
+    b.addEventListener('click', onClick)
+    return b
+  }
+  const scroll = () => { log.scrollTop = log.scrollHeight }
+  const add = (e) => { log.appendChild(e); scroll(); return e }
+
+  function diffView (diffs) {
+    const box = el('div', 'diffs')
+    for (const d of diffs || []) {
+      const f = el('div', 'diff')
+      f.appendChild(el('div', 'diff-path', d.path))
+      const pre = el('pre')
+      for (const line of d.lines) pre.appendChild(el('div', line[0] === '+' ? 'add' : line[0] === '-' ? 'del' : 'hdr', line))
+      f.appendChild(pre)
+      box.appendChild(f)
+    }
+    return box
+  }
+
+  function renderAnswer () {
+    if (!dirty || !answer) return
+    dirty = false
+    answer.el.innerHTML = md.render(answer.text)
+    scroll()
+    const ts = pendingT
+    pendingT = []
+    // After the browser painted this frame.
+    setTimeout(() => { const now = Date.now(); for (const t of ts) latencies.push(now - t) }, 0)
+  }
+  function frame () { renderAnswer(); requestAnimationFrame(frame) }
+  requestAnimationFrame(frame)
+
+  function onText (m) {
+    if (!answer) answer = { el: add(el('div', 'msg agent md')), text: '' }
+    answer.text += m.text
+    pendingT.push(m.t)
+    dirty = true
+  }
+
+  function endAnswer () { renderAnswer(); answer = null }
+
+  function stats () {
+    const s = [...latencies].sort((a, b) => a - b)
+    const at = (q) => s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))] : 0
+    return { count: s.length, p50: at(0.5), p95: at(0.95), max: s.length ? s[s.length - 1] : 0 }
+  }
+
+  function toolCard (m) {
+    let card = tools.get(m.id)
+    if (!card) {
+      endAnswer()
+      card = { el: add(el('details', 'tool')), title: m.title || 'tool call', kind: m.kind || '', status: '' }
+      card.summary = card.el.appendChild(el('summary'))
+      card.body = card.el.appendChild(el('div'))
+      tools.set(m.id, card)
+    }
+    if (m.title) card.title = m.title
+    if (m.kind) card.kind = m.kind
+    if (m.status) card.status = m.status
+    card.summary.textContent = `${card.kind ? `[${card.kind}] ` : ''}${card.title}${card.status ? ` · ${card.status}` : ''}`
+    card.el.dataset.status = card.status
+    if (m.diffs && m.diffs.length) { card.body.replaceChildren(diffView(m.diffs)) }
+  }
+
+  function permission (m) {
+    endAnswer()
+    const card = add(el('div', 'perm'))
+    card.dataset.id = m.id
+    card.appendChild(el('div', 'perm-title', `Allow ${m.title}?`))
+    card.appendChild(diffView(m.diffs))
+    const row = card.appendChild(el('div', 'row'))
+    const answerWith = (choice) => () => { vscode.postMessage({ type: 'permission', id: m.id, choice }); row.replaceChildren(el('span', 'muted', 'answered…')) }
+    row.appendChild(button('Allow once', answerWith('once')))
+    row.appendChild(button('Always allow', answerWith('always'), 'secondary'))
+    row.appendChild(button('Reject', answerWith('reject'), 'secondary'))
+    perms.set(m.id, card)
+  }
+
+  function decided (m) {
+    const why = m.by === 'timeout' ? 'timed out: rejected' : `${m.allowed ? 'allowed' : 'rejected'}${m.by && m.by !== 'door' ? ` by ${m.by}` : ''}`
+    for (const card of perms.values()) {
+      if (card.dataset.done) continue
+      card.dataset.done = '1'
+      card.querySelector('.row').replaceChildren(el('span', m.allowed ? 'ok' : 'muted', why))
+      return
+    }
+    add(el('div', 'notice', why))
+  }
+
+  const reviews = new Map()
+  function review (m) {
+    endAnswer()
+    let box = reviews.get(m.id)
+    if (!box) { box = add(el('div', 'review')); box.dataset.id = m.id; reviews.set(m.id, box) }
+    const post = (action, extra) => vscode.postMessage({ type: 'review', id: m.id, action, ...extra })
+    box.replaceChildren(el('div', 'review-title', m.done ? (m.summary || 'reviewed') : `Review: ${m.files.length} file(s)`))
+    m.files.forEach((f, i) => {
+      const file = box.appendChild(el('div', 'review-file'))
+      const name = file.appendChild(el('a', 'file-link', `${f.label}${f.isNew ? ' (new file)' : ''}`))
+      name.href = '#'
+      name.addEventListener('click', (e) => { e.preventDefault(); post('open', { file: i }) })
+      f.hunks.forEach((h, k) => {
+        const hunk = file.appendChild(el('div', `hunk${h.accepted === true ? ' accepted' : h.accepted === false ? ' rejected' : ''}`))
+        hunk.appendChild(diffView([{ path: '', lines: h.lines }]))
+        if (m.done) return
+        const row = hunk.appendChild(el('div', 'row'))
+        row.appendChild(button(h.accepted === true ? '✓ Accepted' : 'Accept', () => post('accept', { file: i, hunk: k }), h.accepted === true ? '' : 'secondary'))
+        row.appendChild(button(h.accepted === false ? '✗ Rejected' : 'Reject', () => post('reject', { file: i, hunk: k }), h.accepted === false ? '' : 'secondary'))
+      })
+    })
+    if (!m.done) {
+      const row = box.appendChild(el('div', 'row'))
+      row.appendChild(button('Accept all', () => post('acceptAll'), 'secondary'))
+      row.appendChild(button('Reject all', () => post('rejectAll'), 'secondary'))
+      row.appendChild(button('Apply', () => post('apply')))
+    }
+    scroll()
+  }
+
+  function chips (list) {
+    const box = $('chips')
+    box.replaceChildren()
+    list.forEach((c, i) => {
+      const chip = box.appendChild(el('span', `chip${c.changed ? ' changed' : ''}`, `${c.kind === 'selection' ? '⌶ ' : '📄 '}${c.label}${c.changed ? ' (changed)' : ''}`))
+      chip.appendChild(button('×', () => vscode.postMessage({ type: 'removeChip', index: i }), 'x'))
+    })
+  }
+
+  function busy (on) {
+    send.disabled = on
+    stop.disabled = !on
+    document.body.dataset.busy = on ? '1' : ''
+  }
+
+  window.addEventListener('message', ({ data: m }) => {
+    switch (m.type) {
+      case 'init':
+        agent.replaceChildren(...m.agents.map((a) => { const o = el('option', '', a); o.value = a; return o }))
+        agent.value = m.agent
+        if (m.error) add(el('div', 'error', m.error))
+        busy(m.busy)
+        break
+      case 'focus': input.focus(); break
+      case 'chips': chips(m.chips); break
+      case 'user': {
+        endAnswer()
+        const u = add(el('div', 'msg user', m.text))
+        if (m.chips.length) u.appendChild(el('div', 'muted', `with ${m.chips.join(', ')}`))
+        break
+      }
+      case 'text': onText(m); break
+      case 'thought': endAnswer(); add(el('div', 'thought', m.text)); break
+      case 'tool': toolCard(m); break
+      case 'permission': permission(m); break
+      case 'decided': decided(m); break
+      case 'plan': endAnswer(); add(el('ol', 'plan')).replaceChildren(...m.entries.map((e) => el('li', e.status, e.content))); break
+      case 'write': {
+        endAnswer()
+        const w = add(el('div', 'write', `wrote ${m.path}${m.by === 'agent' ? ' (by the agent)' : ''} `))
+        w.appendChild(button('Undo', () => vscode.postMessage({ type: 'undo', tag: m.tag }), 'secondary'))
+        break
+      }
+      case 'notice': endAnswer(); add(el('div', 'notice', m.message)); break
+      case 'error': endAnswer(); add(el('div', 'error', m.message)); break
+      case 'turnEnd': {
+        endAnswer()
+        const ms = m.timings && m.timings.turn_ms
+        add(el('div', 'turn-end', m.stopReason === 'end_turn' ? `done${ms !== undefined ? ` in ${ms} ms` : ''}` : `stopped: ${m.stopReason}`))
+        setTimeout(() => {
+          const s = stats()
+          $('stats').dataset.latency = JSON.stringify(s)
+          vscode.postMessage({ type: 'latency', ...s })
+          latencies = []
+        }, 50)
+        break
+      }
+      case 'hostStats': $('stats').dataset.host = JSON.stringify(m); break
+      case 'busy': busy(m.busy); break
+      case 'review': review(m); break
+      case 'clear': log.replaceChildren(); answer = null; tools.clear(); perms.clear(); reviews.clear(); break
+    }
+  })
+
+  function submit () {
+    const text = input.value
+    if (!text.trim() || send.disabled) return
+    input.value = ''
+    vscode.postMessage({ type: 'send', text })
+  }
+  input.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) { e.preventDefault(); submit() }
+  })
+  send.addEventListener('click', submit)
+  stop.addEventListener('click', () => vscode.postMessage({ type: 'stop' }))
+  $('new').addEventListener('click', () => vscode.postMessage({ type: 'newChat' }))
+  agent.addEventListener('change', () => vscode.postMessage({ type: 'agent', agent: agent.value }))
+  $('addSel').addEventListener('click', () => vscode.postMessage({ type: 'attach', what: 'selection' }))
+  $('addFile').addEventListener('click', () => vscode.postMessage({ type: 'attach', what: 'file' }))
+  $('addFiles').addEventListener('click', () => vscode.postMessage({ type: 'attach', what: 'files' }))
+  log.addEventListener('click', (e) => {
+    const a = e.target.closest('a[data-href]')
+    if (a) { e.preventDefault(); vscode.postMessage({ type: 'link', href: a.dataset.href }) }
+  })
+  vscode.postMessage({ type: 'ready' })
+})()

@@ -1,0 +1,114 @@
+'use strict'
+// A small Markdown renderer for the chat view (no dependency): headings,
+// paragraphs, lists, block quotes, rules, fenced code (highlighted, and an
+// unclosed fence while an answer streams), inline code, bold, italics and
+// links. Everything is HTML-escaped first; links keep only http(s) targets.
+// Loaded by the webview (window.radiumMarkdown) and by node --test.
+;(function (root) {
+  const escape = (s) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c])
+
+  const KEYWORDS = new Set(('as async await break case catch class const continue def default del do elif else enum export ' +
+    'extends false fn for from func function go if impl import in interface let loop match mod module mut new nil ' +
+    'none null package pass pub raise return self static struct super switch this throw true try type typeof use ' +
+    'var void while with yield None True False local then end elseif').split(' '))
+
+  /** Code, escaped, with spans for comments, strings, numbers and keywords. */
+  function highlight (code, language) {
+    const lang = (language || '').toLowerCase()
+    const hashComments = /^(py|python|sh|bash|shell|zsh|toml|yaml|yml|rb|ruby|r|make|makefile|dockerfile|conf)$/.test(lang)
+    const dashComments = /^(lua|sql|haskell|hs)$/.test(lang)
+    const comment = hashComments ? '#[^\\n]*' : dashComments ? '--[^\\n]*' : '\\/\\/[^\\n]*|\\/\\*[\\s\\S]*?(?:\\*\\/|$)'
+    const re = new RegExp(`(${comment})|("(?:[^"\\\\\\n]|\\\\.)*"?|'(?:[^'\\\\\\n]|\\\\.)*'?|\`(?:[^\`\\\\]|\\\\.)*\`?)|(\\b\\d[\\d_]*(?:\\.\\d+)?\\b)|([A-Za-z_][A-Za-z0-9_]*)`, 'g')
+    let out = ''
+    let at = 0
+    for (const m of code.matchAll(re)) {
+      out += escape(code.slice(at, m.index))
+      const [all, com, str, num, word] = m
+      if (com) out += `<span class="tok-comment">${escape(all)}</span>`
+      else if (str) out += `<span class="tok-string">${escape(all)}</span>`
+      else if (num) out += `<span class="tok-number">${escape(all)}</span>`
+      else if (word && KEYWORDS.has(word)) out += `<span class="tok-keyword">${escape(all)}</span>`
+      else out += escape(all)
+      at = m.index + all.length
+    }
+    return out + escape(code.slice(at))
+  }
+
+  /** Inline Markdown of one escaped-later line run. */
+  function inline (text) {
+    const parts = text.split(/(`+[^`]*?`+)/)
+    return parts.map((part, i) => {
+      if (i % 2 === 1) return `<code>${escape(part.replace(/^`+|`+$/g, ''))}</code>`
+      let s = escape(part)
+      s = s.replace(/\[([^\]]+)\]\((https?:\/\/[^\s)]+)\)/g, (_, label, href) => `<a href="${href}" data-href="${href}">${label}</a>`)
+      s = s.replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
+      s = s.replace(/(^|[^*\w])\*([^*\s][^*]*)\*(?!\w)/g, '$1<em>$2</em>')
+      s = s.replace(/(^|[^_\w])_([^_\s][^_]*)_(?!\w)/g, '$1<em>$2</em>')
+      return s
+    }).join('')
+  }
+
+  /**
+   * Renders Markdown to HTML. Code blocks get `data-index` (their order) and
+   * `data-path` when the info string names a file, like the engine's extract.
+   */
+  function render (markdown) {
+    const lines = markdown.split(/\r\n|\r|\n/)
+    const html = []
+    let para = []
+    let list = null // { tag, items: [] }
+    let blocks = 0
+    const flushPara = () => {
+      if (para.length) html.push(`<p>${inline(para.join('\n')).replace(/\n/g, '<br>')}</p>`)
+      para = []
+    }
+    const flushList = () => {
+      if (list) html.push(`<${list.tag}>${list.items.map((it) => `<li>${inline(it)}</li>`).join('')}</${list.tag}>`)
+      list = null
+    }
+    const flush = () => { flushPara(); flushList() }
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]
+      const fence = /^\s*(`{3,}|~{3,})\s*([^\s`]*)\s*([^`]*)$/.exec(line)
+      if (fence) {
+        flush()
+        const marker = fence[1]
+        const language = fence[2].split(':')[0]
+        const filePath = (fence[2].includes(':') ? fence[2].split(':').slice(1).join(':') : fence[3]).trim()
+        const body = []
+        let closed = false
+        for (i++; i < lines.length; i++) {
+          if (lines[i].trim().startsWith(marker[0].repeat(marker.length)) && lines[i].trim().replace(new RegExp(`^\\${marker[0]}+`), '') === '') { closed = true; break }
+          body.push(lines[i])
+        }
+        const attrs = `data-index="${blocks++}"${filePath ? ` data-path="${escape(filePath)}"` : ''}${closed ? '' : ' data-open="1"'}`
+        const head = `<div class="code-head"><span>${escape(language || 'text')}${filePath ? ` · ${escape(filePath)}` : ''}</span></div>`
+        html.push(`<div class="code" ${attrs}>${head}<pre><code class="lang-${escape(language)}">${highlight(body.join('\n'), language)}</code></pre></div>`)
+        continue
+      }
+      const heading = /^(#{1,6})\s+(.*)$/.exec(line)
+      if (heading) { flush(); html.push(`<h${heading[1].length}>${inline(heading[2])}</h${heading[1].length}>`); continue }
+      if (/^\s*([-*_])(\s*\1){2,}\s*$/.test(line)) { flush(); html.push('<hr>'); continue }
+      const quote = /^>\s?(.*)$/.exec(line)
+      if (quote) { flush(); html.push(`<blockquote>${inline(quote[1])}</blockquote>`); continue }
+      const item = /^\s*([-*+]|\d+[.)])\s+(.*)$/.exec(line)
+      if (item) {
+        flushPara()
+        const tag = /\d/.test(item[1]) ? 'ol' : 'ul'
+        if (list && list.tag !== tag) flushList()
+        list ??= { tag, items: [] }
+        list.items.push(item[2])
+        continue
+      }
+      if (line.trim() === '') { flush(); continue }
+      if (list) { list.items[list.items.length - 1] += ` ${line.trim()}`; continue }
+      para.push(line)
+    }
+    flush()
+    return html.join('\n')
+  }
+
+  const api = { render, highlight, escape }
+  if (typeof module === 'object' && module.exports) module.exports = api
+  else root.radiumMarkdown = api
+})(typeof self !== 'undefined' ? self : this)

@@ -1,0 +1,98 @@
+// The context a chat prompt carries: chips for the selection (tracked as
+// its document changes), the current file and picked files; every unsaved
+// buffer of the workspace goes as `buffers`, so the agent reads what the
+// user sees.
+
+import * as os from 'os'
+import * as path from 'path'
+import * as vscode from 'vscode'
+
+import { editorContext } from '../context'
+import { track, type Span } from '../tracking'
+import type { PromptExtras } from './session'
+
+export interface Chip {
+  kind: 'selection' | 'file'
+  uri: vscode.Uri
+  label: string
+  /** Selection chips: where the (whole-line) selection is now, its text when taken, and whether it was edited since. */
+  span?: Span
+  text?: string
+  changed?: boolean
+  startLine?: number
+}
+
+/** A chip for the selection of an editor (whole lines; the current line when nothing is selected). */
+export function selectionChip(editor: vscode.TextEditor): Chip {
+  const d = editor.document
+  const sel = editor.selection
+  let endLine = sel.end.line
+  if (endLine > sel.start.line && sel.end.character === 0) endLine--
+  const start = d.offsetAt(new vscode.Position(sel.start.line, 0))
+  const end = endLine + 1 < d.lineCount ? d.offsetAt(new vscode.Position(endLine + 1, 0)) : d.getText().length
+  const name = path.basename(d.uri.path) || d.uri.toString()
+  return {
+    kind: 'selection',
+    uri: d.uri,
+    label: `${name}:${sel.start.line + 1}-${endLine + 1}`,
+    span: { start, end },
+    text: d.getText().slice(start, end),
+    startLine: sel.start.line,
+  }
+}
+
+export function fileChip(uri: vscode.Uri): Chip {
+  return { kind: 'file', uri, label: vscode.workspace.asRelativePath(uri) }
+}
+
+/** Follows the selection chips through a document change. */
+export function trackChips(chips: Chip[], event: vscode.TextDocumentChangeEvent): void {
+  for (const chip of chips) {
+    if (chip.kind !== 'selection' || !chip.span || chip.changed || chip.uri.toString() !== event.document.uri.toString()) continue
+    const moved = track(chip.span, event.contentChanges)
+    if (moved) chip.span = moved
+    else chip.changed = true
+  }
+}
+
+function pathOf(uri: vscode.Uri, workspace: string | undefined): string {
+  return uri.scheme === 'file' ? uri.fsPath : path.join(workspace ?? os.tmpdir(), path.basename(uri.path) || 'untitled')
+}
+
+async function textOf(uri: vscode.Uri): Promise<string> {
+  const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString())
+  if (open) return open.getText()
+  return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri))
+}
+
+/** What a prompt sends for these chips (the first selection is the editor context; the rest are open files). */
+export async function promptExtras(chips: Chip[], workspace: string | undefined, surroundingLines: number): Promise<PromptExtras> {
+  const extras: PromptExtras = {}
+  const files: Array<{ path: string; text: string }> = []
+  for (const chip of chips) {
+    const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === chip.uri.toString())
+    if (chip.kind === 'selection' && !extras.context && document && chip.span && !chip.changed) {
+      const start = document.positionAt(chip.span.start)
+      const end = document.positionAt(chip.span.end)
+      extras.context = editorContext({
+        text: document.getText(),
+        languageId: document.languageId,
+        fsPath: document.isUntitled ? undefined : document.uri.fsPath,
+        workspace,
+        start,
+        end,
+        surroundingLines,
+        fallbackDir: os.tmpdir(),
+      }) as unknown as Record<string, unknown>
+      continue
+    }
+    files.push({ path: pathOf(chip.uri, workspace), text: await textOf(chip.uri) })
+  }
+  if (files.length > 0) extras.open_files = files
+  const buffers: Record<string, string> = {}
+  for (const d of vscode.workspace.textDocuments) {
+    if (d.isDirty && d.uri.scheme === 'file' && workspace && d.uri.fsPath.startsWith(workspace + path.sep)) buffers[d.uri.fsPath] = d.getText()
+  }
+  if (Object.keys(buffers).length > 0) extras.buffers = buffers
+  return extras
+}

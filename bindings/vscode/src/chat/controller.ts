@@ -1,0 +1,325 @@
+// A chat: its agent session, the turn that runs, the context chips, the
+// permission prompts and the reviews of what an answer proposes, talking to
+// the chat webview through `post` and the messages it sends back.
+
+import * as path from 'path'
+import { monitorEventLoopDelay, type IntervalHistogram } from 'perf_hooks'
+import * as vscode from 'vscode'
+
+import type { Engine } from '../native'
+import { proposals, type Block, type SelectionTarget } from '../proposals'
+import { applyReview, closeDiffs, currentText, reviewMessage, showDiff, ReviewDocuments, type Review } from '../review'
+import { fileChip, promptExtras, selectionChip, trackChips, type Chip } from './chips'
+import { optionFor, viewMessages, type ViewMessage } from './events'
+import { ChatSession, type SessionEvent } from './session'
+
+/** What the chat needs from the extension. */
+export interface ChatHost {
+  /** The engine and workspace of the current window (throws when the module does not load). */
+  engine(): { engine: Engine; workspace: string | undefined }
+  log(line: string): void
+  /** A notification and an output line (never throws). */
+  fail(message: string): void
+}
+
+type Perm = { options: Array<{ id?: string; kind?: string }>; kind?: string }
+
+export class ChatController {
+  private session: ChatSession | undefined
+  private opening: Promise<ChatSession> | undefined
+  agent: string
+  chips: Chip[] = []
+  busy = false
+  lastTag: string | undefined
+  private readonly permissions = new Map<string, Perm>()
+  private readonly alwaysAllowed = new Set<string>()
+  private readonly reviews = new Map<number, Review>()
+  private reviewSeq = 0
+  private turnChips: Chip[] = []
+  private delay: IntervalHistogram | undefined
+  private turnStarted = 0
+  private textMessages = 0
+  private textChunks = 0
+  readonly status: vscode.StatusBarItem
+  readonly docs = new ReviewDocuments()
+
+  constructor(
+    private readonly host: ChatHost,
+    private readonly post: (m: ViewMessage) => void,
+    initialAgent: string,
+  ) {
+    this.agent = initialAgent
+    this.status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100)
+    this.status.command = 'radium.stop'
+  }
+
+  /** The agents of the engine's `agents` request, for the picker. */
+  agents(): string[] {
+    const { engine } = this.host.engine()
+    const r = engine.request({ command: 'agents' })
+    if (!r.ok) throw new Error(`${r.error ?? 'the agents could not be listed'}${r.code ? ` [${r.code}]` : ''}`)
+    return ((r.data ?? []) as Array<{ id: string }>).map((a) => a.id)
+  }
+
+  chipsMessage(): ViewMessage {
+    return { type: 'chips', chips: this.chips.map((c) => ({ kind: c.kind, label: c.label, changed: Boolean(c.changed) })) }
+  }
+
+  addSelection(editor: vscode.TextEditor | undefined): void {
+    if (!editor) {
+      void vscode.window.showInformationMessage('Radium: open a file and select some code to attach it')
+      return
+    }
+    this.chips = this.chips.filter((c) => c.kind !== 'selection')
+    this.chips.unshift(selectionChip(editor))
+    this.post(this.chipsMessage())
+  }
+
+  addFiles(uris: vscode.Uri[]): void {
+    for (const uri of uris) if (!this.chips.some((c) => c.kind === 'file' && c.uri.toString() === uri.toString())) this.chips.push(fileChip(uri))
+    this.post(this.chipsMessage())
+  }
+
+  removeChip(index: number): void {
+    this.chips.splice(index, 1)
+    this.post(this.chipsMessage())
+  }
+
+  onDocumentChange(event: vscode.TextDocumentChangeEvent): void {
+    const before = [...this.chips, ...this.turnChips].map((c) => c.changed)
+    trackChips(this.chips, event)
+    trackChips(this.turnChips.filter((c) => !this.chips.includes(c)), event)
+    if (this.chips.some((c, i) => c.changed !== before[i])) this.post(this.chipsMessage())
+  }
+
+  setAgent(agent: string): void {
+    if (agent === this.agent) return
+    this.agent = agent
+    this.closeSession()
+    this.host.log(`chat: agent ${agent}`)
+  }
+
+  private async ensureSession(): Promise<ChatSession> {
+    if (this.session && !this.session.isClosed && this.session.agent === this.agent) return this.session
+    this.closeSession()
+    const { engine } = this.host.engine()
+    this.post({ type: 'notice', message: `starting ${this.agent}…` })
+    this.opening = ChatSession.open(engine, this.agent, (batch) => this.onBatch(batch))
+    try {
+      this.session = await this.opening
+      this.host.log(`chat: session ${this.session.id} with ${this.agent}`)
+      return this.session
+    } finally {
+      this.opening = undefined
+    }
+  }
+
+  /** Sends a prompt with the chips; errors are shown in the view and as a notification. */
+  async send(text: string, surroundingLines: number): Promise<void> {
+    if (this.busy || this.opening) return
+    if (text.trim() === '') return
+    this.setBusy(true)
+    try {
+      const session = await this.ensureSession()
+      const { workspace } = this.host.engine()
+      const extras = await promptExtras(this.chips, workspace, surroundingLines)
+      this.turnChips = [...this.chips]
+      this.post({ type: 'user', text, chips: this.chips.map((c) => c.label) })
+      this.startMeasuring()
+      session.prompt(text, extras)
+      this.host.log(`chat: prompt to ${this.agent} (${text.length} chars, ${this.chips.length} chip(s))`)
+    } catch (e) {
+      this.setBusy(false)
+      this.showError(e instanceof Error ? e.message : String(e))
+    }
+  }
+
+  private startMeasuring(): void {
+    this.delay?.disable()
+    this.delay = monitorEventLoopDelay({ resolution: 10 })
+    this.delay.enable()
+    this.turnStarted = Date.now()
+    this.textMessages = 0
+    this.textChunks = 0
+  }
+
+  /** The turn's figures, for the log and the view. */
+  private stopMeasuring(): string {
+    const h = this.delay
+    this.delay = undefined
+    if (!h) return ''
+    h.disable()
+    const ms = (ns: number) => (ns / 1e6).toFixed(1)
+    const figures = `${Date.now() - this.turnStarted} ms, ${this.textChunks} text chunk(s) in ${this.textMessages} view message(s), event-loop delay p50 ${ms(h.percentile(50))} ms, p99 ${ms(h.percentile(99))} ms, max ${ms(h.max)} ms`
+    this.post({ type: 'hostStats', p50: h.percentile(50) / 1e6, p99: h.percentile(99) / 1e6, max: h.max / 1e6, chunks: this.textChunks, messages: this.textMessages })
+    return figures
+  }
+
+  private showError(message: string): void {
+    this.post({ type: 'error', message })
+    this.host.fail(message)
+  }
+
+  private onBatch(batch: SessionEvent[]): void {
+    const t = Date.now()
+    for (const e of batch) {
+      if (e.type === 'text') continue
+      const line = JSON.stringify(e)
+      this.host.log(`event ${line.length > 300 ? `${line.slice(0, 300)}…` : line}`)
+    }
+    const { workspace } = this.host.engine()
+    for (const m of viewMessages(batch, workspace, t)) {
+      if (m.type === 'text') {
+        this.textMessages++
+        this.textChunks += m.chunks as number
+      }
+      if (m.type === 'permission' && this.autoAnswer(m)) continue
+      if (m.type === 'write' && typeof m.tag === 'string') this.lastTag = m.tag
+      this.post(m)
+      if (m.type === 'turnEnd' || m.type === 'error') this.turnEnded(batch.find((e) => e.type === 'turn_end'), m)
+    }
+  }
+
+  private autoAnswer(m: ViewMessage): boolean {
+    const options = m.options as Perm['options']
+    const kind = typeof m.kind === 'string' ? m.kind : 'other'
+    const auto = vscode.workspace.getConfiguration('radium').get<string[]>('permissions.autoAllow', [])
+    this.permissions.set(m.id as string, { options, kind })
+    if (!this.alwaysAllowed.has(kind) && !auto.includes(kind)) return false
+    this.answer(m.id as string, 'once')
+    this.post({ type: 'notice', message: `allowed ${m.title} (${kind} calls are allowed ${this.alwaysAllowed.has(kind) ? 'for this chat' : 'by radium.permissions.autoAllow'})` })
+    return true
+  }
+
+  answer(id: string, choice: 'once' | 'always' | 'reject'): void {
+    const perm = this.permissions.get(id)
+    if (choice === 'always' && perm?.kind) this.alwaysAllowed.add(perm.kind)
+    try {
+      this.session?.answer(id, optionFor(perm?.options ?? [], choice))
+      this.permissions.delete(id)
+      this.host.log(`chat: permission ${id}: ${choice}`)
+    } catch (e) {
+      this.showError(e instanceof Error ? e.message : String(e))
+    }
+  }
+
+  private turnEnded(end: SessionEvent | undefined, m: ViewMessage): void {
+    this.setBusy(false)
+    this.host.log(`chat: turn ${m.type === 'error' ? `failed: ${m.message}` : `ended (${end?.stop_reason})`}: ${this.stopMeasuring()}`)
+    if (typeof end?.tag === 'string') this.lastTag = end.tag
+    const blocks = (end?.code_blocks ?? []) as Block[]
+    if (m.type === 'error' || end?.stop_reason !== 'end_turn' || blocks.length === 0) return
+    void this.propose(blocks)
+  }
+
+  /** Makes a review of the blocks' changes and shows it in the view. */
+  private async propose(blocks: Block[]): Promise<void> {
+    try {
+      const { workspace } = this.host.engine()
+      if (!workspace) return
+      const chip = this.turnChips.find((c) => c.kind === 'selection')
+      let selection: SelectionTarget | undefined
+      if (chip && blocks.some((b) => !b.file_path && !b.incomplete)) {
+        if (chip.changed) {
+          this.showError(`the selected text (${chip.label}) changed while the agent ran; its code block was not applied`)
+        } else if (chip.span) {
+          const text = await currentText(chip.uri.fsPath)
+          if (text !== null) selection = { path: chip.uri.fsPath, text, start: chip.span.start, end: chip.span.end }
+        }
+      }
+      const texts = new Map<string, string | null>()
+      for (const b of blocks) {
+        if (b.file_path) {
+          const abs = path.resolve(workspace, b.file_path)
+          texts.set(abs, await currentText(abs))
+        }
+      }
+      const { files, skipped } = proposals(blocks, workspace, (p) => texts.get(p) ?? null, selection)
+      for (const s of skipped) this.post({ type: 'notice', message: `not proposed: ${s}` })
+      if (files.length === 0) return
+      const review: Review = { id: ++this.reviewSeq, files, decisions: files.map((f) => f.hunks.map(() => undefined)), done: false }
+      this.reviews.set(review.id, review)
+      this.post(reviewMessage(review))
+    } catch (e) {
+      this.showError(e instanceof Error ? e.message : String(e))
+    }
+  }
+
+  /** A review's buttons: a hunk decided, accept/reject all, apply, open a file's diff. */
+  async onReview(msg: { id: number; action: string; file?: number; hunk?: number }): Promise<void> {
+    const review = this.reviews.get(msg.id)
+    if (!review || review.done) return
+    const { action, file, hunk } = msg
+    if (action === 'open' && file !== undefined && review.files[file]) {
+      await showDiff(this.docs, review, file)
+      return
+    }
+    if ((action === 'accept' || action === 'reject') && file !== undefined && hunk !== undefined && review.decisions[file]) {
+      review.decisions[file][hunk] = action === 'accept'
+    } else if (action === 'acceptAll' || action === 'rejectAll') {
+      review.decisions = review.files.map((f) => f.hunks.map(() => action === 'acceptAll'))
+    } else if (action === 'apply') {
+      try {
+        const save = vscode.workspace.getConfiguration('radium').get<boolean>('review.saveAfterApply', true)
+        const applied = await applyReview(review, save)
+        review.done = true
+        await closeDiffs(review)
+        this.docs.forget(review.id)
+        const summary = applied.hunks === 0 ? 'nothing applied (every hunk rejected)' : `applied ${applied.hunks} of ${applied.of} hunk(s) to ${applied.files.join(', ')}`
+        this.host.log(`review ${review.id}: ${summary}`)
+        this.post({ ...reviewMessage(review), summary })
+      } catch (e) {
+        this.showError(e instanceof Error ? e.message : String(e))
+      }
+      return
+    }
+    this.post(reviewMessage(review))
+  }
+
+  stop(): void {
+    if (!this.busy || !this.session) return
+    try {
+      this.session.cancel()
+      this.host.log('chat: cancel requested')
+    } catch (e) {
+      this.showError(e instanceof Error ? e.message : String(e))
+    }
+  }
+
+  private setBusy(busy: boolean): void {
+    this.busy = busy
+    this.post({ type: 'busy', busy })
+    if (busy) {
+      this.status.text = `$(loading~spin) Radium: ${this.agent} is answering…`
+      this.status.tooltip = 'Radium: stop the turn'
+      this.status.show()
+    } else {
+      this.status.hide()
+    }
+  }
+
+  closeSession(): void {
+    this.session?.close()
+    this.session = undefined
+    if (this.busy) this.setBusy(false)
+    this.stopMeasuring()
+  }
+
+  /** A new chat: the session closed, the view and the chips cleared. */
+  reset(): void {
+    this.closeSession()
+    for (const r of this.reviews.values()) void closeDiffs(r)
+    this.reviews.clear()
+    this.permissions.clear()
+    this.alwaysAllowed.clear()
+    this.chips = []
+    this.turnChips = []
+    this.post({ type: 'clear' })
+    this.post(this.chipsMessage())
+  }
+
+  dispose(): void {
+    this.closeSession()
+    this.status.dispose()
+  }
+}

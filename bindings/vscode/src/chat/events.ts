@@ -1,0 +1,119 @@
+// A session's events as the chat view's messages: consecutive text chunks of
+// a batch joined into one message (a flood of chunks is a few messages),
+// tool calls with their diffs as unified lines, permission requests with
+// their options. No dependency on VS Code.
+
+import * as path from 'path'
+
+import { diffLines } from '../diff'
+import type { SessionEvent } from './session'
+
+/** A message to the chat webview (media/chat.js handles each `type`). */
+export type ViewMessage = { type: string; [field: string]: unknown }
+
+/** A diff of a tool call, as the view shows it. */
+export interface ViewDiff {
+  path: string
+  lines: string[]
+}
+
+/** The path relative to the workspace when it is inside, else as given. */
+export function shortPath(p: string, workspace: string | undefined): string {
+  if (workspace && p.startsWith(workspace + path.sep)) return p.slice(workspace.length + 1)
+  return p
+}
+
+function diffsOf(raw: unknown, workspace: string | undefined): ViewDiff[] {
+  if (!Array.isArray(raw)) return []
+  return raw.map((d: any) => ({
+    path: shortPath(String(d?.path ?? ''), workspace),
+    lines: diffLines(typeof d?.old_text === 'string' ? d.old_text : '', typeof d?.new_text === 'string' ? d.new_text : ''),
+  }))
+}
+
+/**
+ * The view messages of one batch of events. `t` (milliseconds, Date.now())
+ * is when the batch reached the extension host; text messages carry it so
+ * the view can report the time to screen.
+ */
+export function viewMessages(batch: SessionEvent[], workspace: string | undefined, t: number): ViewMessage[] {
+  const out: ViewMessage[] = []
+  let text = ''
+  let chunks = 0
+  const flush = () => {
+    if (text) out.push({ type: 'text', text, chunks, t })
+    text = ''
+    chunks = 0
+  }
+  for (const e of batch) {
+    if (e.type === 'text') {
+      text += String(e.text ?? '')
+      chunks++
+      continue
+    }
+    flush()
+    switch (e.type) {
+      case 'thought':
+        out.push({ type: 'thought', text: String(e.text ?? '') })
+        break
+      case 'tool_call':
+      case 'tool_call_update':
+        out.push({
+          type: 'tool',
+          id: String(e.id ?? ''),
+          title: e.title,
+          kind: e.kind,
+          status: e.status,
+          diffs: e.diffs === undefined ? undefined : diffsOf(e.diffs, workspace),
+        })
+        break
+      case 'permission': {
+        const call = e.tool_call ?? {}
+        out.push({
+          type: 'permission',
+          id: String(e.id),
+          title: String(call.title ?? 'a tool call'),
+          kind: call.kind,
+          diffs: diffsOf(call.diffs, workspace),
+          options: Array.isArray(e.options) ? e.options : [],
+        })
+        break
+      }
+      case 'permission_decided':
+        out.push({ type: 'decided', id: String(e.id), allowed: Boolean(e.allowed), by: String(e.by ?? ''), reason: e.reason })
+        break
+      case 'plan':
+        out.push({ type: 'plan', entries: Array.isArray(e.entries) ? e.entries : [] })
+        break
+      case 'write':
+        out.push({ type: 'write', path: shortPath(String(e.path ?? ''), workspace), tag: e.tag, by: e.by })
+        break
+      case 'write_refused':
+        out.push({ type: 'notice', message: `write refused: ${shortPath(String(e.path ?? ''), workspace)}: ${e.error}` })
+        break
+      case 'notice':
+        out.push({ type: 'notice', message: String(e.message ?? '') })
+        break
+      case 'turn_end':
+        out.push({ type: 'turnEnd', stopReason: e.stop_reason, tag: e.tag, timings: e.timings })
+        break
+      case 'error':
+        out.push({ type: 'error', message: `${e.message ?? 'the turn failed'}${e.code ? ` [${e.code}]` : ''}` })
+        break
+      default:
+        break // usage and future events: the output channel has them
+    }
+  }
+  flush()
+  return out
+}
+
+/** The option id that answers a permission request: the agent's own option of that kind, else the plain word. */
+export function optionFor(options: Array<{ id?: string; kind?: string }>, choice: 'once' | 'always' | 'reject'): string {
+  const kinds = choice === 'once' ? ['allow_once', 'allow_always'] : choice === 'always' ? ['allow_always', 'allow_once'] : ['reject_once', 'reject_always']
+  for (const kind of kinds) {
+    const found = options.find((o) => o.kind === kind && typeof o.id === 'string')
+    if (found) return found.id as string
+  }
+  return choice === 'reject' ? 'reject' : 'allow'
+}

@@ -1,0 +1,108 @@
+// A chat's agent session over the native module's session door: opened
+// without blocking (`requestAsync` of `session-new`), its events pumped with
+// `engine.sessionEvents` (a Promise per batch, settled on the extension
+// host's thread), prompts, permission answers, cancel and close as quick
+// requests. No dependency on VS Code, so it can be tested with plain Node.
+
+import type { Engine, Response } from '../native'
+
+/** One event of a session (docs/sessions.md). */
+export interface SessionEvent {
+  type: string
+  [field: string]: any
+}
+
+/** What a prompt carries besides its text (docs/protocol.md, `session-prompt`). */
+export interface PromptExtras {
+  context?: Record<string, unknown> | null
+  buffers?: Record<string, string | null> | null
+  open_files?: Array<{ path: string; text: string }> | null
+}
+
+/** An engine failure as an Error with its code (`error.code`). */
+export class EngineError extends Error {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message)
+  }
+}
+
+function checked(response: Response, what: string): any {
+  if (!response.ok) throw new EngineError(`${response.error ?? `${what} failed`}${response.code ? ` [${response.code}]` : ''}`, response.code)
+  return response.data
+}
+
+export class ChatSession {
+  private closed = false
+  /** Settles when the event pump ends (the session closed or its agent went away). */
+  readonly ended: Promise<void>
+
+  private constructor(
+    readonly engine: Engine,
+    readonly id: string,
+    readonly agent: string,
+    onBatch: (events: SessionEvent[]) => void,
+  ) {
+    this.ended = this.pump(onBatch)
+  }
+
+  /** Opens a session with `agent` (the agent starts in the background); `onBatch` gets its events as they come. */
+  static async open(engine: Engine, agent: string, onBatch: (events: SessionEvent[]) => void): Promise<ChatSession> {
+    const data = checked(await engine.requestAsync({ command: 'session-new', args: { agent } }), 'session-new')
+    return new ChatSession(engine, String(data.session), String(data.agent ?? agent), onBatch)
+  }
+
+  private async pump(onBatch: (events: SessionEvent[]) => void): Promise<void> {
+    for (;;) {
+      let batch: SessionEvent[] | null
+      try {
+        batch = (await this.engine.sessionEvents(this.id)) as SessionEvent[] | null
+      } catch {
+        batch = null
+      }
+      if (batch === null) {
+        this.closed = true
+        return
+      }
+      onBatch(batch)
+    }
+  }
+
+  get isClosed(): boolean {
+    return this.closed
+  }
+
+  /** Starts a turn (answers at once); throws an EngineError (e.g. a turn already running). */
+  prompt(text: string, extras: PromptExtras = {}): void {
+    checked(
+      this.engine.request({
+        command: 'session-prompt',
+        args: { session: this.id, prompt: text, context: extras.context ?? null, buffers: extras.buffers ?? null, open_files: extras.open_files ?? null },
+      }),
+      'session-prompt',
+    )
+  }
+
+  /** Answers permission request `id`: 'allow', 'reject' or an option id. */
+  answer(id: string, choice: string): void {
+    checked(this.engine.request({ command: 'session-permission', args: { session: this.id, id, answer: choice } }), 'session-permission')
+  }
+
+  /** Cancels the running turn (it ends with stop_reason `cancelled`). */
+  cancel(): void {
+    checked(this.engine.request({ command: 'session-cancel', args: { session: this.id } }), 'session-cancel')
+  }
+
+  /** Ends the session and its agent; never throws. */
+  close(): void {
+    if (this.closed) return
+    this.closed = true
+    try {
+      this.engine.request({ command: 'session-close', args: { session: this.id } })
+    } catch {
+      // Already gone.
+    }
+  }
+}
