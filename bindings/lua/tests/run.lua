@@ -86,10 +86,11 @@ local harness = {
   names = names,
   user_hooks = user_hooks,
   tracer = tracer,
+  plugin = assert(loadfile(root .. "/tests/plugin_helpers.lua"))(repo),
 }
 
 -- The tests, by concept, in this order (tests/spec/<name>.lua).
-local specs = { "engine", "data", "async", "vectors", "editor", "hardening", "sessions" }
+local specs = { "engine", "data", "async", "vectors", "editor", "hardening", "sessions", "plugin" }
 for _, spec in ipairs(specs) do
   local path = root .. "/tests/spec/" .. spec .. ".lua"
   local ok, err = xpcall(function()

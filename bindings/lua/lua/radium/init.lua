@@ -259,4 +259,62 @@ function M.pending()
   return native.pending()
 end
 
+-- The plugin: options, the shared engines, the hooks they all get.
+-- (lua/radium/project.lua; the commands are in lua/radium/commands.lua.)
+
+--- Sets the plugin's options (see `:help radium-config`). Calling it again
+--- keeps the hooks registered with `radium.register` and the open chats.
+---@param opts radium.Config|nil
+function M.setup(opts)
+  require("radium.project").setup(opts)
+end
+
+--- The shared engine of a project: the one the commands and chats use.
+---@param root string|nil a project root (default: the current buffer's root)
+---@return table engine
+---@return string root
+function M.engine(root)
+  return require("radium.project").engine(root)
+end
+
+--- The project root of a buffer (`.radium`, `.git` or `root_markers`, else the cwd).
+---@param buf integer|nil
+---@return string
+function M.root(buf)
+  return require("radium.project").root(buf)
+end
+
+--- Registers a Lua hook on every shared engine, now and later (as
+--- `Engine:register`); a hook that raises or stops a chain is reported with
+--- `vim.notify`. Kept across `setup()`.
+---@param name string
+---@param hook_type string one of `radium.hook_types`
+---@param fn fun(ctx: table): table|nil
+---@param opts table|nil { priority, matcher, timeout_ms, enabled }
+function M.register(name, hook_type, fn, opts)
+  require("radium.project").register(name, hook_type, fn, opts)
+end
+
+--- Registers a script hook (a program, no shell) on every shared engine.
+---@param name string
+---@param hook_type string
+---@param cmd string[]
+---@param opts table|nil
+function M.register_script(name, hook_type, cmd, opts)
+  require("radium.project").register_script(name, hook_type, cmd, opts)
+end
+
+--- Removes a hook registered with `radium.register` or `radium.register_script`.
+---@param name string
+function M.unregister(name)
+  require("radium.project").unregister(name)
+end
+
+--- For the statusline: "" when nothing runs, else what runs with a spinner
+--- (e.g. "⠋ radium: example"). `%{v:lua.require'radium'.statusline()}`.
+---@return string
+function M.statusline()
+  return require("radium.progress").statusline()
+end
+
 return M

@@ -1,0 +1,306 @@
+-- :RadiumChat [agent]: a chat buffer (Markdown) over an agent session. Write
+-- under the last "## You" heading and send with :w or <C-s>; the answer
+-- streams in; tool calls are folded entries with their diffs; permissions
+-- are asked with vim.ui.select; :RadiumCancel or <C-c> cancels the turn.
+-- #selection, #buffer and #file:<path> add context; unsaved buffers of the
+-- project are sent as they are. The conversation lasts while Neovim runs.
+local project = require("radium.project")
+local render = require("radium.chat_render")
+
+local M = {}
+local chats = {} -- [buf] = chat
+local count = 0
+local source -- the last ordinary buffer entered (for #selection and #buffer)
+
+local levels = vim.log.levels
+M.render = render
+
+vim.api.nvim_create_autocmd("BufEnter", {
+  group = vim.api.nvim_create_augroup("radium_chat_source", { clear = true }),
+  callback = function(ev)
+    if vim.bo[ev.buf].buftype == "" and not chats[ev.buf] then
+      source = ev.buf
+    end
+  end,
+})
+
+--- The chat of buffer `buf` (default: the current one), or nil.
+function M.get(buf)
+  return chats[buf or vim.api.nvim_get_current_buf()]
+end
+
+--- The open chats: { [buf] = chat }.
+function M.list()
+  return chats
+end
+
+local function read_file(path)
+  local buf = require("radium.writes").buffer_of(path)
+  if buf then
+    return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n") .. "\n"
+  end
+  local fd = io.open(path, "rb")
+  if not fd then
+    return nil
+  end
+  local text = fd:read("*a")
+  fd:close()
+  return text
+end
+
+--- The prompt options for `text` in `chat`: #selection, #buffer, #file:path
+--- and the project's unsaved buffers. Raises with a message on a bad variable.
+function M.context_for(chat, text)
+  local opts, files = {}, {}
+  local src = chat.source
+  local function need_source(var)
+    if not src or not vim.api.nvim_buf_is_valid(src) then
+      error(string.format("radium: %s: no buffer to take it from (enter a file's buffer first)", var), 0)
+    end
+  end
+  if text:find("#selection", 1, true) then
+    need_source("#selection")
+    local s, e = vim.api.nvim_buf_get_mark(src, "<"), vim.api.nvim_buf_get_mark(src, ">")
+    if s[1] == 0 or e[1] == 0 then
+      error("radium: #selection: nothing was selected in " .. vim.fn.fnamemodify(vim.api.nvim_buf_get_name(src), ":~:."), 0)
+    end
+    local ctx = require("radium.editor").context(src, s[1], math.min(e[1], vim.api.nvim_buf_line_count(src)))
+    ctx.workspace, ctx.language = nil, nil
+    opts.context = ctx
+  end
+  if text:find("#buffer", 1, true) then
+    need_source("#buffer")
+    local name = vim.api.nvim_buf_get_name(src)
+    if name == "" then
+      error("radium: #buffer: the buffer has no file name", 0)
+    end
+    files[#files + 1] = { path = vim.fn.fnamemodify(name, ":p"), text = table.concat(vim.api.nvim_buf_get_lines(src, 0, -1, false), "\n") .. "\n" }
+  end
+  for rel in text:gmatch("#file:(%S+)") do
+    local path = rel:sub(1, 1) == "/" and rel or (chat.root .. "/" .. rel)
+    local body = read_file(path)
+    if not body then
+      error(string.format("radium: #file:%s: no such file in %s", rel, chat.root), 0)
+    end
+    files[#files + 1] = { path = path, text = body }
+  end
+  if #files > 0 then
+    opts.open_files = files
+  end
+  local unsaved = {}
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    local name = vim.api.nvim_buf_get_name(b)
+    if vim.api.nvim_buf_is_loaded(b) and vim.bo[b].modified and vim.bo[b].buftype == "" and vim.startswith(name, chat.root .. "/") then
+      unsaved[name] = table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), "\n") .. "\n"
+    end
+  end
+  if next(unsaved) then
+    opts.buffers = unsaved
+  end
+  return opts
+end
+
+local function start_turn(chat, text)
+  local ok, opts = pcall(M.context_for, chat, text)
+  if not ok then
+    return project.notify(opts, levels.ERROR)
+  end
+  local sent, err = pcall(chat.session.prompt, chat.session, text, opts)
+  if not sent then
+    return project.notify(err, levels.ERROR)
+  end
+  chat.running = true
+  chat.turns = (chat.turns or 0) + 1
+  require("radium.progress").start("chat" .. chat.buf, chat.agent)
+  render.begin_answer(chat)
+end
+
+--- Sends what is written under the last "## You" heading of `buf`'s chat.
+---@param buf integer|nil
+function M.submit(buf)
+  local chat = M.get(buf)
+  if not chat then
+    return project.notify("this buffer is not a chat (:RadiumChat opens one)", levels.WARN)
+  end
+  vim.bo[chat.buf].modified = false
+  if chat.running then
+    return project.notify("a turn is running; :RadiumCancel stops it", levels.WARN)
+  end
+  local text = render.user_text(chat)
+  if text == "" then
+    return project.notify("write a message under the last \"## You\" first", levels.WARN)
+  end
+  if chat.failed then
+    return project.notify("the session did not open: " .. chat.failed, levels.ERROR)
+  end
+  if not chat.session then
+    chat.queued = text
+    return project.notify("the agent is starting; the message goes when it is ready")
+  end
+  start_turn(chat, text)
+end
+
+--- Cancels `chat`'s running turn. Returns 1 when one was running, else 0.
+function M.cancel(chat)
+  if chat and chat.running and chat.session then
+    local ok, err = pcall(chat.session.cancel, chat.session)
+    if not ok then
+      project.notify(err, levels.ERROR)
+      return 0
+    end
+    return 1
+  end
+  return 0
+end
+
+--- Cancels the current chat's turn, or, outside a chat, every running turn.
+function M.cancel_current()
+  local chat = M.get()
+  if chat then
+    return M.cancel(chat)
+  end
+  local n = 0
+  for _, c in pairs(chats) do
+    n = n + M.cancel(c)
+  end
+  return n
+end
+
+local function on_permission(chat, event, answer)
+  local title = event.tool_call and event.tool_call.title or "a tool call"
+  local entry = render.entry(chat, "permission", string.format("`%s`: asked", title), render.diff_lines(event.tool_call))
+  local items = event.options or {}
+  vim.ui.select(items, {
+    prompt = string.format("radium: %s asks to run %s", chat.agent, title),
+    format_item = function(o) return o.name or o.id end,
+  }, function(choice)
+    local id = choice and choice.id or "reject"
+    render.update(chat, entry, string.format("`%s`: %s", title, choice and (choice.name or id) or "rejected"))
+    answer(id)
+  end)
+end
+
+local function handlers(chat)
+  return {
+    on_event = function(ev)
+      render.event(chat, ev)
+      if ev.type == "turn_end" or ev.type == "error" then
+        chat.running = false
+        require("radium.progress").stop("chat" .. chat.buf)
+        if ev.tag then
+          project.set_tag(chat.root, ev.tag)
+        end
+        chat.blocks = ev.code_blocks
+      end
+    end,
+    on_permission = function(ev, answer)
+      on_permission(chat, ev, answer)
+    end,
+    on_close = function()
+      chat.closed = true
+      chat.running = false
+      require("radium.progress").stop("chat" .. chat.buf)
+    end,
+  }
+end
+
+local function create(agent, root, src)
+  count = count + 1
+  local buf = vim.api.nvim_create_buf(true, false)
+  vim.api.nvim_buf_set_name(buf, string.format("radium-chat://%d/%s", count, agent))
+  vim.bo[buf].buftype = "acwrite"
+  vim.bo[buf].bufhidden = "hide"
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].filetype = "markdown"
+  local chat = { buf = buf, agent = agent, root = root, source = src, number = count, tools = {} }
+  chats[buf] = chat
+  render.header(chat)
+  vim.api.nvim_create_autocmd("BufWriteCmd", { buffer = buf, callback = function() M.submit(buf) end })
+  vim.api.nvim_create_autocmd("BufWipeout", {
+    buffer = buf,
+    callback = function()
+      chats[buf] = nil
+      if chat.session and not chat.closed then
+        pcall(chat.session.close, chat.session)
+      end
+    end,
+  })
+  local k = project.config.keymaps
+  if k.submit then
+    vim.keymap.set({ "n", "i" }, k.submit, function() M.submit(buf) end, { buffer = buf, desc = "radium: send the message" })
+  end
+  if k.cancel then
+    vim.keymap.set("n", k.cancel, function() M.cancel(chat) end, { buffer = buf, desc = "radium: cancel the turn" })
+  end
+  local engine = project.engine(root)
+  engine:session_open(agent, handlers(chat), function(session, err, code)
+    if not session then
+      chat.failed = err
+      local hint = code == "untrusted" and " — :RadiumTrust trusts " .. root or ""
+      render.entry(chat, "error", err .. hint)
+      project.notify(string.format("chat with `%s` did not start: %s%s", agent, err, hint), levels.ERROR)
+      return
+    end
+    chat.session = session
+    if chat.queued then
+      local text = chat.queued
+      chat.queued = nil
+      start_turn(chat, text)
+    end
+  end)
+  return chat
+end
+
+local function show(chat)
+  vim.cmd("botright vsplit")
+  local win = vim.api.nvim_get_current_win()
+  vim.api.nvim_win_set_buf(win, chat.buf)
+  render.window(win)
+  vim.api.nvim_win_set_cursor(win, { vim.api.nvim_buf_line_count(chat.buf), 0 })
+end
+
+--- Opens a new chat with `agent` (default: config.chat_agent, else a picker)
+--- for the current buffer's project, in a split. Returns the chat (nil while
+--- the picker is open).
+---@param agent string|nil
+function M.open(agent)
+  local cur = vim.api.nvim_get_current_buf()
+  local src = (vim.bo[cur].buftype == "" and not chats[cur]) and cur or source
+  local root = project.root(src)
+  agent = agent or project.config.chat_agent
+  if not agent then
+    local ids = require("radium.commands").agent_ids()
+    if #ids == 0 then
+      error("radium: no agents in " .. root .. ": add some to $RADIUM_HOME/agents.toml (see :help radium-agents)", 0)
+    elseif #ids == 1 then
+      agent = ids[1]
+    else
+      vim.ui.select(ids, { prompt = "radium: chat with" }, function(choice)
+        if choice then
+          project.guard(M.open, choice)
+        end
+      end)
+      return nil
+    end
+  end
+  local known = require("radium.commands").agent_ids()
+  if not vim.tbl_contains(known, agent) then
+    error(string.format("radium: no agent `%s` in %s (agents: %s)", agent, root, #known > 0 and table.concat(known, ", ") or "none"), 0)
+  end
+  local chat = create(agent, root, src)
+  show(chat)
+  return chat
+end
+
+vim.api.nvim_create_autocmd("VimLeavePre", {
+  group = vim.api.nvim_create_augroup("radium_chat_exit", { clear = true }),
+  callback = function()
+    for _, chat in pairs(chats) do
+      if chat.session and not chat.closed then
+        pcall(chat.session.close, chat.session)
+      end
+    end
+  end,
+})
+
+return M

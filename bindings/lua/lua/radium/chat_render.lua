@@ -1,0 +1,241 @@
+-- What a chat buffer shows: the headings, the streamed answer (chunks are
+-- gathered and written at most every 16 ms), and compact entries for tool
+-- calls, plans, permissions, writes, notices and errors. An entry is a
+-- "**kind** ..." line, its details indented below; it folds (foldexpr).
+local M = {}
+
+local ns = vim.api.nvim_create_namespace("radium_chat")
+local YOU = "## You"
+
+local function last_pos(buf)
+  local n = vim.api.nvim_buf_line_count(buf)
+  local line = vim.api.nvim_buf_get_lines(buf, n - 1, n, false)[1] or ""
+  return n - 1, #line
+end
+
+local function append_text(buf, text)
+  local row, col = last_pos(buf)
+  vim.api.nvim_buf_set_text(buf, row, col, row, col, vim.split(text, "\n", { plain = true }))
+end
+
+local function append_lines(buf, lines)
+  vim.api.nvim_buf_set_lines(buf, -1, -1, false, lines)
+end
+
+-- Keeps windows that showed the end of the chat at its end.
+local function follow(buf, fn)
+  local wins = {}
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    local n = vim.api.nvim_buf_line_count(buf)
+    if vim.api.nvim_win_get_cursor(win)[1] >= n - 1 then
+      wins[#wins + 1] = win
+    end
+  end
+  fn()
+  local n = vim.api.nvim_buf_line_count(buf)
+  for _, win in ipairs(wins) do
+    pcall(vim.api.nvim_win_set_cursor, win, { n, 0 })
+  end
+end
+
+--- Writes the gathered chunks of the answer.
+function M.flush(chat)
+  chat.flush_due = false
+  if not chat.pending or #chat.pending == 0 or not vim.api.nvim_buf_is_valid(chat.buf) then
+    return
+  end
+  local text = table.concat(chat.pending)
+  chat.pending = {}
+  follow(chat.buf, function()
+    append_text(chat.buf, text)
+  end)
+end
+
+local function push(chat, text)
+  chat.pending = chat.pending or {}
+  chat.pending[#chat.pending + 1] = text
+  if not chat.flush_due then
+    chat.flush_due = true
+    vim.defer_fn(function() M.flush(chat) end, 16)
+  end
+end
+
+function M.header(chat)
+  vim.api.nvim_buf_set_lines(chat.buf, 0, -1, false, {
+    "# radium chat with " .. chat.agent,
+    "",
+    "_" .. chat.root .. "_ · send with :w or " .. (require("radium.project").config.keymaps.submit or ":w")
+      .. " · #selection #buffer #file:<path> add context",
+    "",
+    YOU,
+    "",
+    "",
+  })
+  vim.bo[chat.buf].modified = false
+end
+
+--- The text under the last "## You" heading, trimmed.
+function M.user_text(chat)
+  local lines = vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false)
+  for i = #lines, 1, -1 do
+    if lines[i] == YOU then
+      return vim.trim(table.concat(vim.list_slice(lines, i + 1, #lines), "\n"))
+    end
+  end
+  return ""
+end
+
+function M.begin_answer(chat)
+  vim.bo[chat.buf].undolevels = -1
+  follow(chat.buf, function()
+    append_lines(chat.buf, { "", "## " .. chat.agent, "" })
+  end)
+  chat.spinner = vim.api.nvim_buf_set_extmark(chat.buf, ns, vim.api.nvim_buf_line_count(chat.buf) - 1, 0, {
+    virt_text = { { "⠋ working… (:RadiumCancel stops it)", "Comment" } },
+  })
+end
+
+local function end_answer(chat)
+  M.flush(chat)
+  if chat.spinner then
+    pcall(vim.api.nvim_buf_del_extmark, chat.buf, ns, chat.spinner)
+    chat.spinner = nil
+  end
+  follow(chat.buf, function()
+    append_lines(chat.buf, { "", YOU, "", "" })
+  end)
+  vim.bo[chat.buf].undolevels = -123456 -- the global value again
+  vim.bo[chat.buf].modified = false
+end
+
+--- Adds an entry ("**kind** summary", then `details` indented); returns its id.
+function M.entry(chat, kind, summary, details)
+  M.flush(chat)
+  local lines = { "", "**" .. kind .. "** " .. summary:gsub("\n", " ") }
+  for _, d in ipairs(details or {}) do
+    lines[#lines + 1] = "    " .. d
+  end
+  local row
+  follow(chat.buf, function()
+    local n = vim.api.nvim_buf_line_count(chat.buf)
+    if vim.api.nvim_buf_get_lines(chat.buf, n - 1, n, false)[1] == "" then
+      -- the last line is empty: the entry goes there
+      table.remove(lines, 1)
+      vim.api.nvim_buf_set_lines(chat.buf, n - 1, n, false, lines)
+      row = n - 1
+    else
+      append_lines(chat.buf, lines)
+      row = n + 1
+    end
+    append_lines(chat.buf, { "" })
+  end)
+  return vim.api.nvim_buf_set_extmark(chat.buf, ns, row, 0, {})
+end
+
+--- Rewrites the summary of entry `id`.
+function M.update(chat, id, summary)
+  local pos = vim.api.nvim_buf_get_extmark_by_id(chat.buf, ns, id, {})
+  if not pos[1] then
+    return
+  end
+  local line = vim.api.nvim_buf_get_lines(chat.buf, pos[1], pos[1] + 1, false)[1] or ""
+  local kind = line:match("^%*%*[^*]+%*%*") or "**entry**"
+  vim.api.nvim_buf_set_lines(chat.buf, pos[1], pos[1] + 1, false, { kind .. " " .. summary:gsub("\n", " ") })
+end
+
+--- The unified diffs of a tool call's `diffs`, as lines.
+function M.diff_lines(call)
+  local out = {}
+  for _, d in ipairs(call and call.diffs or {}) do
+    local old, new = d.old_text, d.new_text
+    old = type(old) == "string" and old or ""
+    new = type(new) == "string" and new or ""
+    out[#out + 1] = "--- " .. tostring(d.path)
+    out[#out + 1] = "+++ " .. tostring(d.path)
+    for _, l in ipairs(vim.split(vim.diff(old, new, { ctxlen = 1 }) or "", "\n", { trimempty = true })) do
+      out[#out + 1] = l
+    end
+  end
+  return out
+end
+
+local function tool_summary(t)
+  return string.format("`%s` (%s) · %s", t.title or "?", t.kind or "tool", t.status or "pending")
+end
+
+--- Shows one session event.
+function M.event(chat, ev)
+  local t = ev.type
+  if t == "text" then
+    push(chat, ev.text)
+  elseif t == "thought" then
+    M.entry(chat, "thought", ev.text)
+  elseif t == "tool_call" then
+    local tool = { title = ev.title, kind = ev.kind, status = ev.status }
+    tool.entry = M.entry(chat, "tool", tool_summary(tool), M.diff_lines(ev))
+    chat.tools[ev.id] = tool
+  elseif t == "tool_call_update" then
+    local tool = chat.tools[ev.id]
+    if tool then
+      tool.status = ev.status or tool.status
+      tool.title = ev.title or tool.title
+      M.update(chat, tool.entry, tool_summary(tool))
+    end
+  elseif t == "plan" then
+    local lines = {}
+    for _, e in ipairs(ev.entries or {}) do
+      lines[#lines + 1] = string.format("- [%s] %s", e.status == "completed" and "x" or (e.status == "in_progress" and "~" or " "), e.content)
+    end
+    M.entry(chat, "plan", #lines .. " step(s)", lines)
+  elseif t == "permission_decided" then
+    if ev.by ~= "door" then
+      local what = string.format("%s by %s%s", ev.allowed and "allowed" or "rejected", ev.by, ev.reason and (": " .. ev.reason) or "")
+      M.entry(chat, "permission", what)
+      if tostring(ev.by):find("^hook") and not ev.allowed then
+        require("radium.project").notify(string.format("a tool call was %s", what), vim.log.levels.WARN)
+      end
+    end
+  elseif t == "write" then
+    local path = ev.path:sub(1, 1) == "/" and ev.path or (chat.root .. "/" .. ev.path)
+    local buf = require("radium.writes").sync(path)
+    M.entry(chat, "wrote", string.format("`%s`%s [tag %s] (:RadiumUndo takes it back)", vim.fn.fnamemodify(path, ":~:."), buf and " (its buffer updated)" or "", tostring(ev.tag)))
+  elseif t == "write_refused" then
+    M.entry(chat, "refused", string.format("`%s`: %s", ev.path, ev.error))
+    require("radium.project").notify(string.format("a write of %s was refused: %s", ev.path, ev.error), vim.log.levels.WARN)
+  elseif t == "notice" then
+    M.entry(chat, "notice", ev.message or "")
+  elseif t == "turn_end" then
+    if ev.stop_reason and ev.stop_reason ~= "end_turn" then
+      M.entry(chat, "stopped", ev.stop_reason)
+    end
+    end_answer(chat)
+  elseif t == "error" then
+    M.entry(chat, "error", string.format("%s (%s)", ev.message or "?", ev.code or "?"))
+    require("radium.project").notify(string.format("%s: %s", chat.agent, ev.message or "error"), vim.log.levels.ERROR)
+    end_answer(chat)
+  end
+end
+
+--- Folds: an entry and its indented details are one fold.
+function M.foldexpr(lnum)
+  local line = vim.fn.getline(lnum)
+  if line:find("^%*%*%a+%*%* ") then
+    return ">1"
+  elseif line:find("^    ") then
+    return "="
+  end
+  return "0"
+end
+
+--- Window options of a chat window.
+function M.window(win)
+  local wo = vim.wo[win]
+  wo.wrap, wo.linebreak = true, true
+  wo.foldmethod = "expr"
+  wo.foldexpr = "v:lua.require'radium.chat_render'.foldexpr(v:lnum)"
+  wo.foldtext = ""
+  wo.foldlevel = 0
+  wo.number = false
+end
+
+return M

@@ -1,0 +1,203 @@
+-- The user commands (defined by plugin/radium.lua, loaded on first use).
+-- Every command reports errors with vim.notify, never a stack trace.
+local M = {}
+
+local function project() return require("radium.project") end
+local function editor() return require("radium.editor") end
+
+local levels = vim.log.levels
+
+local function complete_from(list)
+  return function(lead)
+    return vim.tbl_filter(function(x) return vim.startswith(x, lead) end, list())
+  end
+end
+
+local function block_numbers()
+  local out = {}
+  for i = 1, #editor().blocks() do
+    out[#out + 1] = tostring(i)
+  end
+  if #out > 1 then
+    out[#out + 1] = "all"
+  end
+  return out
+end
+
+--- Agent ids of the current buffer's project (for completion and pickers).
+function M.agent_ids()
+  local ok, agents = pcall(project().agents)
+  local out = {}
+  for _, a in ipairs(ok and agents or {}) do
+    out[#out + 1] = a.id
+  end
+  return out
+end
+
+local function block_arg(args)
+  if args == "" then
+    return 1
+  end
+  if args == "all" then
+    return "all"
+  end
+  local n = tonumber(args)
+  if not n or n < 1 or n % 1 ~= 0 then
+    error(string.format("radium: `%s` is not a block number (1, 2, ... or all)", args), 0)
+  end
+  return n
+end
+
+-- The columns of a charwise visual selection of lines l1..l2, if that is
+-- what the range came from.
+local function charwise_cols(opts)
+  if opts.range ~= 2 or vim.fn.visualmode() ~= "v" then
+    return nil
+  end
+  local s, e = vim.fn.getpos("'<"), vim.fn.getpos("'>")
+  if s[2] ~= opts.line1 or e[2] ~= opts.line2 then
+    return nil
+  end
+  local last = vim.api.nvim_buf_get_lines(0, e[2] - 1, e[2], false)[1] or ""
+  local ecol = math.min(e[3], #last)
+  if ecol > 0 then
+    ecol = ecol + vim.str_utf_end(last, ecol)
+  end
+  return { s[3] - 1, ecol }
+end
+
+local function send(opts)
+  local cols = charwise_cols(opts)
+  if opts.args ~= "" then
+    return editor().send(opts.line1, opts.line2, opts.args, nil, cols)
+  end
+  vim.ui.input({ prompt = "radium prompt: " }, function(text)
+    if text == nil then
+      return
+    end
+    project().guard(editor().send, opts.line1, opts.line2, text, nil, cols)
+  end)
+end
+
+local function cancel()
+  local n = require("radium.chat").cancel_current()
+  n = n + editor().cancel()
+  if n == 0 then
+    project().notify("nothing is running")
+  else
+    project().notify(string.format("cancelled %d request(s)", n))
+  end
+end
+
+local function blocks()
+  local lines = editor().list_lines()
+  if #lines == 0 then
+    project().notify(editor().last and "the answer has no code blocks" or "no code blocks yet; send a selection first (:RadiumSend)")
+  else
+    project().notify(table.concat(lines, "\n"))
+  end
+end
+
+--- :RadiumTrust [revoke]: trusts (or no longer trusts) the current buffer's project.
+function M.trust(arg)
+  if arg ~= "" and arg ~= "revoke" then
+    error(string.format("radium: :RadiumTrust takes nothing or `revoke`, not `%s`", arg), 0)
+  end
+  local engine, root = project().engine()
+  local r = engine:request({ command = "trust", args = { path = root, revoke = arg == "revoke" } })
+  if not r.ok then
+    error("radium: " .. r.error, 0)
+  end
+  project().notify(string.format("%s %s", r.data.trusted and "trusted" or "no longer trusted:", r.data.path))
+  return r.data
+end
+
+--- :RadiumAgents: the agents of the current buffer's project.
+function M.agents()
+  local list, err = project().agents()
+  if not list then
+    error("radium: " .. err, 0)
+  end
+  if #list == 0 then
+    project().notify("no agents: add some to $RADIUM_HOME/agents.toml or .radium/agents.toml (see :help radium-agents)", levels.WARN)
+    return list
+  end
+  local lines = {}
+  for _, a in ipairs(list) do
+    lines[#lines + 1] = string.format("%s (%s) %s  [%s]", a.id, a.protocol, table.concat(a.command, " "), a.source)
+  end
+  project().notify("agents of " .. project().root() .. ":\n" .. table.concat(lines, "\n"))
+  return list
+end
+
+--- :RadiumUndo / :RadiumRedo: the project's latest radium edit (an agent's
+--- write, an edit tool) taken back or brought back; a loaded buffer follows.
+function M.history(command)
+  local engine, root = project().engine()
+  local r = engine:request({ command = command })
+  if not r.ok then
+    error("radium: " .. r.error, 0)
+  end
+  project().set_tag(root, r.tag)
+  local op = r.data.undone or r.data.redone
+  if op and op.file then
+    local path = op.file:sub(1, 1) == "/" and op.file or (root .. "/" .. op.file)
+    require("radium.writes").sync(path)
+  end
+  project().notify(string.format("%s: %s (%s) [seq:%s]", command == "undo" and "undone" or "redone",
+    op and op.command or "?", op and op.file or "?", op and op.seq or "?"))
+  for _, w in ipairs(r.warnings or {}) do
+    project().notify(w, levels.WARN)
+  end
+  return r.data
+end
+
+local function review_cmd(arg)
+  local review = require("radium.review")
+  if arg == "accept" then
+    return review.all(true)
+  elseif arg == "reject" or arg == "close" then
+    return review.all(false)
+  elseif arg == "" or arg == "list" then
+    local lines = {}
+    for buf, n in pairs(review.pending()) do
+      lines[#lines + 1] = string.format("%s: %d hunk(s)", vim.fn.fnamemodify(vim.api.nvim_buf_get_name(buf), ":~:."), n)
+    end
+    return project().notify(#lines == 0 and "nothing under review" or table.concat(lines, "\n"))
+  end
+  error(string.format("radium: :RadiumReview takes list, accept, reject or close, not `%s`", arg), 0)
+end
+
+--- Defines the commands.
+function M.define()
+  local guard = function(fn)
+    return function(opts)
+      project().guard(fn, opts)
+    end
+  end
+  local cmd = vim.api.nvim_create_user_command
+  cmd("RadiumSend", guard(send), { range = true, nargs = "?", desc = "Send the selection (or the current line) to the agent" })
+  cmd("RadiumCancel", guard(cancel), { desc = "Stop the running chat turn and agent steps" })
+  cmd("RadiumBlocks", guard(blocks), { desc = "List the code blocks of the last answer" })
+  cmd("RadiumPreview", guard(function(o) editor().review(block_arg(o.args)) end),
+    { nargs = "?", complete = complete_from(block_numbers), desc = "Review a code block (or all) as hunks to accept or reject" })
+  cmd("RadiumApply", guard(function(o)
+    local n = block_arg(o.args)
+    if n == "all" then
+      for i = 1, #editor().blocks() do editor().apply(i) end
+    else
+      editor().apply(n)
+    end
+  end), { nargs = "?", complete = complete_from(block_numbers), desc = "Apply a code block where it belongs (undo with u)" })
+  cmd("RadiumReview", guard(function(o) review_cmd(o.args) end),
+    { nargs = "?", complete = complete_from(function() return { "list", "accept", "reject", "close" } end), desc = "The review: list, accept or reject everything" })
+  cmd("RadiumTrust", guard(function(o) M.trust(o.args) end),
+    { nargs = "?", complete = complete_from(function() return { "revoke" } end), desc = "Trust the project of the current buffer" })
+  cmd("RadiumAgents", guard(function() M.agents() end), { desc = "List the agents of the project" })
+  cmd("RadiumUndo", guard(function() M.history("undo") end), { desc = "Undo the project's latest radium edit" })
+  cmd("RadiumRedo", guard(function() M.history("redo") end), { desc = "Redo the edit :RadiumUndo took back" })
+  cmd("RadiumChat", guard(function(o) require("radium.chat").open(o.args ~= "" and o.args or nil) end),
+    { nargs = "?", complete = complete_from(M.agent_ids), desc = "Open a chat with an agent" })
+end
+
+return M

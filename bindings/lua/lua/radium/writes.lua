@@ -1,0 +1,70 @@
+-- Files radium changed on disk (an agent's write, :RadiumUndo) that are
+-- loaded in a buffer: the buffer takes the new text as one undo step, and
+-- Neovim learns the file's new time so no W11/W12 warning follows.
+local M = {}
+
+--- The loaded buffer of `path` (absolute), or nil.
+---@param path string
+---@return integer|nil
+function M.buffer_of(path)
+  local full = vim.fn.fnamemodify(path, ":p")
+  local real = vim.uv.fs_realpath(full) or full
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(buf) and vim.bo[buf].buftype == "" then
+      local name = vim.api.nvim_buf_get_name(buf)
+      if name ~= "" and (name == full or (vim.uv.fs_realpath(name) or name) == real) then
+        return buf
+      end
+    end
+  end
+end
+
+local function disk_lines(path)
+  local fd = io.open(path, "rb")
+  if not fd then
+    return nil
+  end
+  local text = fd:read("*a")
+  fd:close()
+  local lines = vim.split(text, "\n", { plain = true })
+  if lines[#lines] == "" then
+    table.remove(lines)
+  end
+  return lines
+end
+
+--- Brings the disk's text of `path` into its loaded buffer, if any, as one
+--- undo step; the buffer is unmodified afterwards when it equals the disk.
+--- Returns the buffer, or nil when the file is not loaded.
+---@param path string
+---@return integer|nil
+function M.sync(path)
+  local buf = M.buffer_of(path)
+  if not buf then
+    return nil
+  end
+  local lines = disk_lines(path)
+  if not lines then
+    return buf -- removed: the buffer keeps its text (the user may save it)
+  end
+  local current = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  if not vim.deep_equal(current, lines) then
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  end
+  -- Neovim stores the file's new time before it runs FileChangedShell; an
+  -- autocmd that chooses nothing keeps it quiet, and the buffer's text.
+  local group = vim.api.nvim_create_augroup("radium_sync_" .. buf, { clear = true })
+  vim.api.nvim_create_autocmd("FileChangedShell", {
+    group = group,
+    buffer = buf,
+    callback = function()
+      vim.v.fcs_choice = ""
+    end,
+  })
+  pcall(vim.cmd, "checktime " .. buf)
+  pcall(vim.api.nvim_del_augroup_by_id, group)
+  vim.bo[buf].modified = false
+  return buf
+end
+
+return M
