@@ -103,6 +103,17 @@ class Document {
   getText() {
     return this.text
   }
+  get lineCount() {
+    return lineStarts(this.text).length
+  }
+  offsetAt(pos) {
+    return offsetAt(this.text, pos)
+  }
+  async save() {
+    fs.writeFileSync(this.uri.fsPath, this.text)
+    this.isDirty = false
+    return true
+  }
   positionAt(offset) {
     const starts = lineStarts(this.text)
     let line = 0
@@ -292,6 +303,11 @@ const vscode = {
       return { dispose() {} }
     },
     asRelativePath: (uri) => path.relative(ws, uri.fsPath),
+    fs: { readFile: async (uri) => fs.readFileSync(uri.fsPath) },
+    openTextDocument: async (uri) => {
+      if (state.editor && state.editor.document.uri.toString() === uri.toString()) return state.editor.document
+      throw new Error(`the stand-in opens only the editor's document, not ${uri.toString()}`)
+    },
     registerTextDocumentContentProvider: (scheme, p) => {
       if (scheme === 'radium-preview') Object.assign(provider, { scheme, p })
       return { dispose() {} }

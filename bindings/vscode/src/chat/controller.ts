@@ -101,7 +101,8 @@ export class ChatController {
 
   private async ensureSession(): Promise<ChatSession> {
     if (this.session && !this.session.isClosed && this.session.agent === this.agent) return this.session
-    this.closeSession()
+    this.session?.close()
+    this.session = undefined
     const { engine } = this.host.engine()
     this.post({ type: 'notice', message: `starting ${this.agent}…` })
     this.opening = ChatSession.open(engine, this.agent, (batch) => this.onBatch(batch))

@@ -35,7 +35,7 @@ export class ChatView implements vscode.WebviewViewProvider {
     const media = vscode.Uri.joinPath(this.extensionUri, 'media')
     view.webview.options = { enableScripts: true, localResourceRoots: [media] }
     view.webview.html = this.html(view.webview, media)
-    view.webview.onDidReceiveMessage((m) => void this.receive(m))
+    view.webview.onDidReceiveMessage((m) => this.receive(m))
     view.onDidDispose(() => {
       this.view = undefined
     })
