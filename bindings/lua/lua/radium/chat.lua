@@ -168,14 +168,15 @@ end
 
 local function on_permission(chat, event, answer)
   local title = event.tool_call and event.tool_call.title or "a tool call"
-  local entry = render.entry(chat, "permission", string.format("`%s`: asked", title), render.diff_lines(event.tool_call))
+  local known = event.tool_call and chat.tools[event.tool_call.tool_call_id or event.tool_call.id or ""]
+  local entry = render.entry(chat, "permission", string.format("`%s`", title), not known and render.diff_lines(event.tool_call) or nil)
   local items = event.options or {}
   vim.ui.select(items, {
     prompt = string.format("radium: %s asks to run %s", chat.agent, title),
     format_item = function(o) return o.name or o.id end,
   }, function(choice)
     local id = choice and choice.id or "reject"
-    render.update(chat, entry, string.format("`%s`: %s", title, choice and (choice.name or id) or "rejected"))
+    render.note(chat, entry, choice and (choice.name or id) or "rejected")
     answer(id)
   end)
 end

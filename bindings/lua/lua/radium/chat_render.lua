@@ -5,6 +5,7 @@
 local M = {}
 
 local ns = vim.api.nvim_create_namespace("radium_chat")
+M.entries_ns = vim.api.nvim_create_namespace("radium_chat_entries")
 local YOU = "## You"
 
 local function last_pos(buf)
@@ -69,7 +70,6 @@ function M.header(chat)
     "",
     YOU,
     "",
-    "",
   })
   vim.bo[chat.buf].modified = false
 end
@@ -102,7 +102,7 @@ local function end_answer(chat)
     chat.spinner = nil
   end
   follow(chat.buf, function()
-    append_lines(chat.buf, { "", YOU, "", "" })
+    append_lines(chat.buf, { "", YOU, "" })
   end)
   vim.bo[chat.buf].undolevels = -123456 -- the global value again
   vim.bo[chat.buf].modified = false
@@ -111,36 +111,37 @@ end
 --- Adds an entry ("**kind** summary", then `details` indented); returns its id.
 function M.entry(chat, kind, summary, details)
   M.flush(chat)
-  local lines = { "", "**" .. kind .. "** " .. summary:gsub("\n", " ") }
+  local lines = { "**" .. kind .. "** " .. summary:gsub("\n", " ") }
   for _, d in ipairs(details or {}) do
     lines[#lines + 1] = "    " .. d
   end
   local row
   follow(chat.buf, function()
     local n = vim.api.nvim_buf_line_count(chat.buf)
-    if vim.api.nvim_buf_get_lines(chat.buf, n - 1, n, false)[1] == "" then
-      -- the last line is empty: the entry goes there
-      table.remove(lines, 1)
+    local last = vim.api.nvim_buf_get_lines(chat.buf, n - 1, n, false)[1]
+    local before = vim.api.nvim_buf_get_lines(chat.buf, math.max(n - 2, 0), n - 1, false)[1]
+    if last == "" and (before == "" or (before or ""):find("^#")) then
+      row = n - 1 -- on the empty line the text would go to
       vim.api.nvim_buf_set_lines(chat.buf, n - 1, n, false, lines)
-      row = n - 1
-    else
+    elseif last == "" then
+      row = n
       append_lines(chat.buf, lines)
+    else
       row = n + 1
+      append_lines(chat.buf, { "" })
+      append_lines(chat.buf, lines)
     end
-    append_lines(chat.buf, { "" })
+    append_lines(chat.buf, { "", "" })
   end)
-  return vim.api.nvim_buf_set_extmark(chat.buf, ns, row, 0, {})
+  return vim.api.nvim_buf_set_extmark(chat.buf, M.entries_ns, row, 0, { end_row = row + #lines - 1, end_col = 0 })
 end
 
---- Rewrites the summary of entry `id`.
-function M.update(chat, id, summary)
-  local pos = vim.api.nvim_buf_get_extmark_by_id(chat.buf, ns, id, {})
-  if not pos[1] then
-    return
+--- Shows `text` at the end of entry `id`'s line (virtual text).
+function M.note(chat, id, text)
+  local pos = vim.api.nvim_buf_get_extmark_by_id(chat.buf, M.entries_ns, id, {})
+  if pos[1] then
+    vim.api.nvim_buf_set_extmark(chat.buf, ns, pos[1], 0, { virt_text = { { " → " .. text, "Comment" } } })
   end
-  local line = vim.api.nvim_buf_get_lines(chat.buf, pos[1], pos[1] + 1, false)[1] or ""
-  local kind = line:match("^%*%*[^*]+%*%*") or "**entry**"
-  vim.api.nvim_buf_set_lines(chat.buf, pos[1], pos[1] + 1, false, { kind .. " " .. summary:gsub("\n", " ") })
 end
 
 --- The unified diffs of a tool call's `diffs`, as lines.
@@ -160,7 +161,29 @@ function M.diff_lines(call)
 end
 
 local function tool_summary(t)
-  return string.format("`%s` (%s) · %s", t.title or "?", t.kind or "tool", t.status or "pending")
+  return string.format("`%s` (%s)", t.title or "?", t.kind or "tool")
+end
+
+local marks = { completed = "✓", failed = "✗", in_progress = "…", pending = "…" }
+
+-- A tool call's status: virtual text at the end of its entry's line (so the
+-- line, and the entry's fold, never change).
+local function show_status(chat, tool)
+  local pos = vim.api.nvim_buf_get_extmark_by_id(chat.buf, M.entries_ns, tool.entry, {})
+  if not pos[1] then
+    return
+  end
+  local status = tool.status or "pending"
+  tool.status_mark = vim.api.nvim_buf_set_extmark(chat.buf, ns, pos[1], 0, {
+    id = tool.status_mark,
+    virt_text = { { " " .. (marks[status] or "·") .. " " .. status, status == "failed" and "DiagnosticError" or "Comment" } },
+  })
+end
+
+--- The status a tool call's entry shows.
+function M.status(chat, id)
+  local tool = chat.tools[id]
+  return tool and tool.status
 end
 
 --- Shows one session event.
@@ -174,12 +197,12 @@ function M.event(chat, ev)
     local tool = { title = ev.title, kind = ev.kind, status = ev.status }
     tool.entry = M.entry(chat, "tool", tool_summary(tool), M.diff_lines(ev))
     chat.tools[ev.id] = tool
+    show_status(chat, tool)
   elseif t == "tool_call_update" then
     local tool = chat.tools[ev.id]
     if tool then
       tool.status = ev.status or tool.status
-      tool.title = ev.title or tool.title
-      M.update(chat, tool.entry, tool_summary(tool))
+      show_status(chat, tool)
     end
   elseif t == "plan" then
     local lines = {}
@@ -216,13 +239,24 @@ function M.event(chat, ev)
   end
 end
 
---- Folds: an entry and its indented details are one fold.
+local ENTRY = "^%*%*%a+%*%* "
+
+--- Folds: an entry ("**kind** ...") and its indented details are one fold.
 function M.foldexpr(lnum)
   local line = vim.fn.getline(lnum)
-  if line:find("^%*%*%a+%*%* ") then
+  if line:find(ENTRY) then
     return ">1"
-  elseif line:find("^    ") then
-    return "="
+  end
+  if line:sub(1, 4) ~= "    " then
+    return "0"
+  end
+  for l = lnum - 1, math.max(1, lnum - 500), -1 do
+    local above = vim.fn.getline(l)
+    if above:find(ENTRY) then
+      return "1"
+    elseif above:sub(1, 4) ~= "    " then
+      return "0"
+    end
   end
   return "0"
 end

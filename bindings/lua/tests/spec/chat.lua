@@ -1,0 +1,199 @@
+-- :RadiumChat with the example ACP agent and a command agent (real
+-- processes): a turn that streams, context variables, a permission asked
+-- with vim.ui.select, the agent's write landing in the loaded buffer, tool
+-- calls folded, cancel, several chats, the statusline, and the errors.
+
+local h = ...
+local check, eq, test = h.check, h.eq, h.test
+local pt = h.plugin
+local radium = h.radium
+
+local function chat_text(chat)
+  return table.concat(vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false), "\n")
+end
+
+-- The virtual texts of the chat (statuses and answers), line by line.
+local function notes_of(chat)
+  local out = {}
+  for _, m in ipairs(vim.api.nvim_buf_get_extmarks(chat.buf, vim.api.nvim_get_namespaces().radium_chat, 0, -1, { details = true })) do
+    for _, chunk in ipairs(m[4].virt_text or {}) do
+      local line = vim.api.nvim_buf_get_lines(chat.buf, m[2], m[2] + 1, false)[1]
+      out[#out + 1] = line .. " |" .. chunk[1]
+    end
+  end
+  return table.concat(out, "\n")
+end
+
+-- Writes `text` under the last "## You" of the chat and sends it with :w.
+local function say(chat, text)
+  vim.api.nvim_set_current_win(vim.fn.bufwinid(chat.buf))
+  local n = vim.api.nvim_buf_line_count(chat.buf)
+  vim.api.nvim_buf_set_lines(chat.buf, n - 1, n, false, vim.split(text, "\n"))
+  vim.cmd("write")
+end
+
+local function ready(chat)
+  pt.wait(function() return chat.session ~= nil or chat.failed ~= nil end, 15000)
+  assert(chat.session, "the chat's session did not open: " .. tostring(chat.failed))
+end
+
+local function turn_done(chat)
+  pt.wait(function() return chat.turns and chat.turns > 0 and not chat.running end, 15000)
+  require("radium.chat_render").flush(chat)
+end
+
+local function open(agent)
+  local chat = require("radium.chat").open(agent)
+  ready(chat)
+  return chat
+end
+
+local function close_all()
+  for _, buf in ipairs(vim.tbl_keys(require("radium.chat").list())) do
+    vim.api.nvim_buf_delete(buf, { force = true })
+  end
+  vim.cmd("silent! only")
+  vim.cmd("silent! %bwipeout!")
+end
+
+test(":RadiumChat: a turn streams in, with #buffer as context, while the statusline shows it", function()
+  local p = pt.project()
+  vim.cmd("edit " .. p.ws .. "/src/main.rs")
+  local chat = open("example")
+  eq(vim.bo[chat.buf].filetype, "markdown", "a Markdown buffer")
+  check(vim.api.nvim_buf_get_name(chat.buf):find("radium%-chat://%d+/example") ~= nil, "named after the agent")
+  eq(radium.statusline(), "", "nothing runs yet")
+  say(chat, "hello there #buffer")
+  check(radium.statusline():find("radium: example", 1, true) ~= nil, "the statusline while it runs: " .. radium.statusline())
+  turn_done(chat)
+  local text = chat_text(chat)
+  check(text:find("\n## You\nhello there #buffer\n\n## example\n", 1, true) ~= nil, "the message, then the answer: " .. text)
+  check(text:find("You said: hello there #buffer", 1, true) ~= nil, "the answer streamed in")
+  check(text:find("Context: file://" .. p.ws .. "/src/main.rs", 1, true) ~= nil, "#buffer was sent: " .. text)
+  check(text:match("\n## You\n$") ~= nil, "a new ## You to write under: " .. vim.inspect(text:sub(-30)))
+  eq(radium.statusline(), "", "nothing runs after the turn")
+  eq(vim.bo[chat.buf].modified, false, "the chat is not a modified file")
+  close_all()
+end)
+
+test("a permission asked with vim.ui.select; the agent's write lands in the loaded buffer (one undo step, no W12)", function()
+  local p = pt.project()
+  pt.trust(p.ws)
+  vim.fn.writefile({ "old" }, p.ws .. "/notes.txt")
+  vim.cmd("edit " .. p.ws .. "/notes.txt")
+  local notes_buf = vim.api.nvim_get_current_buf()
+  local asked
+  local saved = vim.ui.select
+  vim.ui.select = function(items, opts, on_choice)
+    asked = { items = items, prompt = opts.prompt, shown = vim.tbl_map(opts.format_item, items) }
+    vim.schedule(function() on_choice(items[1]) end)
+  end
+  local chat = open("example")
+  say(chat, "write notes.txt from the agent")
+  turn_done(chat)
+  vim.ui.select = saved
+  eq(asked and asked.shown, { "Allow", "Reject" }, "the agent's options")
+  check(asked and asked.prompt:find("Write " .. p.ws .. "/notes.txt", 1, true), "the prompt names the call: " .. tostring(asked and asked.prompt))
+  eq(vim.api.nvim_buf_get_lines(notes_buf, 0, -1, false), { "from the agent" }, "the buffer has the agent's text")
+  eq(vim.bo[notes_buf].modified, false, "and is the file")
+  local text = chat_text(chat)
+  check(text:find("**tool** `Write " .. p.ws .. "/notes.txt` (edit)\n", 1, true) ~= nil, "a compact tool entry: " .. text)
+  check(notes_of(chat):find("(edit) | ✓ completed", 1, true) ~= nil, "its status: " .. notes_of(chat))
+  check(text:find("    -old\n    +from the agent", 1, true) ~= nil, "with its diff")
+  check(notes_of(chat):find("**permission** `Write " .. p.ws .. "/notes.txt` | → Allow", 1, true) ~= nil, "the answer noted: " .. notes_of(chat))
+  check(text:find("**wrote** `", 1, true) ~= nil and text:find("(its buffer updated)", 1, true) ~= nil, "the write noted")
+  local win = vim.fn.bufwinid(chat.buf)
+  local row, plus
+  for i, l in ipairs(vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false)) do
+    if l:find("^%*%*tool%*%*") and not row then row = i end
+    if l == "    +from the agent" and not plus then plus = i end
+  end
+  vim.api.nvim_win_call(win, function()
+    eq(vim.fn.foldclosed(row), row, "the tool entry is folded")
+    eq(vim.fn.foldclosed(plus), row, "its diff inside the fold")
+  end)
+  vim.cmd("checktime")
+  local msgs = vim.api.nvim_exec2("messages", { output = true }).output
+  check(not msgs:find("W1[12]"), "no W11/W12: " .. msgs)
+  vim.api.nvim_buf_call(notes_buf, function() vim.cmd("silent undo") end)
+  eq(vim.api.nvim_buf_get_lines(notes_buf, 0, -1, false), { "old" }, "u takes the agent's write back in one step")
+  close_all()
+end)
+
+test("an unsaved buffer is what the agent reads; a rejected permission; :RadiumCancel; several chats", function()
+  local p = pt.project()
+  pt.trust(p.ws)
+  vim.fn.writefile({ "on disk" }, p.ws .. "/draft.txt")
+  vim.cmd("edit " .. p.ws .. "/draft.txt")
+  vim.api.nvim_buf_set_lines(0, 0, -1, false, { "unsaved" })
+  local seen
+  local saved = vim.ui.select
+  vim.ui.select = function(items, _, on_choice)
+    seen = items
+    vim.schedule(function() on_choice(nil) end) -- the user pressed <Esc>
+  end
+  local one = open("example")
+  local two = open("example")
+  check(one.buf ~= two.buf, "two chats")
+  say(one, "write draft.txt agent text")
+  turn_done(one)
+  vim.ui.select = saved
+  check(seen ~= nil, "asked")
+  local text = chat_text(one)
+  check(text:find("    -unsaved", 1, true) ~= nil, "the diff is against the unsaved buffer: " .. text)
+  check(text:find("I was not allowed to write", 1, true) ~= nil, "the agent was told no")
+  check(notes_of(one):find("` | → rejected", 1, true) ~= nil, "the refusal noted: " .. notes_of(one))
+  check(notes_of(one):find("| ✗ failed", 1, true) ~= nil, "the call failed")
+  eq(vim.fn.readfile(p.ws .. "/draft.txt"), { "on disk" }, "nothing written")
+
+  say(two, "slow")
+  pt.wait(function() return chat_text(two):find("chunk 2", 1, true) ~= nil end)
+  say(one, "plan")
+  turn_done(one)
+  check(chat_text(one):find("**plan** 2 step(s)\n    - [x] Look around\n    - [~] Answer", 1, true) ~= nil, "the plan: " .. chat_text(one))
+  check(two.running, "the other chat still streams")
+  check(radium.statusline():find("example", 1, true) ~= nil, "the statusline: " .. radium.statusline())
+  vim.api.nvim_set_current_win(vim.fn.bufwinid(two.buf))
+  local notes = pt.notes()
+  vim.cmd("RadiumCancel")
+  notes.stop()
+  eq(notes.last()[1], "radium: cancelled 1 request(s)", "said")
+  pt.wait(function() return not two.running end)
+  require("radium.chat_render").flush(two)
+  check(chat_text(two):find("**stopped** cancelled", 1, true) ~= nil, "cancelled: " .. chat_text(two))
+  say(two, "again")
+  turn_done(two)
+  check(chat_text(two):find("You said: again", 1, true) ~= nil, "the conversation goes on")
+  close_all()
+end)
+
+test("a command agent in a chat; context variables and their errors; bad chats", function()
+  local p = pt.project()
+  pt.trust(p.ws)
+  vim.cmd("edit " .. p.ws .. "/src/main.rs")
+  local chat = open("prose")
+  say(chat, "talk to me")
+  turn_done(chat)
+  check(chat_text(chat):find("## prose\nJust words, no code.", 1, true) ~= nil, "the command agent's answer: " .. chat_text(chat))
+  local notes = pt.notes()
+  say(chat, "look at #file:nope.txt")
+  eq(notes.last(), { "radium: #file:nope.txt: no such file in " .. p.ws, vim.log.levels.ERROR }, "a missing file")
+  say(chat, "")
+  eq(notes.last(), { "radium: write a message under the last \"## You\" first", vim.log.levels.WARN }, "an empty message")
+  vim.cmd("RadiumChat nobody")
+  check(notes.last()[1]:find("radium: no agent `nobody` in " .. p.ws .. " (agents: example, reviewer, prose, answer)", 1, true) ~= nil, "unknown agent: " .. notes.text())
+  eq(notes.last()[2], vim.log.levels.ERROR, "as an error")
+  notes.stop()
+  local other = open("example")
+  vim.cmd("wincmd p")
+  vim.api.nvim_buf_set_lines(vim.fn.bufnr(p.ws .. "/src/main.rs"), 0, -1, false, { "fn main() {", "    work();", "}" })
+  vim.api.nvim_buf_set_mark(vim.fn.bufnr(p.ws .. "/src/main.rs"), "<", 2, 0, {})
+  vim.api.nvim_buf_set_mark(vim.fn.bufnr(p.ws .. "/src/main.rs"), ">", 2, 0, {})
+  vim.fn.writefile({ "notes" }, p.ws .. "/README")
+  say(other, "see #selection and #file:README")
+  turn_done(other)
+  local text = chat_text(other)
+  check(text:find("file://" .. p.ws .. "/src/main.rs#L2-L2", 1, true) ~= nil, "#selection sent: " .. text)
+  check(text:find("file://" .. p.ws .. "/README", 1, true) ~= nil, "#file sent")
+  close_all()
+end)
