@@ -192,6 +192,10 @@ local function handlers(chat)
           project.set_tag(chat.root, ev.tag)
         end
         chat.blocks = ev.code_blocks
+        if type(ev.code_blocks) == "table" and #ev.code_blocks > 0 then
+          require("radium.editor").take_blocks(ev.code_blocks, chat.root, chat.agent)
+          project.notify(string.format("%d code block(s) from `%s`: :RadiumPreview all reviews them, :RadiumApply applies", #ev.code_blocks, chat.agent))
+        end
       end
     end,
     on_permission = function(ev, answer)

@@ -148,6 +148,12 @@ local function block(n)
   return b
 end
 
+--- Makes the code blocks of a chat's last turn the answer :RadiumPreview
+--- and :RadiumApply work on (blocks that name a file go to that file).
+function M.take_blocks(blocks, root, agent)
+  M.last = { root = root, answer = { code_blocks = blocks, block_count = #blocks }, agent = agent }
+end
+
 --- The code blocks of the last answer: { { language, content, index, file_path? }, ... }.
 function M.blocks()
   return M.last and M.last.answer.code_blocks or {}
@@ -177,8 +183,10 @@ end
 function M.change_for(b, last)
   local path = M.block_path(b, last.root)
   local own = last.path and vim.fs.normalize(last.path)
-  if not path or path == own then
+  if (not path or path == own) and last.track then
     return track.change(last.track, b.content)
+  elseif not path then
+    return nil, "the block names no file; send a selection with :RadiumSend to place it"
   end
   if not vim.startswith(path, last.root .. "/") then
     return nil, string.format("block names `%s`, outside the project %s", b.file_path, last.root)
