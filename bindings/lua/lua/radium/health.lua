@@ -1,5 +1,58 @@
--- :checkhealth radium
+-- :checkhealth radium: Neovim, the native module, the project of the
+-- current buffer (its root and trust) and its agents (found, runnable,
+-- protocol).
 local M = {}
+
+local function home()
+  local cfg = package.loaded["radium.project"] and require("radium.project").config or {}
+  return cfg.radium_home or vim.env.RADIUM_HOME or (vim.env.HOME .. "/.radium")
+end
+
+-- Whether `root` is trusted, read from $RADIUM_HOME/trust.json (nothing is changed).
+local function trusted(root)
+  local fd = io.open(home() .. "/trust.json", "r")
+  if not fd then
+    return false
+  end
+  local ok, data = pcall(vim.json.decode, fd:read("*a"))
+  fd:close()
+  local real = vim.uv.fs_realpath(root) or root
+  for _, t in ipairs(ok and type(data) == "table" and data.trusted or {}) do
+    if real == t or vim.startswith(real, t .. "/") then
+      return true
+    end
+  end
+  return false
+end
+
+local function check_agents(health, project, root)
+  local list, err = project.agents(root)
+  if not list then
+    health.error("the agents could not be read: " .. tostring(err))
+    return
+  end
+  if #list == 0 then
+    health.warn("no agents configured", { "Add one to " .. home() .. "/agents.toml or " .. root .. "/.radium/agents.toml (:help radium-agents)" })
+    return
+  end
+  for _, a in ipairs(list) do
+    local program = a.command[1] or ""
+    local runnable = vim.fn.executable(program) == 1
+    local what = string.format("agent `%s` (%s, from %s): %s", a.id, a.protocol, a.source, table.concat(a.command, " "))
+    if runnable then
+      health.ok(what)
+    else
+      health.error(what .. " — `" .. program .. "` cannot be run", { "Install it or fix `command` in agents.toml" })
+    end
+  end
+  local cfg = project.config
+  for _, key in ipairs({ "agent", "chat_agent" }) do
+    local id = cfg[key]
+    if id and not vim.tbl_contains(vim.tbl_map(function(a) return a.id end, list), id) then
+      health.warn(string.format("config.%s is `%s`, which is not one of these agents", key, id))
+    end
+  end
+end
 
 function M.check()
   local health = vim.health
@@ -23,6 +76,24 @@ function M.check()
   else
     health.error("an engine could not be created: " .. tostring(engine))
   end
+
+  health.start("radium: the project")
+  local project = require("radium.project")
+  -- :checkhealth opens its own buffer: the project is the one of the buffer before it.
+  local alt = vim.fn.bufnr("#")
+  local buf = (alt > 0 and vim.bo[alt].buftype == "") and alt or nil
+  local root = project.root(buf)
+  health.info("root: " .. root .. " (markers: " .. table.concat(project.config.root_markers, ", ") .. ")")
+  health.info("radium home: " .. home())
+  local has_own = vim.fn.filereadable(root .. "/.radium/agents.toml") == 1 or vim.fn.filereadable(root .. "/.radium/hooks.toml") == 1
+  if trusted(root) then
+    health.ok("the project is trusted")
+  elseif has_own then
+    health.warn("the project has its own .radium configuration but is not trusted: its agents are not used", { "Run :RadiumTrust" })
+  else
+    health.info("the project is not trusted (:RadiumTrust trusts it; agent steps need it)")
+  end
+  check_agents(health, project, root)
 end
 
 return M
