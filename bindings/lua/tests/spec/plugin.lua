@@ -202,3 +202,12 @@ test(":checkhealth radium checks the project's trust and its agents", function()
   check(text:find("`no-such-program-xyz` cannot be run", 1, true) ~= nil, "a broken agent: " .. text)
   vim.cmd("silent! %bwipeout!")
 end)
+
+test(":help radium and its tags", function()
+  for _, tag in ipairs({ "radium", "radium-review", ":RadiumChat", "radium-variables", "radium.register()", "radium-keymaps" }) do
+    local ok, err = pcall(vim.cmd, "help " .. tag)
+    check(ok, ":help " .. tag .. ": " .. tostring(err))
+    eq(vim.fn.fnamemodify(vim.api.nvim_buf_get_name(0), ":t"), "radium.txt", ":help " .. tag .. " opens radium.txt")
+    vim.cmd("helpclose")
+  end
+end)
