@@ -245,7 +245,8 @@ local ENTRY = "^%*%*%a+%*%* "
 function M.foldexpr(lnum)
   local line = vim.fn.getline(lnum)
   if line:find(ENTRY) then
-    return ">1"
+    -- an entry with details folds; a one-line entry stays as it is
+    return vim.fn.getline(lnum + 1):sub(1, 4) == "    " and ">1" or "0"
   end
   if line:sub(1, 4) ~= "    " then
     return "0"
@@ -261,13 +262,26 @@ function M.foldexpr(lnum)
   return "0"
 end
 
+--- A closed entry: its line, its status (the virtual text) and its size.
+function M.foldtext()
+  local first, last = vim.v.foldstart, vim.v.foldend
+  local text = vim.fn.getline(first)
+  local buf = vim.api.nvim_get_current_buf()
+  for _, m in ipairs(vim.api.nvim_buf_get_extmarks(buf, ns, { first - 1, 0 }, { first - 1, -1 }, { details = true })) do
+    for _, chunk in ipairs(m[4].virt_text or {}) do
+      text = text .. chunk[1]
+    end
+  end
+  return string.format("%s  [+%d lines]", text, last - first)
+end
+
 --- Window options of a chat window.
 function M.window(win)
   local wo = vim.wo[win]
   wo.wrap, wo.linebreak = true, true
   wo.foldmethod = "expr"
   wo.foldexpr = "v:lua.require'radium.chat_render'.foldexpr(v:lnum)"
-  wo.foldtext = ""
+  wo.foldtext = "v:lua.require'radium.chat_render'.foldtext()"
   wo.foldlevel = 0
   wo.number = false
 end
