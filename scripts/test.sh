@@ -30,6 +30,9 @@ bash scripts/ensure-apt.sh jq:jq
 cargo build -p radium-cli --quiet
 bash scripts/test-agents.sh
 
+step "rad mcp: the edit tools as an MCP server, driven by the reference MCP client (PyPI mcp)"
+bash scripts/test-mcp.sh
+
 step "C ABI: header, symbols, C and C++ programs (shared + static) under valgrind"
 bash scripts/test-c.sh
 

@@ -75,7 +75,7 @@ fn executing_while_registering_and_unregistering_is_safe() {
                 let name = format!("churn-{t}-{i}");
                 r.register(counter(name.clone(), (i % 7) as i32 * 100))
                     .unwrap();
-                if i % 3 == 0 {
+                if i.is_multiple_of(3) {
                     r.disable(&name).unwrap();
                 }
                 r.unregister(&name).unwrap();

@@ -21,7 +21,7 @@ fn every_request_vector_gives_the_expected_response_text() {
     let engine = Engine::new(EngineConfig::default()).unwrap();
     let text = read("requests.txt");
     let lines: Vec<&str> = text.lines().collect();
-    assert!(lines.len() >= 60 && lines.len() % 2 == 0);
+    assert!(lines.len() >= 60 && lines.len().is_multiple_of(2));
     for pair in lines.chunks(2) {
         let request: Value = serde_json::from_str(pair[0]).unwrap();
         let response = engine.handle_json(request).to_json().to_string();

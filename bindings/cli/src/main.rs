@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 mod chat;
 mod daemon_client;
+mod mcp;
 
 use daemon_client::{radium_home, run_edit};
 
@@ -146,6 +147,9 @@ enum Command {
         #[arg(long)]
         text: Option<String>,
     },
+    /// Serve radium's edit tools to an agent over MCP on stdio (--tag
+    /// continues a conversation); see docs/mcp.md.
+    Mcp,
     /// Check that the daemon answers.
     Ping,
     /// Stop the daemon.
@@ -228,6 +232,7 @@ fn run(cli: Cli) -> Result<Value, String> {
         | Command::Ping
         | Command::Shutdown
         | Command::Chat { .. }
+        | Command::Mcp
         | Command::Daemon { .. } => return Err("internal: handled elsewhere".into()),
         Command::Ext(ExtCommand::List) => Request::new("ext-list", Value::Null),
         Command::Ext(ExtCommand::Install {
@@ -371,6 +376,9 @@ fn main() -> ExitCode {
             yes: *yes,
         };
         return ExitCode::from(chat::chat(&options, &workspace));
+    }
+    if let Command::Mcp = &cli.command {
+        return mcp::serve(workspace, cli.tag.clone());
     }
     if let Command::Daemon { idle } = &cli.command {
         let engine = match Engine::new(EngineConfig::default()) {

@@ -93,6 +93,9 @@ pub struct History {
     pub depth: u64,
     /// The session as loaded.
     pub session: Session,
+    /// The session file's text as read (or last written): a save that would
+    /// write the same text writes nothing (a `view` changes no state).
+    saved: std::cell::RefCell<Option<String>>,
 }
 
 impl History {
@@ -117,6 +120,7 @@ impl History {
             project: project.clone(),
             depth: depth.max(1),
             session: Session::default(),
+            saved: std::cell::RefCell::new(None),
         };
         let path = history.session_path();
         match std::fs::read_to_string(&path) {
@@ -124,6 +128,7 @@ impl History {
                 history.session = serde_json::from_str(&text)
                     .and_then(Session::from_json)
                     .map_err(|e| damaged(&path, "session file", &e))?;
+                *history.saved.get_mut() = Some(text);
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(io(&path)(e)),
@@ -197,7 +202,12 @@ impl History {
     /// Writes the session atomically.
     pub fn save(&self) -> Result<()> {
         let text = serde_json::to_string_pretty(&self.session).unwrap_or_default();
-        write_atomic(&self.session_path(), &text)
+        if self.saved.borrow().as_deref() == Some(text.as_str()) {
+            return Ok(());
+        }
+        write_atomic(&self.session_path(), &text)?;
+        *self.saved.borrow_mut() = Some(text);
+        Ok(())
     }
 
     /// Reads changeset `seq`.

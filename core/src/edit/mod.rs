@@ -146,7 +146,7 @@ impl EditSession {
         };
         let chain = self.chain.clone();
         let tag = if read_only {
-            self.current_tag(&chain)
+            self.current_tag(&chain, tag)
         } else {
             self.new_tag(&chain)
         };

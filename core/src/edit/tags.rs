@@ -29,12 +29,22 @@ impl EditSession {
         tag
     }
 
-    /// The tag of `chain`'s current state (issuing one if it has none).
-    pub(super) fn current_tag(&mut self, chain: &str) -> String {
+    /// The tag of `chain`'s current state: `given` (the request's tag) when
+    /// it names that state, else the chain's own, else a new one. A read
+    /// with the tag of the current state thus changes nothing.
+    pub(super) fn current_tag(&mut self, chain: &str, given: Option<&str>) -> String {
         let s = &self.history.session;
+        let at_head = |t: &str| {
+            s.tags
+                .get(t)
+                .is_some_and(|p| p.chain == chain && p.at == s.chain_len(chain))
+        };
+        if let Some(t) = given.filter(|t| at_head(t)) {
+            return t.to_owned();
+        }
         let current = s.chains.get(chain).and_then(|c| c.current_tag.clone());
         match current {
-            Some(t) if s.tags.get(&t).is_some_and(|p| p.at == s.chain_len(chain)) => t,
+            Some(t) if at_head(&t) => t,
             _ => self.new_tag(chain),
         }
     }

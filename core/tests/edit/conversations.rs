@@ -214,3 +214,35 @@ fn a_damaged_session_file_is_a_clear_error() {
         "{error}"
     );
 }
+
+#[test]
+fn a_read_with_the_current_tag_keeps_it_and_writes_no_state() {
+    let e = env();
+    std::fs::write(e.root.join("a.txt"), "a\n").unwrap();
+    // A conversation that has not written yet, then one that has.
+    let first = tag(&e.call("view", json!({"path": "a.txt"}), None));
+    let again = e.call("view", json!({"path": "a.txt"}), Some(&first));
+    assert_eq!(tag(&again), first, "{again}");
+    let wrote = tag(&e.call(
+        "str-replace",
+        json!({"path": "a.txt", "old": "a", "new": "b"}),
+        Some(&first),
+    ));
+    let session = std::fs::read_dir(&e.home)
+        .unwrap()
+        .map(|d| d.unwrap().path().join("session.json"))
+        .find(|p| p.exists())
+        .unwrap();
+    let before = std::fs::metadata(&session).unwrap().modified().unwrap();
+    std::thread::sleep(Duration::from_millis(20));
+    for _ in 0..3 {
+        let r = e.call("view", json!({"path": "a.txt"}), Some(&wrote));
+        assert_eq!(tag(&r), wrote, "{r}");
+    }
+    let after = std::fs::metadata(&session).unwrap().modified().unwrap();
+    assert_eq!(before, after, "reads rewrote the session file");
+    // An older tag is still a rewind, answered with that tag.
+    let r = e.call("view", json!({"path": "a.txt"}), Some(&first));
+    assert_eq!(tag(&r), first, "{r}");
+    assert_eq!(e.read("a.txt"), "a\n");
+}

@@ -1,0 +1,215 @@
+//! `rad mcp`: radium's edit tools for any agent, as a Model Context Protocol
+//! server on stdio (the `rmcp` crate). Every call is an engine request like
+//! any other (confined to the workspace, atomic, through the tool hooks,
+//! recorded as a changeset); the server is one conversation and keeps its
+//! dog tag, so `undo` takes back its own last edit and `rewind` goes back to
+//! an earlier tag. See docs/mcp.md.
+
+mod tools;
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use radium_core::{Engine, EngineConfig, Request};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{json, Map, Value};
+
+/// What the server tells an agent about itself when it connects.
+const INSTRUCTIONS: &str = "radium's edit tools. Every write is atomic, confined to the \
+workspace, passes the workspace's hooks, and is recorded: `undo` takes back this \
+conversation's last edit, `rewind` goes back to an earlier [tag: ...]. Use `view` to \
+read a file with line numbers before editing it.";
+
+/// The server: the engine, its workspace and this conversation's tag.
+#[derive(Clone)]
+struct RadiumTools {
+    engine: Arc<Engine>,
+    workspace: PathBuf,
+    /// Held for the whole of a call: calls of one conversation run one
+    /// after the other, each continuing from the tag the last one left.
+    tag: Arc<tokio::sync::Mutex<Option<String>>>,
+}
+
+impl RadiumTools {
+    /// Runs one tool call through the engine and keeps the answer's tag.
+    async fn run(&self, name: &str, args: Map<String, Value>) -> CallToolResult {
+        let Some(tool) = tools::find(name) else {
+            let names: Vec<&str> = tools::TOOLS.iter().map(|t| t.name).collect();
+            return failure(&format!(
+                "unknown tool `{name}` (the tools: {})",
+                names.join(", ")
+            ));
+        };
+        if let Err(message) = tools::check(tool, &args) {
+            return failure(&format!("bad arguments: {message}"));
+        }
+        let mut current = self.tag.lock().await;
+        let (command, args, tag) = if tool.command == "rewind" {
+            // A read that carries the older tag: the engine undoes what this
+            // conversation did after it, and says so in its warnings.
+            let tag = args.get("tag").and_then(Value::as_str).map(str::to_owned);
+            ("view", json!({"path": "."}), tag)
+        } else {
+            (tool.command, Value::Object(args), current.clone())
+        };
+        let mut request = Request::new(command, args);
+        request.tag = tag;
+        request.cwd = Some(self.workspace.to_string_lossy().into_owned());
+        let response = self.engine.handle_async(&request).await;
+        if tool.command == "rewind" && !rewound(&response, current.as_deref()) {
+            // The tag is not of this project (or not a tag): the engine
+            // started a conversation of its own; this server keeps its own.
+            let mut message = format!(
+                "cannot rewind to `{}`: it is not a tag of this workspace's conversations",
+                request.tag.as_deref().unwrap_or_default()
+            );
+            for warning in &response.warnings {
+                message.push_str("\nwarning: ");
+                message.push_str(warning);
+            }
+            return failure(&message);
+        }
+        if let Some(tag) = &response.tag {
+            *current = Some(tag.clone());
+        }
+        drop(current);
+        if !response.ok {
+            let mut message = format!(
+                "{} ({})",
+                response.error.clone().unwrap_or_default(),
+                response.code.clone().unwrap_or_default()
+            );
+            for warning in &response.warnings {
+                message.push_str("\nwarning: ");
+                message.push_str(warning);
+            }
+            return failure(&message);
+        }
+        let mut text = tools::answer_text(&response);
+        let mut data = response.data.clone().unwrap_or(Value::Null);
+        if tool.command == "rewind" {
+            // The listing of the workspace is not what the model asked for.
+            text = response.warnings.iter().fold(String::new(), |mut acc, w| {
+                let _ = writeln!(acc, "{w}");
+                acc
+            });
+            if text.is_empty() {
+                text = "nothing to undo: the conversation is at that tag\n".into();
+            }
+            let _ = write!(text, "[tag: {}]", response.tag.clone().unwrap_or_default());
+            data = Value::Null;
+        }
+        let structured = json!({"data": data, "tag": response.tag, "warnings": response.warnings});
+        let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+        result.structured_content = Some(structured);
+        result
+    }
+}
+
+/// Whether a rewind's answer went back in a known conversation: it says it
+/// undid something, or the tag was already the current state.
+fn rewound(response: &radium_core::Response, current: Option<&str>) -> bool {
+    response.ok
+        && (response.tag.as_deref() == current
+            || response
+                .warnings
+                .iter()
+                .any(|w| w.starts_with("conversation rewind detected")))
+}
+
+fn failure(message: &str) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(message.to_owned())])
+}
+
+impl ServerHandler for RadiumTools {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("radium", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let list = tools::TOOLS
+            .iter()
+            .map(|t| {
+                let schema = match (t.schema)() {
+                    Value::Object(map) => map,
+                    _ => Map::new(),
+                };
+                Tool::new(t.name, t.description, Arc::new(schema))
+                    .with_annotations(ToolAnnotations::new().read_only(t.read_only))
+            })
+            .collect();
+        Ok(ListToolsResult::with_all_items(list))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let args = request.arguments.unwrap_or_default();
+        Ok(self.run(&request.name, args).await.into())
+    }
+}
+
+/// Serves the tools on stdin/stdout until the client closes its end.
+/// `tag` continues an existing conversation (`rad mcp --tag T`).
+pub(crate) fn serve(workspace: PathBuf, tag: Option<String>) -> ExitCode {
+    let engine = match Engine::new(EngineConfig {
+        workspace: Some(workspace.clone()),
+        ..EngineConfig::default()
+    }) {
+        Ok(engine) => Arc::new(engine),
+        Err(e) => return fail(&e.to_string()),
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => return fail(&format!("cannot start the runtime: {e}")),
+    };
+    let server = RadiumTools {
+        engine,
+        workspace,
+        tag: Arc::new(tokio::sync::Mutex::new(tag)),
+    };
+    let outcome = runtime.block_on(async move {
+        let running = server
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| format!("the MCP client did not initialize: {e}"))?;
+        running
+            .waiting()
+            .await
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    });
+    // A call still running when the client left finishes its write (each
+    // write is atomic) before the runtime drops.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(5));
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(&e),
+    }
+}
+
+fn fail(message: &str) -> ExitCode {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "rad mcp: {message}");
+    ExitCode::from(1)
+}
