@@ -196,7 +196,7 @@
       case 'turnEnd': {
         endAnswer()
         const ms = m.timings && m.timings.turn_ms
-        add(el('div', 'turn-end', m.stopReason === 'end_turn' ? `done${ms !== undefined ? ` in ${ms} ms` : ''}` : `stopped: ${m.stopReason}`))
+        add(el('div', 'turn-end', m.stopReason === 'end_turn' ? `done${ms !== undefined ? ` in ${Math.round(ms)} ms` : ''}` : `stopped: ${m.stopReason}`))
         setTimeout(() => {
           const s = stats()
           $('stats').dataset.latency = JSON.stringify(s)

@@ -74,7 +74,8 @@
         flush()
         const marker = fence[1]
         const language = fence[2].split(':')[0]
-        const filePath = (fence[2].includes(':') ? fence[2].split(':').slice(1).join(':') : fence[3]).trim()
+        const keyed = /(?:path|file|title|filename)="?([^\s"]+)/.exec(fence[3])
+        const filePath = (fence[2].includes(':') ? fence[2].split(':').slice(1).join(':') : keyed ? keyed[1] : '').trim()
         const body = []
         let closed = false
         for (i++; i < lines.length; i++) {

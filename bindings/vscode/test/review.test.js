@@ -95,7 +95,7 @@ test('view messages: a batch\'s text chunks become one message; tool calls carry
 })
 
 test('markdown: escaped HTML, code highlighted with its path, a fence still open while streaming', () => {
-  const html = md.render('# T\n<img src=x onerror=alert(1)> **b** `c<d>` [l](https://x.y) [j](javascript:alert(1))\n\n```ts src/a.ts\nconst s = "q" // n\n```\n\n```py\nopen')
+  const html = md.render('# T\n<img src=x onerror=alert(1)> **b** `c<d>` [l](https://x.y) [j](javascript:alert(1))\n\n```ts:src/a.ts\nconst s = "q" // n\n```\n\n```py\nopen')
   assert.ok(!html.includes('<img'), html)
   assert.ok(html.includes('&lt;img'), html)
   assert.ok(html.includes('<strong>b</strong>') && html.includes('<code>c&lt;d&gt;</code>'), html)
