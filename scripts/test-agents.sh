@@ -2,7 +2,10 @@
 # test-agents.sh — real coding agents from npm through `rad chat`, each
 # against a scripted model server on 127.0.0.1 (tests/agents/model-server.mjs):
 #   - claude: Claude Code through Zed's adapter (@zed-industries/claude-agent-acp);
-#   - gemini: Gemini CLI (`gemini --acp`).
+#   - gemini: Gemini CLI (`gemini --acp`);
+#   - claude-mcp: Claude Code again, whose model calls radium's MCP tool
+#     str_replace (the `rad mcp` the session offers it) instead of its own
+#     file tools: the edit is a radium changeset the session reports.
 # scripts/ensure-agents.sh installs them (pinned) into a cache folder when
 # they are missing. For each agent, in a fresh workspace holding notes.txt
 # ("hello\n"), with a fresh RADIUM_HOME and a fresh HOME for the agent, one
@@ -11,7 +14,7 @@
 # content, a turn_end with stop_reason end_turn and a tag; then
 # `rad undo --tag <tag>` must give notes.txt back its "hello\n".
 #
-#   scripts/test-agents.sh [claude|gemini ...]   (default: both)
+#   scripts/test-agents.sh [claude|gemini|claude-mcp ...]   (default: all three)
 #   RAD=path/to/rad   the binary (default target/debug/rad; it is not built here)
 #   RADIUM_TEST_KEEP=1  keeps the temporary folder (its path is printed)
 #
@@ -26,9 +29,9 @@ die() { echo "test-agents: $*" >&2; exit 1; }
 say() { echo "test-agents: $*" >&2; }
 
 agents=("$@")
-[ ${#agents[@]} -gt 0 ] || agents=(claude gemini)
+[ ${#agents[@]} -gt 0 ] || agents=(claude gemini claude-mcp)
 for a in "${agents[@]}"; do
-  case "$a" in claude | gemini) ;; *) die "unknown agent '$a' (claude or gemini)" ;; esac
+  case "$a" in claude | claude-mcp | gemini) ;; *) die "unknown agent '$a' (claude, claude-mcp or gemini)" ;; esac
 done
 
 for tool in node jq timeout mkfifo realpath ps; do
@@ -120,7 +123,7 @@ write_config() {
   # and to DIR/agent.err, for this script to show.
   local wrapper='exec "$0" "$@" 2> >(tee -a "$RADIUM_TEST_AGENT_ERR" >&2)'
   case "$agent" in
-    claude)
+    claude | claude-mcp)
       entry=$CLAUDE_JS
       args=""
       mkdir -p "$home/.claude"
@@ -176,7 +179,7 @@ TOML
 start_server() {
   local dir=$1 file=$2 content=$3
   mkfifo "$dir/server.ctl"
-  MODEL_FILE=$file MODEL_CONTENT=$content "$NODE" "$SERVER" <"$dir/server.ctl" >"$dir/server.out" 2>"$dir/server.log" &
+  MODEL_FILE=$file MODEL_CONTENT=$content MODEL_VIA=${MODEL_VIA:-files} "$NODE" "$SERVER" <"$dir/server.ctl" >"$dir/server.out" 2>"$dir/server.log" &
   server_pids+=($!)
   exec {SERVER_FD}>"$dir/server.ctl"
   local i
@@ -233,7 +236,11 @@ run() {
   local failures=()
   fail() { failures+=("$*"); }
 
-  start_server "$dir" "$file" "$new"
+  # claude-mcp: Claude Code edits through radium's MCP server (`rad mcp`,
+  # which the session offers it), not with its own file tools.
+  local via=files
+  [ "$agent" = claude-mcp ] && via=mcp
+  MODEL_VIA=$via start_server "$dir" "$file" "$new"
   write_config "$agent" "$dir"
   rad_homes+=("$dir/radium-home")
   : >"$dir/agent.err"
@@ -285,6 +292,13 @@ run() {
       || fail "error events: $(jq -c 'select(.type == "error")' "$events")"
     [ "$(count '.type == "write_refused"')" -eq 0 ] \
       || fail "refused writes: $(jq -c 'select(.type == "write_refused")' "$events")"
+    if [ "$agent" = claude-mcp ]; then
+      # The edit came through radium's MCP server: the session reports it.
+      [ "$(count ".type == \"write\" and .by == \"mcp\" and .path == \"notes.txt\"")" -ge 1 ] \
+        || fail "no write event by mcp for notes.txt (the edit did not go through rad mcp)"
+      [ "$(count '.type == "tool_call" and (.title // "" | test("__radium__str_replace$"))')" -ge 1 ] \
+        || fail "no tool_call event for radium's str_replace"
+    fi
     if [ "$agent" = gemini ]; then
       # Gemini CLI writes through the client: radium's own edit, with its tag.
       [ "$(count ".type == \"write\" and .path == $(toml_string "$file")")" -ge 1 ] \

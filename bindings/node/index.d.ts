@@ -69,6 +69,8 @@ export interface EngineOptions {
   /** Limits on the editor context the engine accepts, in bytes. */
   max_selection_bytes?: number | null
   max_surrounding_bytes?: number | null
+  /** The `rad` program agent sessions offer their agents as radium's MCP server (default: `rad` on `PATH`). */
+  rad_program?: string | null
 }
 
 /** Options of `executeAsync`. */

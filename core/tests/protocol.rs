@@ -163,6 +163,17 @@ fn engine_config_is_validated_and_applies_the_workspace_file() {
         err.to_string().contains("unknown field `workspaces`"),
         "{err}"
     );
+    let config = EngineConfig::from_json(&json!({"rad_program": "/opt/rad"})).unwrap();
+    assert_eq!(
+        config.rad_program.as_deref(),
+        Some(std::path::Path::new("/opt/rad"))
+    );
+    let err = EngineConfig::from_json(&json!({"rad_program": 5})).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("`rad_program` must be a string (the path of `rad`)"),
+        "{err}"
+    );
 
     let ws = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(ws.path().join(".radium")).unwrap();

@@ -10,6 +10,10 @@
 //   --file PATH      MODEL_FILE     the file the agent is told to write (absolute)
 //   --content TEXT   MODEL_CONTENT  its new whole content
 //   --port N         MODEL_PORT     the port (default 0: a free one)
+//   --via WAY        MODEL_VIA      "files" (default: the agent's own file
+//                                   tools) or "mcp": Claude Code calls
+//                                   radium's MCP tool str_replace instead
+//   --old TEXT       MODEL_OLD      with --via mcp: the text replaced (default "hello\n")
 //
 // It prints `PORT <n>` as the first line on stdout once it listens, then runs
 // until it is killed or, when its stdin is a pipe or a socket, until its
@@ -45,6 +49,8 @@ function option(name, envName, fallback) {
 const FILE = option("file", "MODEL_FILE", "");
 const CONTENT = option("content", "MODEL_CONTENT", "");
 const PORT = Number(option("port", "MODEL_PORT", "0"));
+const VIA = option("via", "MODEL_VIA", "files");
+const OLD = option("old", "MODEL_OLD", "hello\n");
 if (!FILE || !FILE.startsWith("/")) {
   process.stderr.write("model-server: --file (or MODEL_FILE) must be an absolute path\n");
   process.exit(2);
@@ -77,6 +83,7 @@ function textOf(content) {
 // What the scripted model answers: {blocks: [{type: "text", text} |
 // {type: "tool_use", name, input}], stop_reason, step}.
 function anthropicScript(body) {
+  if (VIA === "mcp") return anthropicMcpScript(body);
   const read = anthropicTool(body, "Read");
   const write = anthropicTool(body, "Write");
   if (!read || !write) {
@@ -127,6 +134,41 @@ function anthropicScript(body) {
     step: "done",
     stop_reason: "end_turn",
     blocks: [{ type: "text", text: `Done: ${FILE} has its new content.` }],
+  };
+}
+
+// With --via mcp: one call of radium's MCP tool str_replace (offered to
+// Claude Code as mcp__radium__str_replace by the session), then the end.
+function anthropicMcpScript(body) {
+  const replace = anthropicTool(body, "str_replace");
+  if (!replace) {
+    return { step: "side", stop_reason: "end_turn", blocks: [{ type: "text", text: "Edit notes" }] };
+  }
+  const messages = body.messages ?? [];
+  const last = messages[messages.length - 1];
+  const results = Array.isArray(last?.content) ? last.content.filter((b) => b?.type === "tool_result") : [];
+  if (last?.role !== "user" || results.length === 0) {
+    return {
+      step: "mcp",
+      stop_reason: "tool_use",
+      blocks: [
+        { type: "text", text: `I will edit ${FILE} through radium.` },
+        { type: "tool_use", name: replace, input: { path: FILE, old: OLD, new: CONTENT } },
+      ],
+    };
+  }
+  const result = results[results.length - 1];
+  if (result.is_error) {
+    return {
+      step: "failed",
+      stop_reason: "end_turn",
+      blocks: [{ type: "text", text: `The tool ${replace} failed: ${textOf(result.content)}` }],
+    };
+  }
+  return {
+    step: "done",
+    stop_reason: "end_turn",
+    blocks: [{ type: "text", text: `Done: ${FILE} has its new content (${short(textOf(result.content), 80)}).` }],
   };
 }
 

@@ -124,6 +124,8 @@ pub fn chat(options: &ChatOptions, workspace: &Path) -> u8 {
 fn run(options: &ChatOptions, workspace: &Path) -> Result<u8, String> {
     let engine = Engine::new(EngineConfig {
         workspace: Some(workspace.to_owned()),
+        // The agent gets this very `rad` as radium's MCP server.
+        rad_program: std::env::current_exe().ok(),
         ..EngineConfig::default()
     })
     .map_err(|e| e.to_string())?;
@@ -196,6 +198,8 @@ async fn turn(
         }
     };
     let mut interrupted = false;
+    // The tag is printed after a turn that changed files.
+    let mut wrote = false;
     loop {
         let event = tokio::select! {
             event = events.recv() => event,
@@ -220,6 +224,7 @@ async fn turn(
             show(&event, session.workspace.as_path());
         }
         match event["type"].as_str().unwrap_or_default() {
+            "write" => wrote = true,
             "permission" => {
                 let id = event["id"].as_str().unwrap_or_default();
                 let title = event["tool_call"]["title"].as_str().unwrap_or("a tool");
@@ -248,7 +253,7 @@ async fn turn(
                         Some("end_turn") | None => {}
                         Some(other) => say(&format!("[stopped: {other}]\n")),
                     }
-                    if let Some(tag) = event["tag"].as_str() {
+                    if let Some(tag) = event["tag"].as_str().filter(|_| wrote) {
                         say(&format!("[tag: {tag}]\n"));
                     }
                 }

@@ -88,6 +88,9 @@ pub struct AgentConfig {
     pub cwd: PathBuf,
     /// The file that configured it.
     pub source: PathBuf,
+    /// An ACP session offers the agent radium's edit tools as an MCP
+    /// server (`rad mcp`) in `session/new` (`radium_mcp = false` to not).
+    pub radium_mcp: bool,
 }
 
 fn ser_ms<S: serde::Serializer>(d: &Duration, s: S) -> std::result::Result<S::Ok, S::Error> {
@@ -114,6 +117,7 @@ struct RawAgent {
     start_timeout: Option<toml::Value>,
     silence_timeout: Option<toml::Value>,
     permission_timeout: Option<toml::Value>,
+    radium_mcp: Option<bool>,
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
@@ -198,6 +202,7 @@ pub fn parse_agents(text: &str, path: &Path, workspace: Option<&Path>) -> Result
             start_timeout,
             silence_timeout,
             permission_timeout,
+            radium_mcp: agent.radium_mcp.unwrap_or(true),
             cwd: workspace.unwrap_or(folder).to_owned(),
             source: path.to_owned(),
         });

@@ -23,6 +23,8 @@ pub(crate) struct EditTool {
     pub depth: u64,
     /// The dog tag the request carried, if any.
     pub tag: Option<String>,
+    /// Continue the tag's conversation at its latest state (no rewind).
+    pub follow: bool,
 }
 
 impl EditTool {
@@ -44,6 +46,7 @@ impl EditTool {
             radium_home: home,
             depth,
             tag,
+            follow,
         } = self;
         registry.check_config(HookType::BeforeTool, Some(&command))?;
         registry.check_config(HookType::AfterTool, Some(&command))?;
@@ -70,6 +73,10 @@ impl EditTool {
         let (run_command, run_args) = (command.clone(), args.clone());
         let work = registry.runtime_handle()?.spawn_blocking(move || {
             let mut session = EditSession::open(&root, &home, depth)?;
+            let tag = match tag {
+                Some(tag) if follow => Some(session.latest_tag(&tag)),
+                other => other,
+            };
             session.run(&run_command, &run_args, tag.as_deref())
         });
         let mut outcome = work

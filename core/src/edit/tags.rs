@@ -40,13 +40,66 @@ impl EditSession {
                 .is_some_and(|p| p.chain == chain && p.at == s.chain_len(chain))
         };
         if let Some(t) = given.filter(|t| at_head(t)) {
-            return t.to_owned();
+            let t = t.to_owned();
+            if let Some(c) = self.history.session.chains.get_mut(chain) {
+                if c.current_tag.as_deref() != Some(t.as_str()) {
+                    c.current_tag = Some(t.clone());
+                }
+            }
+            return t;
         }
         let current = s.chains.get(chain).and_then(|c| c.current_tag.clone());
         match current {
             Some(t) if at_head(&t) => t,
             _ => self.new_tag(chain),
         }
+    }
+
+    /// Starts a conversation with no operations yet and answers its tag
+    /// (saved at once, so another process can continue it).
+    pub fn start_conversation(&mut self) -> Result<String> {
+        let chain = Self::new_chain();
+        let tag = self.new_tag(&chain);
+        self.history.save()?;
+        Ok(tag)
+    }
+
+    /// The tag of the latest state of `tag`'s conversation: `tag` itself
+    /// when nothing was done since, or when radium does not know it (the
+    /// request then starts a conversation of its own, as any unknown tag).
+    /// Clients that share one conversation (an agent session and the
+    /// `rad mcp` it started) continue it this way instead of rewinding each
+    /// other's operations.
+    pub fn latest_tag(&self, tag: &str) -> String {
+        let s = &self.history.session;
+        s.tags
+            .get(tag)
+            .and_then(|point| s.chains.get(&point.chain))
+            .and_then(|chain| chain.current_tag.clone())
+            .filter(|t| s.tags.contains_key(t))
+            .unwrap_or_else(|| tag.to_owned())
+    }
+
+    /// The operations of `tag`'s conversation applied after `tag`, oldest
+    /// first, as `(seq, command, file)`, with the tag of the latest state:
+    /// what another client of the conversation (the `rad mcp` of an agent
+    /// session) did since.
+    pub fn operations_since(&self, tag: &str) -> (String, Vec<(u64, String, String)>) {
+        let latest = self.latest_tag(tag);
+        let s = &self.history.session;
+        let (Some(from), Some(to)) = (s.tags.get(tag), s.tags.get(&latest)) else {
+            return (latest, Vec::new());
+        };
+        let Some(chain) = s.chains.get(&from.chain) else {
+            return (latest, Vec::new());
+        };
+        let ops = (from.at..to.at.min(chain.len))
+            .filter_map(|at| at.checked_sub(chain.base))
+            .filter_map(|i| chain.ops.get(usize::try_from(i).ok()?))
+            .filter_map(|seq| self.history.read_changeset(*seq).ok())
+            .map(|cs| (cs.seq, cs.command, cs.file))
+            .collect();
+        (latest, ops)
     }
 
     /// The chain `tag` belongs to, after rewinding it to `tag` if the tag is

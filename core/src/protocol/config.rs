@@ -21,6 +21,10 @@ pub struct EngineConfig {
     pub limits: ContextLimits,
     /// How many changesets the edit history keeps per project (default 100).
     pub history_depth: u64,
+    /// The `rad` program an agent session starts as radium's MCP server
+    /// (`rad mcp`) for its agent; default: `rad` found on `PATH`. With none,
+    /// sessions offer agents no radium tools.
+    pub rad_program: Option<PathBuf>,
 }
 
 impl Default for EngineConfig {
@@ -30,6 +34,7 @@ impl Default for EngineConfig {
             radium_home: None,
             limits: ContextLimits::default(),
             history_depth: DEFAULT_DEPTH,
+            rad_program: None,
         }
     }
 }
@@ -62,6 +67,12 @@ impl EngineConfig {
                 ("radium_home", Value::String(path)) => {
                     config.radium_home = Some(PathBuf::from(path));
                 }
+                ("rad_program", Value::String(path)) => {
+                    config.rad_program = Some(PathBuf::from(path));
+                }
+                ("rad_program", other) => {
+                    return Err(bad("rad_program", "a string (the path of `rad`)", other))
+                }
                 ("max_selection_bytes" | "max_surrounding_bytes", Value::Number(n))
                     if n.as_u64().is_some() =>
                 {
@@ -93,9 +104,10 @@ impl EngineConfig {
     }
 }
 
-const KNOWN_CONFIG: [&str; 4] = [
+const KNOWN_CONFIG: [&str; 5] = [
     "workspace",
     "radium_home",
+    "rad_program",
     "max_selection_bytes",
     "max_surrounding_bytes",
 ];

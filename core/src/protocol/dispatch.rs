@@ -109,6 +109,7 @@ impl Engine {
                     radium_home: self.radium_home(),
                     depth: self.config.history_depth,
                     tag: request.tag,
+                    follow: request.follow,
                 };
                 Ok((tool, args))
             });

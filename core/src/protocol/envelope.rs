@@ -28,6 +28,11 @@ pub struct Request {
     /// command with this id stops it (and the agent or script it waits on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
+    /// With a `tag`: continue that tag's conversation at its latest state
+    /// instead of rewinding to the tag (for clients that share one
+    /// conversation, such as an agent session and the `rad mcp` it started).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub follow: bool,
 }
 
 impl Request {
@@ -39,6 +44,7 @@ impl Request {
             tag: None,
             cwd: None,
             id: None,
+            follow: false,
         }
     }
 
@@ -66,16 +72,19 @@ impl Request {
             && map.iter().all(|(key, value)| match key.as_str() {
                 "command" | "args" => true,
                 "tag" | "cwd" | "id" => text_or_null(value),
+                "follow" => matches!(value, Value::Bool(_) | Value::Null),
                 _ => false,
             });
         if !well_formed {
             return None;
         }
+        let follow = matches!(map.remove("follow"), Some(Value::Bool(true)));
         let mut text = |key: &str| match map.remove(key) {
             Some(Value::String(s)) => Some(s),
             _ => None,
         };
         Some(Request {
+            follow,
             command: text("command").unwrap_or_default(),
             tag: text("tag"),
             cwd: text("cwd"),

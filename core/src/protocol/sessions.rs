@@ -142,6 +142,12 @@ impl Engine {
             Arc::clone(&self.sessions),
             self.config.history_depth,
         );
+        let rad_program = self.config.rad_program.clone().or_else(|| {
+            let path = std::env::var_os("PATH")?;
+            std::env::split_paths(&path)
+                .map(|dir| dir.join("rad"))
+                .find(|p| p.is_file())
+        });
         let id = agent_id.to_owned();
         async move {
             let agents = agents?;
@@ -169,6 +175,7 @@ impl Engine {
                 radium_home: home,
                 history_depth: depth,
                 registry: registry.clone(),
+                rad_program,
             };
             let runtime = registry.runtime_handle()?;
             let session = runtime

@@ -97,6 +97,9 @@ pub struct SessionSetup {
     pub history_depth: u64,
     /// The hooks that run around the agent.
     pub registry: HookRegistry,
+    /// `rad`, offered to the agent as radium's MCP server (`rad mcp`) when
+    /// the agent's `radium_mcp` allows it; `None`: no radium tools.
+    pub rad_program: Option<PathBuf>,
 }
 
 impl AgentSession {
@@ -131,6 +134,9 @@ impl AgentSession {
                 Connection::start(spawned.stdin, spawned.stdout, Some(spawned.stderr));
             (conn, incoming, Some(spawned.guard))
         };
+        let rad = setup
+            .rad_program
+            .filter(|_| agent.protocol == AgentProtocol::Acp);
         let session = Arc::new(AgentSession {
             id: setup.id,
             agent,
@@ -169,7 +175,7 @@ impl AgentSession {
         let new = session
             .call_within_start(
                 "session/new",
-                json!({"cwd": session.workspace, "mcpServers": []}),
+                json!({"cwd": session.workspace, "mcpServers": session.mcp_servers(rad).await}),
             )
             .await?;
         let Some(acp_id) = new.get("sessionId").and_then(Value::as_str) else {

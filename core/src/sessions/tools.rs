@@ -130,6 +130,9 @@ impl AgentSession {
         );
         let outcome = tokio::task::spawn_blocking(move || {
             let mut edit = EditSession::open(&root, &home, depth)?;
+            // The session's conversation may be shared with the `rad mcp`
+            // its agent runs: continue it where it is, never rewind it.
+            let tag = tag.map(|t| edit.latest_tag(&t));
             work(&mut edit, tag.as_deref())
         })
         .await
@@ -144,6 +147,72 @@ impl AgentSession {
             self.emit(event);
         }
         Ok(outcome)
+    }
+
+    /// The MCP servers `session/new` offers the agent: radium's own (`rad
+    /// mcp`) when the agent's `radium_mcp` allows it and `rad` is known. The
+    /// server continues this session's conversation (a tag started for it
+    /// now), so its edits and the session's are one chain that undo and
+    /// rewinds take back together.
+    pub(crate) async fn mcp_servers(&self, rad: Option<PathBuf>) -> Value {
+        let Some(rad) = rad.filter(|_| self.agent.radium_mcp) else {
+            return json!([]);
+        };
+        let (root, home, depth) = (
+            self.workspace.clone(),
+            self.radium_home.clone(),
+            self.history_depth,
+        );
+        let started = tokio::task::spawn_blocking(move || {
+            EditSession::open(&root, &home, depth)?.start_conversation()
+        })
+        .await;
+        let tag = match started.map_err(|e| Error::Runtime(e.to_string())) {
+            Ok(Ok(tag)) => tag,
+            Ok(Err(e)) | Err(e) => {
+                self.emit(json!({
+                    "type": "notice",
+                    "message": format!("radium's tools are not offered to the agent: {e}"),
+                }));
+                return json!([]);
+            }
+        };
+        lock(&self.state).tag = Some(tag.clone());
+        json!([{
+            "name": "radium",
+            "command": rad,
+            "args": ["--workspace", self.workspace, "--tag", tag, "mcp"],
+            "env": [{"name": "RADIUM_HOME", "value": self.radium_home}],
+        }])
+    }
+
+    /// Catches up with what this session's `rad mcp` did in its
+    /// conversation: a `write` event (`by: "mcp"`) for each of its edits
+    /// since the session's tag, which moves to the latest state. Run when a
+    /// tool call ends and at the end of a turn.
+    pub(crate) async fn catch_up(&self) {
+        let Some(tag) = self.tag() else {
+            return;
+        };
+        let (root, home, depth) = (
+            self.workspace.clone(),
+            self.radium_home.clone(),
+            self.history_depth,
+        );
+        let since = tokio::task::spawn_blocking(move || {
+            EditSession::open(&root, &home, depth).map(|edit| edit.operations_since(&tag))
+        })
+        .await;
+        let Ok(Ok((latest, ops))) = since else {
+            return;
+        };
+        lock(&self.state).tag = Some(latest.clone());
+        for (seq, command, file) in ops {
+            self.emit(json!({
+                "type": "write", "path": file, "tag": latest, "seq": seq,
+                "command": command, "by": "mcp",
+            }));
+        }
     }
 
     /// Records what the files a tool call names hold now, when it changed
@@ -191,6 +260,7 @@ impl AgentSession {
         let Some(id) = update.get("toolCallId").and_then(Value::as_str) else {
             return;
         };
+        self.catch_up().await;
         let Some(watched) = lock(&self.state).watched.remove(id) else {
             return;
         };
@@ -219,6 +289,7 @@ impl AgentSession {
     /// The end of a turn: tool calls that never said they completed have
     /// their writes recorded now, and the `after_tool` hooks finish.
     pub(crate) async fn settle_tools(&self) {
+        self.catch_up().await;
         let left: Vec<Watched> = lock(&self.state).watched.drain().map(|(_, w)| w).collect();
         for watched in left {
             self.record_files(watched.files).await;

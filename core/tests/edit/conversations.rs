@@ -246,3 +246,67 @@ fn a_read_with_the_current_tag_keeps_it_and_writes_no_state() {
     assert_eq!(tag(&r), first, "{r}");
     assert_eq!(e.read("a.txt"), "a\n");
 }
+
+#[test]
+fn clients_that_follow_share_a_conversation_without_rewinding_each_other() {
+    let e = env();
+    std::fs::write(e.root.join("a.txt"), "a\n").unwrap();
+    let call = |command: &str, args: Value, tag: &str, follow: bool| {
+        let mut request = Request::new(command, args);
+        request.tag = Some(tag.to_owned());
+        request.follow = follow;
+        e.engine.handle(&request).to_json()
+    };
+    // Both clients start from the same tag of one conversation.
+    let shared = tag(&e.call("view", json!({"path": "a.txt"}), None));
+    let r = call(
+        "create",
+        json!({"path": "b.txt", "content": "b\n"}),
+        &shared,
+        true,
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    // The other client still holds the first tag: following, it continues
+    // after the first one's edit instead of undoing it.
+    let r = call(
+        "str-replace",
+        json!({"path": "a.txt", "old": "a", "new": "A"}),
+        &shared,
+        true,
+    );
+    assert_eq!(warnings(&r), Vec::<String>::new(), "{r}");
+    assert!(e.root.join("b.txt").exists());
+    let latest = tag(&r);
+    // One conversation: an undo with its tag takes back the latest edit,
+    // a rewind to the shared tag both.
+    let r = e.call("view", json!({"path": "a.txt"}), Some(&shared));
+    assert_eq!(
+        warnings(&r)[0],
+        "conversation rewind detected. Undoing 2 operation(s).",
+        "{r}"
+    );
+    assert_eq!(e.read("a.txt"), "a\n");
+    assert!(!e.root.join("b.txt").exists());
+    // `follow` with an unknown tag starts a conversation of its own, as
+    // without it.
+    let r = call("view", json!({"path": "a.txt"}), "zzzz-unknown", true);
+    assert!(
+        warnings(&r)[0].contains("belongs to another project"),
+        "{r}"
+    );
+    assert_ne!(tag(&r), latest);
+    // The envelope's JSON form.
+    let r = e.engine.handle_json(json!({
+        "command": "view", "args": {"path": "a.txt"}, "tag": shared, "follow": true,
+    }));
+    assert!(r.ok, "{r:?}");
+    let r = e
+        .engine
+        .handle_json(json!({"command": "view", "args": {"path": "a.txt"}, "follow": "yes"}));
+    assert!(!r.ok);
+    let error = r.error.unwrap();
+    assert!(
+        error.contains("invalid type") && error.contains("boolean"),
+        "{error}"
+    );
+}

@@ -62,6 +62,10 @@ impl RadiumTools {
         };
         let mut request = Request::new(command, args);
         request.tag = tag;
+        // Each call continues the conversation where it is, also when the
+        // agent session that started this server wrote in it meanwhile; a
+        // rewind goes back to its tag.
+        request.follow = tool.command != "rewind";
         request.cwd = Some(self.workspace.to_string_lossy().into_owned());
         let response = self.engine.handle_async(&request).await;
         if tool.command == "rewind" && !rewound(&response, current.as_deref()) {
