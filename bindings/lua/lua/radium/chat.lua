@@ -192,6 +192,11 @@ local function handlers(chat)
           project.set_tag(chat.root, ev.tag)
         end
         chat.blocks = ev.code_blocks
+        pcall(vim.api.nvim_exec_autocmds, "User", {
+          pattern = "RadiumTurnEnd",
+          modeline = false,
+          data = { buf = chat.buf, agent = chat.agent, stop_reason = ev.stop_reason, error = ev.message },
+        })
         if type(ev.code_blocks) == "table" and #ev.code_blocks > 0 then
           require("radium.editor").take_blocks(ev.code_blocks, chat.root, chat.agent)
           project.notify(string.format("%d code block(s) from `%s`: :RadiumPreview all reviews them, :RadiumApply applies", #ev.code_blocks, chat.agent))
@@ -217,6 +222,11 @@ local function create(agent, root, src)
   vim.bo[buf].bufhidden = "hide"
   vim.bo[buf].swapfile = false
   vim.bo[buf].filetype = "markdown"
+  -- Tree-sitter highlighting parses in the background (Neovim 0.11); the
+  -- regex syntax would be run again over the streamed lines at each redraw.
+  if not pcall(vim.treesitter.start, buf, "markdown") then
+    vim.bo[buf].synmaxcol = 200
+  end
   local chat = { buf = buf, agent = agent, root = root, source = src, number = count, tools = {} }
   chats[buf] = chat
   render.header(chat)

@@ -14,9 +14,30 @@ local function last_pos(buf)
   return n - 1, #line
 end
 
+-- Lines longer than this are shown broken (at a character boundary): a
+-- line of megabytes would make every redraw of the chat walk all of it.
+M.LONG_LINE = 2000
+
+local function break_long(parts, col)
+  local out = {}
+  for i, part in ipairs(parts) do
+    local base, from, len = i == 1 and col or 0, 1, #part
+    while base + (len - from + 1) > M.LONG_LINE do
+      local stop = from + math.max(M.LONG_LINE - base, 0) -- first byte of the next piece
+      while stop > from and stop <= len and part:byte(stop) >= 0x80 and part:byte(stop) < 0xC0 do
+        stop = stop - 1
+      end
+      out[#out + 1] = part:sub(from, stop - 1)
+      from, base = stop, 0
+    end
+    out[#out + 1] = part:sub(from)
+  end
+  return out
+end
+
 local function append_text(buf, text)
   local row, col = last_pos(buf)
-  vim.api.nvim_buf_set_text(buf, row, col, row, col, vim.split(text, "\n", { plain = true }))
+  vim.api.nvim_buf_set_text(buf, row, col, row, col, break_long(vim.split(text, "\n", { plain = true }), col))
 end
 
 local function append_lines(buf, lines)
@@ -52,7 +73,31 @@ function M.flush(chat)
   end)
 end
 
+-- Past this many bytes in a turn the chat is shown without highlighting
+-- until the turn ends: highlighting a flood as it arrives would take the
+-- main loop from the keys.
+M.PLAIN_AFTER = 64 * 1024
+
+--- Turns the chat's highlighting off (`off`) or back on.
+function M.highlight(chat, on)
+  local buf = chat.buf
+  if not on then
+    pcall(vim.treesitter.stop, buf)
+    vim.bo[buf].syntax = "OFF"
+    chat.plain = true
+  elseif chat.plain then
+    chat.plain = false
+    if not pcall(vim.treesitter.start, buf, "markdown") then
+      vim.bo[buf].syntax = "markdown"
+    end
+  end
+end
+
 local function push(chat, text)
+  chat.streamed = (chat.streamed or 0) + #text
+  if chat.streamed > M.PLAIN_AFTER and not chat.plain then
+    M.highlight(chat, false)
+  end
   chat.pending = chat.pending or {}
   chat.pending[#chat.pending + 1] = text
   if not chat.flush_due then
@@ -86,6 +131,7 @@ function M.user_text(chat)
 end
 
 function M.begin_answer(chat)
+  chat.streamed = 0
   vim.bo[chat.buf].undolevels = -1
   follow(chat.buf, function()
     append_lines(chat.buf, { "", "## " .. chat.agent, "" })
@@ -105,6 +151,7 @@ local function end_answer(chat)
     append_lines(chat.buf, { "", YOU, "" })
   end)
   vim.bo[chat.buf].undolevels = -123456 -- the global value again
+  M.highlight(chat, true)
   vim.bo[chat.buf].modified = false
 end
 

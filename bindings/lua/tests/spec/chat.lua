@@ -219,3 +219,41 @@ test("code blocks of a chat turn that name files are reviewed in those files", f
   notes.stop()
   close_all()
 end)
+
+test("a flood of text: long lines shown broken at character boundaries, highlighting off until the turn ends", function()
+  local p = pt.project()
+  vim.cmd("edit " .. p.ws .. "/src/main.rs")
+  local chat = open("example")
+  local ticks, timer = 0, vim.uv.new_timer()
+  timer:start(10, 10, vim.schedule_wrap(function() ticks = ticks + 1 end))
+  local t0 = vim.uv.hrtime()
+  say(chat, "stream 2000 1024")
+  pt.wait(function() return chat.plain == true or not chat.running end)
+  check(chat.plain == true, "highlighting is off while 2 MB stream in")
+  turn_done(chat)
+  timer:stop()
+  timer:close()
+  local ms = (vim.uv.hrtime() - t0) / 1e6
+  check(ticks >= ms / 10 / 4, string.format("the main loop kept running (%d ticks in %.0f ms)", ticks, ms))
+  check(not chat.plain, "highlighting is back after the turn")
+  local lines = vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false)
+  local answer, longest = {}, 0
+  for _, l in ipairs(lines) do
+    if l:find("^y+$") then
+      answer[#answer + 1] = l
+      longest = math.max(longest, #l)
+    end
+  end
+  eq(#table.concat(answer), 2000 * 1024, "all the text is there")
+  eq(longest, require("radium.chat_render").LONG_LINE, "no line longer than the limit")
+  -- Multibyte text is broken between characters, never inside one.
+  local render = require("radium.chat_render")
+  render.event(chat, { type = "text", text = string.rep("é", 1500) })
+  render.flush(chat)
+  local tail = vim.api.nvim_buf_get_lines(chat.buf, -3, -1, false)
+  for _, l in ipairs(tail) do
+    check(vim.str_utfindex(l, "utf-32") ~= nil and not l:find("^[\128-\191]"), "valid UTF-8 pieces: " .. #l)
+  end
+  eq(table.concat(tail), string.rep("é", 1500), "the characters are all there")
+  close_all()
+end)
