@@ -47,6 +47,9 @@ const files = {
   'src/fail.ts': ['export const fails = 1', ''].join('\n'),
   'src/refuse.ts': ['export function forbidden(): number {', '  return 0', '}', ''].join('\n'),
   'src/tag.ts': ['export function tagMe(): string {', "  return 'tag'", '}', ''].join('\n'),
+  // The chat's two-file review.
+  'src/a.ts': ['export const first = 1', '', 'export const middle = 0', '', 'export const last = 9', ''].join('\n'),
+  'src/b.ts': ['export const b = "old"', ''].join('\n'),
 }
 
 function setup() {
@@ -72,6 +75,11 @@ function setup() {
       'id = "sleepy"',
       `command = ["/bin/sh", "-c", ${JSON.stringify(sleepy)}]`,
       'timeout = "120s"',
+      '',
+      '[[agents]]',
+      'id = "scripted"',
+      'protocol = "acp"',
+      `command = ["node", ${JSON.stringify(path.join(p.repo, 'examples/acp-agent/agent.mjs'))}]`,
       '',
       '[[agents]]',
       'id = "failing"',

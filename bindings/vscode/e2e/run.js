@@ -103,7 +103,8 @@ async function openFile(name) {
   const input = page.locator('.quick-input-widget .quick-input-box input')
   await input.waitFor({ state: 'visible' })
   await input.fill(name)
-  await quickRows().filter({ hasText: name }).first().waitFor()
+  // The first row, once the list is filtered (before that it lists the recent files).
+  await quickRows().first().filter({ hasText: name }).waitFor()
   await page.keyboard.press('Enter')
   await page.locator('.tabs-container .tab.active', { hasText: name }).waitFor()
   await page.locator('.editor-group-container.active .monaco-editor.focused').waitFor()
@@ -334,6 +335,11 @@ step('6. a JS hook registered through the extension\'s API by another extension 
   await applyFromToast('tag.ts')
   await save('src/tag.ts', `${reviewed}\n// tagged by a JS hook\n${files['src/tag.ts']}`)
   await clearNotifications()
+})
+
+require('./chat-steps')(step, {
+  page: () => page, runCommand, openFile, selectLines, screenshot, until, disk, text, activeEditorLines, toast,
+  clearNotifications, log, p, out,
 })
 
 async function main() {

@@ -1,0 +1,142 @@
+'use strict'
+// The chat view's steps of the e2e suite (run.js registers them after its
+// own): a whole chat turn with the scripted ACP agent in the webview, a
+// permission answered, a two-file review with one hunk rejected, Stop on a
+// slow turn, and the benchmark (time from an event reaching the extension
+// host to its text on screen; the host's event-loop delay while an answer
+// streams at a high rate).
+
+const fs = require('node:fs')
+const path = require('node:path')
+const assert = require('node:assert/strict')
+
+module.exports = function chatSteps(step, h) {
+  const { runCommand, openFile, selectLines, screenshot, until, disk, text, activeEditorLines, toast, clearNotifications, log, p, out } = h
+  const page = () => h.page()
+  /** The chat webview's document (code-server nests it in two iframes). */
+  const chat = () => page().frameLocator('iframe.webview.ready').frameLocator('#active-frame')
+  const answers = () => chat().locator('.msg.agent')
+  const turnEnds = () => chat().locator('.turn-end')
+
+  /** Quick Open right after another step's notifications may miss its first Enter: try again once. */
+  async function open(name) {
+    try {
+      await openFile(name)
+    } catch {
+      await page().keyboard.press('Escape')
+      await openFile(name)
+    }
+  }
+
+  async function send(prompt) {
+    const input = chat().locator('#input')
+    await input.fill(prompt)
+    await input.press('Enter')
+  }
+
+  step('7. chat: Open Chat with a selection, pick the ACP agent, send (Shift+Enter for a new line): the answer streams with the selection attached', async () => {
+    await open('math.ts')
+    await selectLines(3, 5)
+    await page().keyboard.press('Control+Alt+R')
+    await chat().locator('#agent option', { hasText: 'scripted' }).waitFor({ state: 'attached' })
+    await chat().locator('.chip', { hasText: 'math.ts:3-5' }).waitFor()
+    await chat().locator('#agent').selectOption('scripted')
+    const input = chat().locator('#input')
+    await until('the prompt box has the focus', () => input.evaluate((e) => document.activeElement === e))
+    await page().keyboard.type('hello from the e2e')
+    await page().keyboard.press('Shift+Enter')
+    await page().keyboard.type('second line')
+    assert.equal(await input.inputValue(), 'hello from the e2e\nsecond line')
+    await page().keyboard.press('Enter')
+    await chat().locator('.msg.user', { hasText: 'hello from the e2e' }).waitFor()
+    const answer = answers().last()
+    await answer.filter({ hasText: 'You said: hello from the e2e' }).waitFor()
+    await answer.filter({ hasText: `Context: file://${path.join(p.ws, 'src/math.ts')}#L3-L5` }).waitFor()
+    await turnEnds().filter({ hasText: 'done' }).first().waitFor()
+    assert.equal(await input.inputValue(), '', 'the box is emptied once sent')
+    await screenshot('chat-answer')
+  })
+
+  step('8. chat: a permission prompt in the view with the diff; Allow once: the agent\'s write lands on disk', async () => {
+    // Without the selection this time: the chip's × removes it.
+    await chat().locator('.chip', { hasText: 'math.ts:3-5' }).locator('button.x').click()
+    await until('no chip', async () => (await chat().locator('.chip').count()) === 0)
+    await send('write src/notes.txt written by the agent')
+    const perm = chat().locator('.perm').last()
+    await perm.waitFor()
+    assert.match(await perm.innerText(), /\+written by the agent/)
+    await screenshot('chat-permission')
+    await perm.locator('button', { hasText: 'Allow once' }).click()
+    await perm.locator('.ok', { hasText: 'allowed' }).waitFor()
+    await chat().locator('.write', { hasText: 'wrote src/notes.txt' }).waitFor()
+    await until('the file is on disk', () => fs.existsSync(path.join(p.ws, 'src/notes.txt')) && disk('src/notes.txt') === 'written by the agent\n')
+    await turnEnds().nth(1).waitFor()
+  })
+
+  step('9. chat: review a two-file change, the diff editor, accept two hunks and reject one: the files on disk and in the editor', async () => {
+    await open('a.ts') // open: the review must change it through the editor
+    const a = ['export const first = 100', '', 'export const middle = 0', '', 'export const last = 999'].join('\n')
+    const b = 'export const b = "new"'
+    await send(`review\n\`\`\`ts:src/a.ts\n${a}\n\`\`\`\n\`\`\`ts path=src/b.ts\n${b}\n\`\`\``)
+    const review = chat().locator('.review').last()
+    await review.locator('.review-title', { hasText: 'Review: 2 file(s)' }).waitFor()
+    const hunks = review.locator('.hunk')
+    assert.equal(await hunks.count(), 3)
+    await hunks.nth(0).locator('button', { hasText: 'Accept' }).click()
+    await review.locator('.hunk.accepted').first().waitFor()
+    await hunks.nth(1).locator('button', { hasText: 'Reject' }).click()
+    await review.locator('.hunk.rejected').first().waitFor()
+    await hunks.nth(2).locator('button', { hasText: 'Accept' }).click()
+    await until('two accepted', async () => (await review.locator('.hunk.accepted').count()) === 2)
+    await review.locator('.file-link', { hasText: 'src/a.ts' }).click()
+    const diff = page().locator('.monaco-diff-editor').first()
+    await diff.waitFor()
+    await until('the diff shows the proposal', async () => (await text(diff.locator('.editor.modified .view-lines'))).includes('last = 999'))
+    await screenshot('chat-review')
+    await review.locator('button', { hasText: 'Apply' }).click()
+    await review.locator('.review-title', { hasText: 'applied 2 of 3 hunk(s) to src/a.ts, src/b.ts' }).waitFor()
+    const expectA = ['export const first = 100', '', 'export const middle = 0', '', 'export const last = 9', ''].join('\n')
+    await until('a.ts on disk', () => disk('src/a.ts') === expectA)
+    await until('b.ts on disk', () => disk('src/b.ts') === `${b}\n`)
+    await until('the review diff closed', async () => (await page().locator('.monaco-diff-editor').count()) === 0)
+    await until('a.ts in its editor', async () => {
+      const shown = await text(activeEditorLines())
+      return shown.includes('first = 100') && shown.includes('last = 9') && !shown.includes('999')
+    })
+    await screenshot('chat-review-applied')
+  })
+
+  step('10. chat: the stop button cancels a slow turn; the status bar shows the turn while it runs', async () => {
+    await send('slow')
+    await answers().last().filter({ hasText: 'chunk 2' }).waitFor()
+    await page().locator('.statusbar', { hasText: 'scripted is answering' }).waitFor()
+    await screenshot('chat-streaming')
+    await chat().locator('#stop').click()
+    await turnEnds().filter({ hasText: 'stopped: cancelled' }).waitFor()
+    assert.ok(!(await answers().last().innerText()).includes('chunk 49'))
+    await until('the status bar item is gone', async () => (await page().locator('.statusbar', { hasText: 'scripted is answering' }).count()) === 0)
+    await clearNotifications()
+  })
+
+  step('11. benchmark: time to screen and the extension host\'s event-loop delay while 2000 chunks stream', async () => {
+    await runCommand('Radium: New Chat')
+    await until('the chat is empty', async () => (await answers().count()) === 0)
+    await chat().locator('#agent').selectOption('scripted')
+    const figures = {}
+    for (const [name, prompt] of [['steady', 'slow'], ['flood', 'stream 2000 256']]) {
+      const before = await chat().locator('#stats').getAttribute('data-latency')
+      await send(prompt)
+      await until(`the ${name} turn's figures`, async () => {
+        const now = await chat().locator('#stats').getAttribute('data-latency')
+        return now && now !== before
+      }, 60000)
+      const latency = JSON.parse(await chat().locator('#stats').getAttribute('data-latency'))
+      const host = JSON.parse(await chat().locator('#stats').getAttribute('data-host'))
+      figures[name] = { prompt, latency, host }
+      log(`bench ${name} (${prompt}): time to screen ${JSON.stringify(latency)}; host ${JSON.stringify(host)}`)
+    }
+    fs.writeFileSync(path.join(out, 'chat-bench.json'), JSON.stringify(figures, null, 2))
+    assert.ok(figures.flood.host.chunks === 2000, JSON.stringify(figures.flood.host))
+    await screenshot('chat-bench')
+  })
+}
