@@ -82,6 +82,15 @@ if screen | grep -qE "W1[12]|E[0-9]+:|stack traceback"; then
 fi
 ok "no warning, no error on the screen"
 
-keys ":qa!" Enter
-sleep 0.3
+[ "${TUI_SHOW:-}" = 1 ] && screen   # TUI_SHOW=1 prints the screen of the turn
+keys "o" "a message never sent" Escape
+keys ":qa" Enter
+for _ in $(seq 1 50); do
+  tmux -S "$sock" has-session -t "$session" 2>/dev/null || break
+  sleep 0.1
+done
+if tmux -S "$sock" has-session -t "$session" 2>/dev/null; then
+  echo "FAIL: :qa did not quit" >&2; screen >&2; exit 1
+fi
+ok ":qa quits with an unsent message in the chat"
 echo "$pass passed"
