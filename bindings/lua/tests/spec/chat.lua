@@ -257,3 +257,51 @@ test("a flood of text: long lines shown broken at character boundaries, highligh
   eq(table.concat(tail), string.rep("é", 1500), "the characters are all there")
   close_all()
 end)
+
+test("a hook that rejects an agent's tool call is reported in the chat and as a warning", function()
+  local p = pt.project()
+  pt.trust(p.ws)
+  vim.cmd("edit " .. p.ws .. "/src/main.rs")
+  -- A script hook: the session's permission chain runs on the engine's
+  -- threads, where Lua hooks cannot run (see docs/neovim.md).
+  radium.register_script("no-writes", "before_tool", { "/bin/sh", "-c", "cat > /dev/null; echo 'read-only today' >&2; exit 2" })
+  local asked = false
+  local saved = vim.ui.select
+  vim.ui.select = function(_, _, on_choice) asked = true; on_choice(nil) end
+  local notes = pt.notes()
+  local chat = open("example")
+  say(chat, "write blocked.txt nope")
+  turn_done(chat)
+  notes.stop()
+  vim.ui.select = saved
+  radium.unregister("no-writes")
+  check(not asked, "nobody was asked")
+  local text = chat_text(chat)
+  check(text:find("**permission** rejected by hook:no-writes: read-only today", 1, true) ~= nil, "in the chat: " .. text)
+  check(notes.find("radium: a tool call was rejected by hook:no-writes: read-only today"), "said: " .. notes.text())
+  eq(notes.find("rejected by hook")[2], vim.log.levels.WARN, "as a warning")
+  eq(vim.fn.filereadable(p.ws .. "/blocked.txt"), 0, "nothing written")
+  close_all()
+end)
+
+test(":RadiumSend without a prompt asks for one; <Esc> sends nothing", function()
+  local p = pt.project()
+  pt.trust(p.ws)
+  vim.cmd("edit " .. p.ws .. "/src/main.rs")
+  local editor = require("radium.editor")
+  local saved = vim.ui.input
+  local asked
+  vim.ui.input = function(opts, on_confirm) asked = opts.prompt; on_confirm(nil) end
+  vim.cmd("RadiumSend")
+  eq(asked, "radium prompt: ", "asked")
+  eq(editor.running, nil, "<Esc>: nothing sent")
+  vim.ui.input = function(_, on_confirm) on_confirm("make it better") end
+  local quiet = pt.notes()
+  vim.cmd("RadiumSend")
+  check(editor.running ~= nil, "sent with the prompt typed")
+  pt.wait(function() return editor.running == nil end)
+  quiet.stop()
+  vim.ui.input = saved
+  eq(editor.last.answer.context.selection, "fn main() {}", "the line was sent")
+  close_all()
+end)
