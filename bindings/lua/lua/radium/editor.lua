@@ -8,8 +8,12 @@ local track = require("radium.track")
 
 local M = {}
 
---- The plugin's options (shared with require("radium").setup).
-M.config = project.config
+-- `M.config` is the plugin's options (require("radium").setup's).
+setmetatable(M, { __index = function(_, key)
+  if key == "config" then
+    return project.config
+  end
+end })
 
 --- The last answer: { buf, root, track, answer, agent }.
 M.last = nil
@@ -27,7 +31,6 @@ end
 --- Same as require("radium").setup(opts); kept for older configurations.
 function M.setup(opts)
   project.setup(opts)
-  M.config = project.config
 end
 
 local function notify(msg, level)
