@@ -54,7 +54,7 @@ fn start_daemon(home: &Path) -> Result<std::os::unix::net::UnixStream, String> {
     loop {
         match radium_core::daemon::connect(home) {
             Ok(stream) => return Ok(stream),
-            Err(e) if started.elapsed() > std::time::Duration::from_secs(5) => {
+            Err(e) if started.elapsed() > std::time::Duration::from_secs(10) => {
                 return Err(format!("the daemon did not start: {e}"))
             }
             Err(_) => std::thread::sleep(std::time::Duration::from_millis(20)),

@@ -125,42 +125,68 @@ pub(crate) fn queue(lua: &Lua, future: PendingFuture, callback: Function) -> Lua
     Ok(())
 }
 
-/// At most this many events of one stream are delivered in one poll, so a
+/// At most this many events of one stream are taken in one poll, so a
 /// flood of chunks never holds the main loop long; the rest wait for the
 /// next turn of the loop (the stream wakes it again).
 const EVENTS_PER_POLL: usize = 256;
 
-/// Delivers the events that arrived on each stream; a stream that ended gets
-/// one last call with `nil` and is dropped.
+/// Appends `event` to `batch`, joining it to the last event when both are
+/// text chunks with the same fields (a flood of small chunks reaches Lua as
+/// one chunk a poll, not hundreds of handler calls).
+fn push_joined(batch: &mut Vec<Value>, event: Value) {
+    let is_text = |v: &Value| v.get("type").and_then(Value::as_str) == Some("text");
+    if let (Some(last), true) = (batch.last_mut(), is_text(&event)) {
+        if is_text(last) {
+            if let (Value::Object(a), Value::Object(b)) = (&mut *last, &event) {
+                let same_fields =
+                    a.len() == b.len() && a.iter().all(|(k, v)| k == "text" || b.get(k) == Some(v));
+                if same_fields {
+                    if let (Some(Value::String(text)), Some(more)) =
+                        (a.get_mut("text"), b.get("text").and_then(Value::as_str))
+                    {
+                        text.push_str(more);
+                        return;
+                    }
+                }
+            }
+        }
+    }
+    batch.push(event);
+}
+
+/// Delivers the events that arrived on each stream (consecutive text
+/// chunks joined); a stream that ended gets one last call with `nil` and
+/// is dropped.
 fn poll_streams(lua: &Lua, cx: &mut Context<'_>) -> LuaResult<()> {
     let streams = std::mem::take(&mut *async_state(lua)?.streams.borrow_mut());
     let mut still = Vec::new();
     let mut first_error = None;
     for (mut rx, callback) in streams {
         let mut open = true;
+        let mut batch = Vec::new();
         for n in 0..=EVENTS_PER_POLL {
             if n == EVENTS_PER_POLL {
                 cx.waker().wake_by_ref();
                 break;
             }
             match rx.poll_recv(cx) {
-                Poll::Ready(Some(event)) => {
-                    if let Err(e) = to_lua(lua, &event).and_then(|v| callback.call::<()>(v)) {
-                        first_error.get_or_insert(e);
-                    }
-                }
+                Poll::Ready(Some(event)) => push_joined(&mut batch, event),
                 Poll::Ready(None) => {
-                    if let Err(e) = callback.call::<()>(mlua::Value::Nil) {
-                        first_error.get_or_insert(e);
-                    }
                     open = false;
                     break;
                 }
                 Poll::Pending => break,
             }
         }
+        for event in batch {
+            if let Err(e) = to_lua(lua, &event).and_then(|v| callback.call::<()>(v)) {
+                first_error.get_or_insert(e);
+            }
+        }
         if open {
             still.push((rx, callback));
+        } else if let Err(e) = callback.call::<()>(mlua::Value::Nil) {
+            first_error.get_or_insert(e);
         }
     }
     let state = async_state(lua)?;
