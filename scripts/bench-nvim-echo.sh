@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 nvim=${1:-$(bash scripts/ensure-nvim.sh)}
-echo "== 100000 chunks of 64 B (6.4 MB)"
-python3 bindings/lua/bench/echo.py "$nvim" 100000 64 300
-echo "== 40000 chunks of 1 KiB (41 MB)"
-python3 bindings/lua/bench/echo.py "$nvim" 40000 1024 300
+echo "== 400000 chunks of 64 B (25.6 MB)"
+python3 bindings/lua/bench/echo.py "$nvim" 400000 64 300
+echo "== 200000 chunks of 1 KiB (205 MB)"
+python3 bindings/lua/bench/echo.py "$nvim" 200000 1024 300
