@@ -80,6 +80,14 @@ function textOf(content) {
     .join("");
 }
 
+// The tool results the conversation's last message carries (none when it is
+// a prompt).
+function toolResults(messages) {
+  const last = messages[messages.length - 1];
+  if (last?.role !== "user" || !Array.isArray(last.content)) return [];
+  return last.content.filter((b) => b?.type === "tool_result");
+}
+
 // What the scripted model answers: {blocks: [{type: "text", text} |
 // {type: "tool_use", name, input}], stop_reason, step}.
 function anthropicScript(body) {
@@ -91,11 +99,8 @@ function anthropicScript(body) {
     return { step: "side", stop_reason: "end_turn", blocks: [{ type: "text", text: "Edit notes" }] };
   }
   const messages = body.messages ?? [];
-  const last = messages[messages.length - 1];
-  const results = Array.isArray(last?.content)
-    ? last.content.filter((b) => b?.type === "tool_result")
-    : [];
-  if (last?.role !== "user" || results.length === 0) {
+  const results = toolResults(messages);
+  if (results.length === 0) {
     return {
       step: "read",
       stop_reason: "tool_use",
@@ -144,10 +149,8 @@ function anthropicMcpScript(body) {
   if (!replace) {
     return { step: "side", stop_reason: "end_turn", blocks: [{ type: "text", text: "Edit notes" }] };
   }
-  const messages = body.messages ?? [];
-  const last = messages[messages.length - 1];
-  const results = Array.isArray(last?.content) ? last.content.filter((b) => b?.type === "tool_result") : [];
-  if (last?.role !== "user" || results.length === 0) {
+  const results = toolResults(body.messages ?? []);
+  if (results.length === 0) {
     return {
       step: "mcp",
       stop_reason: "tool_use",

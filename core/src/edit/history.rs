@@ -95,7 +95,7 @@ pub struct History {
     pub session: Session,
     /// The session file's text as read (or last written): a save that would
     /// write the same text writes nothing (a `view` changes no state).
-    saved: std::cell::RefCell<Option<String>>,
+    saved: Option<String>,
 }
 
 impl History {
@@ -120,7 +120,7 @@ impl History {
             project: project.clone(),
             depth: depth.max(1),
             session: Session::default(),
-            saved: std::cell::RefCell::new(None),
+            saved: None,
         };
         let path = history.session_path();
         match std::fs::read_to_string(&path) {
@@ -128,7 +128,7 @@ impl History {
                 history.session = serde_json::from_str(&text)
                     .and_then(Session::from_json)
                     .map_err(|e| damaged(&path, "session file", &e))?;
-                *history.saved.get_mut() = Some(text);
+                history.saved = Some(text);
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(io(&path)(e)),
@@ -199,14 +199,14 @@ impl History {
         }
     }
 
-    /// Writes the session atomically.
-    pub fn save(&self) -> Result<()> {
+    /// Writes the session atomically; nothing when the file already holds it.
+    pub fn save(&mut self) -> Result<()> {
         let text = serde_json::to_string_pretty(&self.session).unwrap_or_default();
-        if self.saved.borrow().as_deref() == Some(text.as_str()) {
+        if self.saved.as_deref() == Some(text.as_str()) {
             return Ok(());
         }
         write_atomic(&self.session_path(), &text)?;
-        *self.saved.borrow_mut() = Some(text);
+        self.saved = Some(text);
         Ok(())
     }
 

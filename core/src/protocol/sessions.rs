@@ -142,12 +142,11 @@ impl Engine {
             Arc::clone(&self.sessions),
             self.config.history_depth,
         );
-        let rad_program = self.config.rad_program.clone().or_else(|| {
-            let path = std::env::var_os("PATH")?;
-            std::env::split_paths(&path)
-                .map(|dir| dir.join("rad"))
-                .find(|p| p.is_file())
-        });
+        let rad_program = self
+            .config
+            .rad_program
+            .clone()
+            .or_else(|| crate::support::process::find_on_path("rad"));
         let id = agent_id.to_owned();
         async move {
             let agents = agents?;

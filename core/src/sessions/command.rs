@@ -21,15 +21,14 @@ use tokio::sync::{mpsc, Mutex as AsyncMutex, Notify};
 
 use super::session::{last_lines, process_spec};
 use crate::agents::config::AgentConfig;
-use crate::support::process::spawn_process;
+use crate::support::process::{find_on_path, spawn_process};
 
 /// Whether `program` names a file (a path, from `cwd`) or is found on `PATH`.
 pub(crate) fn runnable(program: &str, cwd: &std::path::Path) -> bool {
     if program.contains('/') {
         return cwd.join(program).is_file();
     }
-    std::env::var_os("PATH")
-        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
+    find_on_path(program).is_some()
 }
 
 /// Starts the adapter of `agent` on the current runtime; answers the two

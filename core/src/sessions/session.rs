@@ -65,6 +65,9 @@ pub(crate) struct State {
     pub first_chunk: Option<Instant>,
     /// Whether a tool call came since the last text chunk.
     pub tool_since_text: bool,
+    /// Whether the agent got radium's MCP server, which writes in this
+    /// session's conversation too.
+    pub shares_conversation: bool,
 }
 
 /// An open session with an ACP agent.

@@ -177,7 +177,11 @@ impl AgentSession {
                 return json!([]);
             }
         };
-        lock(&self.state).tag = Some(tag.clone());
+        {
+            let mut state = lock(&self.state);
+            state.tag = Some(tag.clone());
+            state.shares_conversation = true;
+        }
         json!([{
             "name": "radium",
             "command": rad,
@@ -189,10 +193,15 @@ impl AgentSession {
     /// Catches up with what this session's `rad mcp` did in its
     /// conversation: a `write` event (`by: "mcp"`) for each of its edits
     /// since the session's tag, which moves to the latest state. Run when a
-    /// tool call ends and at the end of a turn.
+    /// tool call ends and at the end of a turn, only when the agent got
+    /// that server.
     pub(crate) async fn catch_up(&self) {
-        let Some(tag) = self.tag() else {
-            return;
+        let tag = {
+            let state = lock(&self.state);
+            match &state.tag {
+                Some(tag) if state.shares_conversation => tag.clone(),
+                _ => return,
+            }
         };
         let (root, home, depth) = (
             self.workspace.clone(),

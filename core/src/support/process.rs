@@ -27,6 +27,14 @@ pub(crate) struct ProcessOutput {
     pub stderr: String,
 }
 
+/// The file `name` (a program name without a slash) names on `PATH`.
+pub(crate) fn find_on_path(name: &str) -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+}
+
 /// Blocks SIGPIPE on the calling thread. A write to a pipe whose reader has
 /// gone then fails with `EPIPE` instead of raising the signal, whose default
 /// action would kill the whole host process. The signal a write raises is

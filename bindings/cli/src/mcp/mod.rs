@@ -68,9 +68,11 @@ impl RadiumTools {
         request.follow = tool.command != "rewind";
         request.cwd = Some(self.workspace.to_string_lossy().into_owned());
         let response = self.engine.handle_async(&request).await;
-        if tool.command == "rewind" && !rewound(&response, current.as_deref()) {
-            // The tag is not of this project (or not a tag): the engine
-            // started a conversation of its own; this server keeps its own.
+        if tool.command == "rewind" && !(response.ok && response.tag == request.tag) {
+            // A rewind that reached its tag answers that very tag. Any other
+            // answer (a tag not of this project, or not a tag: the engine
+            // started a conversation of its own) is refused; this server
+            // keeps its own conversation.
             let mut message = format!(
                 "cannot rewind to `{}`: it is not a tag of this workspace's conversations",
                 request.tag.as_deref().unwrap_or_default()
@@ -116,17 +118,6 @@ impl RadiumTools {
         result.structured_content = Some(structured);
         result
     }
-}
-
-/// Whether a rewind's answer went back in a known conversation: it says it
-/// undid something, or the tag was already the current state.
-fn rewound(response: &radium_core::Response, current: Option<&str>) -> bool {
-    response.ok
-        && (response.tag.as_deref() == current
-            || response
-                .warnings
-                .iter()
-                .any(|w| w.starts_with("conversation rewind detected")))
 }
 
 fn failure(message: &str) -> CallToolResult {

@@ -35,17 +35,12 @@ function M.list()
 end
 
 local function read_file(path)
-  local buf = require("radium.writes").buffer_of(path)
+  local writes = require("radium.writes")
+  local buf = writes.buffer_of(path)
   if buf then
     return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n") .. "\n"
   end
-  local fd = io.open(path, "rb")
-  if not fd then
-    return nil
-  end
-  local text = fd:read("*a")
-  fd:close()
-  return text
+  return writes.read_disk(path)
 end
 
 --- The prompt options for `text` in `chat`: #selection, #buffer, #file:path

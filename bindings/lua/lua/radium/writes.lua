@@ -19,13 +19,24 @@ function M.buffer_of(path)
   end
 end
 
-local function disk_lines(path)
+--- The whole text of the file at `path` on disk, or nil when it cannot be read.
+---@param path string
+---@return string|nil
+function M.read_disk(path)
   local fd = io.open(path, "rb")
   if not fd then
     return nil
   end
   local text = fd:read("*a")
   fd:close()
+  return text
+end
+
+local function disk_lines(path)
+  local text = M.read_disk(path)
+  if not text then
+    return nil
+  end
   local lines = vim.split(text, "\n", { plain = true })
   if lines[#lines] == "" then
     table.remove(lines)
