@@ -38,26 +38,41 @@ fn through_daemon(request: &Request) -> Result<radium_core::Response, String> {
     }
 }
 
-/// Starts a daemon for `home` and connects to it.
+/// Starts a daemon for `home` and connects to it. A daemon that exits at
+/// once found the lock held: another daemon is starting, or one that was
+/// killed has not let go yet (a process killed in the middle of an fsync
+/// ends when the fsync does). It is started again until one answers, for
+/// up to 10 s.
 fn start_daemon(home: &Path) -> Result<std::os::unix::net::UnixStream, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find rad itself: {e}"))?;
     // RADIUM_DAEMON_IDLE (seconds) shortens the idle time, for tests and scripts.
     let idle = std::env::var("RADIUM_DAEMON_IDLE").unwrap_or_else(|_| "900".into());
-    std::process::Command::new(exe)
-        .args(["daemon", "--idle", &idle])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .map_err(|e| format!("cannot start the daemon: {e}"))?;
+    let spawn = || {
+        std::process::Command::new(&exe)
+            .args(["daemon", "--idle", &idle])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start the daemon: {e}"))
+    };
+    let mut daemon = spawn()?;
     let started = std::time::Instant::now();
+    let mut spawned = started;
     loop {
         match radium_core::daemon::connect(home) {
             Ok(stream) => return Ok(stream),
             Err(e) if started.elapsed() > std::time::Duration::from_secs(10) => {
                 return Err(format!("the daemon did not start: {e}"))
             }
-            Err(_) => std::thread::sleep(std::time::Duration::from_millis(20)),
+            Err(_) => {
+                let waited = spawned.elapsed() >= std::time::Duration::from_millis(200);
+                if waited && matches!(daemon.try_wait(), Ok(Some(_))) {
+                    daemon = spawn()?;
+                    spawned = std::time::Instant::now();
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
         }
     }
 }

@@ -261,9 +261,34 @@ done"#,
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "");
 }
 
+#[test]
+fn a_daemon_lock_still_held_by_a_dying_daemon_does_not_stop_the_next_start() {
+    use std::os::fd::AsRawFd as _;
+    let e = env();
+    std::fs::create_dir_all(&e.home).unwrap();
+    std::fs::write(e.project.join("a.txt"), "a\n").unwrap();
+    // What a killed daemon stuck in an fsync looks like from outside: its
+    // lock is held for a while after the socket is gone. The daemon rad
+    // starts meanwhile finds the lock held and exits; rad starts another
+    // once the lock is free.
+    let lock = std::fs::File::create(e.home.join("daemon.lock")).unwrap();
+    // SAFETY: flock on a descriptor this test owns.
+    assert_eq!(unsafe { libc_flock(lock.as_raw_fd(), 2) }, 0);
+    let holder = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(1500));
+        drop(lock);
+    });
+    let view = e.rad(&["view", "a.txt"]);
+    holder.join().unwrap();
+    assert!(view.status.success(), "{}", err(&view));
+    assert!(String::from_utf8_lossy(&view.stdout).contains("1\ta"));
+}
+
 extern "C" {
     #[link_name = "kill"]
     fn libc_kill(pid: i32, sig: i32) -> i32;
+    #[link_name = "flock"]
+    fn libc_flock(fd: i32, operation: i32) -> i32;
 }
 
 use std::os::unix::process::CommandExt as _;
