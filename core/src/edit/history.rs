@@ -17,6 +17,10 @@ use super::session::{Session, LEGACY_CHAIN};
 use crate::error::{Error, Result};
 use crate::support::atomic::{read_text_file, write_atomic};
 
+mod group;
+
+pub use group::FileChange;
+
 /// One recorded edit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Changeset {
@@ -41,6 +45,10 @@ pub struct Changeset {
     pub before_hash: String,
     /// Content hash after the change.
     pub after_hash: String,
+    /// The first changeset of the step it belongs to, when one step changed
+    /// several files (undo and redo take the whole step).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<u64>,
 }
 
 impl Changeset {
@@ -170,32 +178,39 @@ impl History {
     /// A changeset numbered `next_seq` means a crash between recording it
     /// and saving the session: if the file already has the new content, the
     /// change happened (roll forward); otherwise it did not (discard it).
+    /// A step of several files is looked at one changeset after the other.
     fn recover_record(&mut self) -> Result<()> {
-        let seq = self.session.next_seq;
-        let path = self.changeset_path(seq);
-        if !path.exists() {
-            return Ok(());
-        }
-        let happened = self.read_changeset(seq).ok().filter(|cs| {
-            self.project.confine(&cs.file).is_ok_and(|file| {
-                read_text_file(&file).ok().map(|t| content_hash(&t)) == Some(cs.after_hash.clone())
-            })
-        });
-        match happened {
-            Some(cs) => {
-                let id = if cs.chain.is_empty() {
-                    LEGACY_CHAIN
-                } else {
-                    &cs.chain
-                };
-                let chain = self.session.chain_mut(id);
-                chain.take_redo_tail();
-                chain.ops.push(seq);
-                chain.len += 1;
-                self.session.next_seq += 1;
-                self.save()
+        loop {
+            let seq = self.session.next_seq;
+            let path = self.changeset_path(seq);
+            if !path.exists() {
+                return Ok(());
             }
-            None => std::fs::remove_file(&path).map_err(io(&path)),
+            let happened = self.read_changeset(seq).ok().filter(|cs| {
+                self.project.confine(&cs.file).is_ok_and(|file| {
+                    read_text_file(&file).ok().map(|t| content_hash(&t))
+                        == Some(cs.after_hash.clone())
+                })
+            });
+            let Some(cs) = happened else {
+                // Nothing after a change that did not happen is kept.
+                let mut seq = seq;
+                while std::fs::remove_file(self.changeset_path(seq)).is_ok() {
+                    seq += 1;
+                }
+                return Ok(());
+            };
+            let id = if cs.chain.is_empty() {
+                LEGACY_CHAIN
+            } else {
+                &cs.chain
+            };
+            let chain = self.session.chain_mut(id);
+            chain.take_redo_tail();
+            chain.ops.push(seq);
+            chain.len += 1;
+            self.session.next_seq += 1;
+            self.save()?;
         }
     }
 
@@ -237,46 +252,40 @@ impl History {
         before: Option<&str>,
         after: &str,
     ) -> Result<Changeset> {
+        let change = FileChange {
+            file,
+            before,
+            after,
+        };
+        let mut sets = self.record_group(chain, command, &[change], true)?;
+        Ok(sets.remove(0))
+    }
+
+    /// The changeset of one file's change, numbered `seq`.
+    fn changeset(
+        &self,
+        seq: u64,
+        chain: &str,
+        command: &str,
+        change: &FileChange<'_>,
+    ) -> Changeset {
         // The changed region: common prefix and suffix removed.
-        let old_text = before.unwrap_or("");
-        let prefix = common_prefix(old_text, after);
-        let suffix = common_suffix(&old_text[prefix..], &after[prefix..]);
-        let cs = Changeset {
-            seq: self.session.next_seq,
+        let (before, after) = (change.before.unwrap_or(""), change.after);
+        let prefix = common_prefix(before, after);
+        let suffix = common_suffix(&before[prefix..], &after[prefix..]);
+        Changeset {
+            seq,
             chain: chain.to_owned(),
             command: command.to_owned(),
-            file: self.project.relative(file),
+            file: self.project.relative(change.file),
             offset: prefix,
-            old: old_text[prefix..old_text.len() - suffix].to_owned(),
+            old: before[prefix..before.len() - suffix].to_owned(),
             new: after[prefix..after.len() - suffix].to_owned(),
-            existed_before: before.is_some(),
-            before_hash: content_hash(old_text),
+            existed_before: change.before.is_some(),
+            before_hash: content_hash(before),
             after_hash: content_hash(after),
-        };
-        for seq in self.session.chain_mut(chain).take_redo_tail() {
-            let _ = std::fs::remove_file(self.changeset_path(seq));
+            group: None,
         }
-        let text = serde_json::to_string(&cs).unwrap_or_default();
-        write_atomic(&self.changeset_path(cs.seq), &text)?;
-        if let Some(parent) = file.parent() {
-            std::fs::create_dir_all(parent).map_err(io(parent))?;
-        }
-        write_atomic(file, after)?;
-        let entry = self.session.chain_mut(chain);
-        entry.ops.push(cs.seq);
-        entry.len += 1;
-        self.session.next_seq += 1;
-        // Keep the last `depth` changesets.
-        let oldest = self.session.next_seq.saturating_sub(self.depth).max(1);
-        let mut seq = oldest - 1;
-        while seq > 0 && std::fs::remove_file(self.changeset_path(seq)).is_ok() {
-            seq -= 1;
-        }
-        for seq in self.session.prune(oldest) {
-            let _ = std::fs::remove_file(self.changeset_path(seq));
-        }
-        self.save()?;
-        Ok(cs)
     }
 
     /// Why `cs` cannot be taken back: the operation of another chain that

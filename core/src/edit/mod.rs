@@ -1,7 +1,7 @@
 //! Edit tools with undo/redo and dog-tag sessions (seed 001).
 //!
 //! Commands: `view`, `create`, `str-replace`, `insert`, `undo`, `redo`,
-//! `solve-conflict`. Every path is confined to the project root (the
+//! `solve-conflict`, and `record` (edits an editor made, see `record.rs`). Every path is confined to the project root (the
 //! request's `cwd`, or the engine's workspace); every write is atomic, recorded
 //! as a changeset, serialised by the project lock, and answered with a new dog
 //! tag. A request carrying an older tag first undoes what its conversation
@@ -12,6 +12,7 @@ pub(crate) mod commands;
 mod conflict;
 mod history;
 mod project;
+mod record;
 mod session;
 mod tags;
 
@@ -21,7 +22,7 @@ use std::path::Path;
 use serde_json::{json, Map, Value};
 
 pub use conflict::{find_conflicts, Conflict};
-pub use history::{Changeset, History};
+pub use history::{Changeset, FileChange, History};
 pub use project::{Project, ProjectLock};
 pub use session::{Chain, Session, TagPoint, SESSION_VERSION};
 
@@ -30,8 +31,8 @@ use crate::support::atomic::read_text_file;
 use crate::support::json::{line_arg, string_arg};
 use crate::support::names::COMMANDS;
 
-/// The edit commands: the last seven of the protocol's commands, from `view`.
-pub const EDIT_COMMANDS: &[&str] = COMMANDS.split_at(COMMANDS.len() - 7).1;
+/// The edit commands: the last eight of the protocol's commands, from `view`.
+pub const EDIT_COMMANDS: &[&str] = COMMANDS.split_at(COMMANDS.len() - 8).1;
 
 /// The default history depth.
 pub const DEFAULT_DEPTH: u64 = 100;
@@ -76,6 +77,19 @@ fn read_text(path: &Path, shown: &str) -> Result<String> {
             source: e,
         },
     })
+}
+
+/// How an undo or redo answers the step it took: the first changeset's
+/// number, command and file, and, for a step of several files, every file.
+fn step_json(sets: &[Changeset]) -> Value {
+    let Some(head) = sets.first() else {
+        return Value::Null;
+    };
+    let mut step = json!({"seq": head.seq, "command": head.command, "file": head.file});
+    if sets.len() > 1 {
+        step["files"] = sets.iter().map(|cs| cs.file.as_str()).collect();
+    }
+    step
 }
 
 fn line_of(text: &str, byte: usize) -> usize {
@@ -126,22 +140,23 @@ impl EditSession {
             "str-replace" => self.str_replace(args)?,
             "insert" => self.insert(args)?,
             "undo" => {
-                let cs = if tagged {
-                    self.history.undo(&self.chain)?
+                let sets = if tagged {
+                    self.history.undo_step(&self.chain)?
                 } else {
                     self.undo_latest()?
                 };
-                json!({"undone": {"seq": cs.seq, "command": cs.command, "file": cs.file}})
+                json!({"undone": step_json(&sets)})
             }
             "redo" => {
-                let cs = if tagged {
-                    self.history.redo(&self.chain)?
+                let sets = if tagged {
+                    self.history.redo_step(&self.chain)?
                 } else {
                     self.redo_latest()?
                 };
-                json!({"redone": {"seq": cs.seq, "command": cs.command, "file": cs.file}})
+                json!({"redone": step_json(&sets)})
             }
             "solve-conflict" => self.solve_conflict(args)?,
+            "record" => self.record(args)?,
             other => return Err(Error::UnknownCommand(other.to_owned())),
         };
         let chain = self.chain.clone();
@@ -381,7 +396,7 @@ impl EditSession {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn the_edit_commands_are_the_protocols_last_seven() {
+    fn the_edit_commands_are_the_protocols_last_eight() {
         let expected = [
             "view",
             "create",
@@ -390,6 +405,7 @@ mod tests {
             "undo",
             "redo",
             "solve-conflict",
+            "record",
         ];
         assert_eq!(super::EDIT_COMMANDS, expected);
     }

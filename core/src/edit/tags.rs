@@ -136,8 +136,9 @@ impl EditSession {
                 len - point.at
             ));
             while self.history.session.chain_len(&chain) > point.at {
-                match self.history.undo(&chain) {
-                    Ok(cs) => warnings.push(format!("  undone: {}", cs.describe())),
+                match self.history.undo_step(&chain) {
+                    Ok(sets) => warnings
+                        .extend(sets.iter().map(|cs| format!("  undone: {}", cs.describe()))),
                     Err(e) => {
                         let left = self.history.session.chain_len(&chain) - point.at;
                         warnings.push(format!(
@@ -156,26 +157,28 @@ impl EditSession {
 
     /// `undo` without a tag: the project's latest operation, whichever
     /// conversation made it (that conversation is told on its next call).
-    pub(super) fn undo_latest(&mut self) -> Result<Changeset> {
+    pub(super) fn undo_latest(&mut self) -> Result<Vec<Changeset>> {
         let Some((chain, _)) = self.history.session.latest_chain() else {
             return Err(Error::Edit("nothing to undo".into()));
         };
-        let cs = self.history.undo(&chain)?;
+        let sets = self.history.undo_step(&chain)?;
         let s = &mut self.history.session;
         s.undone.push(chain.clone());
         if s.undone.len() > MAX_UNDONE {
             s.undone.remove(0);
         }
-        s.chain_mut(&chain).tell(format!(
-            "another client undid an operation of this conversation: {}",
-            cs.describe()
-        ));
-        Ok(cs)
+        for cs in &sets {
+            s.chain_mut(&chain).tell(format!(
+                "another client undid an operation of this conversation: {}",
+                cs.describe()
+            ));
+        }
+        Ok(sets)
     }
 
     /// `redo` without a tag: the operation the latest `undo` without a tag
     /// took back, if its conversation has not moved on since.
-    pub(super) fn redo_latest(&mut self) -> Result<Changeset> {
+    pub(super) fn redo_latest(&mut self) -> Result<Vec<Changeset>> {
         while let Some(chain) = self.history.session.undone.pop() {
             let redoable = self
                 .history
@@ -186,14 +189,16 @@ impl EditSession {
             if !redoable {
                 continue;
             }
-            let cs = self.history.redo(&chain).inspect_err(|_| {
+            let sets = self.history.redo_step(&chain).inspect_err(|_| {
                 self.history.session.undone.push(chain.clone());
             })?;
-            self.history.session.chain_mut(&chain).tell(format!(
-                "another client redid an operation of this conversation: {}",
-                cs.describe()
-            ));
-            return Ok(cs);
+            for cs in &sets {
+                self.history.session.chain_mut(&chain).tell(format!(
+                    "another client redid an operation of this conversation: {}",
+                    cs.describe()
+                ));
+            }
+            return Ok(sets);
         }
         Err(Error::Edit("nothing to redo".into()))
     }

@@ -35,6 +35,7 @@ pub const COMMANDS: &[&str] = &[
     "undo",
     "redo",
     "solve-conflict",
+    "record",
 ];
 
 /// The `snake_case` names of the 13 hook types, in the order of

@@ -67,5 +67,6 @@ fn tag(v: &Value) -> String {
 
 mod conversations;
 mod history;
+mod record;
 mod safety;
 mod tools;

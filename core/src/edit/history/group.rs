@@ -1,0 +1,146 @@
+//! Steps: the changesets one request made, recorded together and taken back
+//! and forth together. A step that changed several files (a rename across
+//! files, a reviewed change an editor applied) is a group: its changesets
+//! share `group`, the number of the first. Undo and redo check every file of
+//! a group before they write any, so a group is never left half undone.
+
+use std::path::Path;
+
+use super::{io, sides, Changeset, History};
+use crate::edit::project::content_hash;
+use crate::error::Result;
+use crate::support::atomic::{read_text_file, write_atomic};
+
+/// One file's part of a step: its text before (None: it was missing) and after.
+#[derive(Debug, Clone, Copy)]
+pub struct FileChange<'a> {
+    /// The file (confined to the project).
+    pub file: &'a Path,
+    /// Its text before the step, None when it did not exist.
+    pub before: Option<&'a str>,
+    /// Its text after the step.
+    pub after: &'a str,
+}
+
+impl History {
+    /// Records `changes` in `chain` as one step (a group when there are
+    /// several), writing each file's new text when `write` is set (otherwise
+    /// the files already hold it: an editor wrote them). Drops the chain's
+    /// redo tail and prunes past the depth. The changesets are written
+    /// first and the session last, so a crash between is finished on the
+    /// next load (see `recover_record`).
+    pub fn record_group(
+        &mut self,
+        chain: &str,
+        command: &str,
+        changes: &[FileChange<'_>],
+        write: bool,
+    ) -> Result<Vec<Changeset>> {
+        let first = self.session.next_seq;
+        let group = (changes.len() > 1).then_some(first);
+        let sets: Vec<Changeset> = (first..)
+            .zip(changes)
+            .map(|(seq, change)| {
+                let mut cs = self.changeset(seq, chain, command, change);
+                cs.group = group;
+                cs
+            })
+            .collect();
+        for seq in self.session.chain_mut(chain).take_redo_tail() {
+            let _ = std::fs::remove_file(self.changeset_path(seq));
+        }
+        for cs in &sets {
+            let text = serde_json::to_string(cs).unwrap_or_default();
+            write_atomic(&self.changeset_path(cs.seq), &text)?;
+        }
+        if write {
+            for change in changes {
+                if let Some(parent) = change.file.parent() {
+                    std::fs::create_dir_all(parent).map_err(io(parent))?;
+                }
+                write_atomic(change.file, change.after)?;
+            }
+        }
+        let entry = self.session.chain_mut(chain);
+        entry.ops.extend(sets.iter().map(|cs| cs.seq));
+        entry.len += sets.len() as u64;
+        self.session.next_seq += sets.len() as u64;
+        // Keep the last `depth` changesets.
+        let oldest = self.session.next_seq.saturating_sub(self.depth).max(1);
+        let mut seq = oldest - 1;
+        while seq > 0 && std::fs::remove_file(self.changeset_path(seq)).is_ok() {
+            seq -= 1;
+        }
+        for seq in self.session.prune(oldest) {
+            let _ = std::fs::remove_file(self.changeset_path(seq));
+        }
+        self.save()?;
+        Ok(sets)
+    }
+
+    /// The changesets of the step `next` starts, walking `ops` (the
+    /// chain's operations in the order the step is taken).
+    fn step_from(&self, next: u64, ops: impl Iterator<Item = u64>) -> Result<Vec<Changeset>> {
+        let head = self.read_changeset(next)?;
+        let group = head.group;
+        let mut sets = vec![head];
+        if group.is_some() {
+            for seq in ops {
+                match self.read_changeset(seq) {
+                    Ok(cs) if cs.group == group => sets.push(cs),
+                    _ => break,
+                }
+            }
+        }
+        Ok(sets)
+    }
+
+    /// Undoes the last step of `chain`: its last operation, or every file of
+    /// the group it belongs to. Refuses, changing nothing, when one of the
+    /// files no longer shows what the step wrote.
+    pub fn undo_step(&mut self, chain: &str) -> Result<Vec<Changeset>> {
+        let applied = self.session.chains.get(chain).map(|c| {
+            let n = usize::try_from(c.len.saturating_sub(c.base)).unwrap_or(0);
+            c.ops[..n.min(c.ops.len())].to_vec()
+        });
+        let Some((&last, earlier)) = applied.as_deref().and_then(<[u64]>::split_last) else {
+            // The plain undo says why there is nothing.
+            return self.undo(chain).map(|cs| vec![cs]);
+        };
+        let sets = self.step_from(last, earlier.iter().rev().copied())?;
+        for cs in &sets {
+            let current = self
+                .project
+                .confine(&cs.file)
+                .ok()
+                .and_then(|f| read_text_file(&f).ok());
+            if current.as_deref().map(content_hash).as_deref() != Some(cs.after_hash.as_str()) {
+                return Err(self.changed_since(cs, "undo"));
+            }
+        }
+        sets.iter().map(|_| self.undo(chain)).collect()
+    }
+
+    /// Redoes the next step of `chain`'s redo tail (every file of a group).
+    pub fn redo_step(&mut self, chain: &str) -> Result<Vec<Changeset>> {
+        let tail = self.session.chains.get(chain).map(|c| {
+            let n = usize::try_from(c.len.saturating_sub(c.base)).unwrap_or(0);
+            c.ops.get(n..).unwrap_or_default().to_vec()
+        });
+        let Some((&next, later)) = tail.as_deref().and_then(<[u64]>::split_first) else {
+            return self.redo(chain).map(|cs| vec![cs]);
+        };
+        let sets = self.step_from(next, later.iter().copied())?;
+        for cs in &sets {
+            let current = self
+                .project
+                .confine(&cs.file)
+                .ok()
+                .and_then(|f| read_text_file(&f).ok());
+            if !sides(cs, current.as_deref()).0 {
+                return Err(self.changed_since(cs, "redo"));
+            }
+        }
+        sets.iter().map(|_| self.redo(chain)).collect()
+    }
+}

@@ -1,0 +1,102 @@
+//! `record`: edits an editor already made and saved (a reviewed change
+//! applied across several buffers), recorded as one step of the request's
+//! conversation, so `undo` and a rewind take every file back at once.
+//!
+//! Arguments: `files: [{path, old_text, new_text?}]`. `old_text` is the
+//! file's text before the edit (`null`: the editor created it). The file on
+//! disk must hold the new text already; `new_text`, when given, is checked
+//! against it, so a save that did not happen (or a formatter that ran on
+//! save) is caught instead of recorded wrong. Nothing is written.
+
+use std::collections::BTreeSet;
+
+use serde_json::{json, Map, Value};
+
+use super::{read_text, EditSession, FileChange};
+use crate::error::{Error, Result};
+
+/// One file of a `record` request, read and checked.
+struct Recorded {
+    path: std::path::PathBuf,
+    before: Option<String>,
+    after: String,
+}
+
+fn invalid(message: impl std::fmt::Display) -> Error {
+    Error::InvalidArgument(format!("`record`: {message}"))
+}
+
+impl EditSession {
+    /// Runs `record` (see the module's documentation).
+    pub(super) fn record(&mut self, args: &Map<String, Value>) -> Result<Value> {
+        let files = match args.get("files") {
+            Some(Value::Array(files)) if !files.is_empty() => files,
+            Some(Value::Array(_)) => return Err(invalid("`files` is empty")),
+            Some(_) => return Err(invalid("`files` must be an array of {path, old_text}")),
+            None => return Err(invalid("missing argument `files`")),
+        };
+        let mut seen = BTreeSet::new();
+        let mut recorded = Vec::new();
+        for (i, entry) in files.iter().enumerate() {
+            let Value::Object(entry) = entry else {
+                return Err(invalid(format!("`files[{i}]` must be an object")));
+            };
+            let Some(Value::String(shown)) = entry.get("path") else {
+                return Err(invalid(format!("`files[{i}].path` must be a string")));
+            };
+            let before = match entry.get("old_text") {
+                Some(Value::String(text)) => Some(text.clone()),
+                Some(Value::Null) => None,
+                Some(_) => {
+                    return Err(invalid(format!(
+                        "`files[{i}].old_text` must be a string or null"
+                    )))
+                }
+                None => {
+                    return Err(invalid(format!(
+                        "`files[{i}]` needs `old_text` (null for a file the editor created)"
+                    )))
+                }
+            };
+            let path = self.project.confine_write(shown)?;
+            if !seen.insert(path.clone()) {
+                return Err(invalid(format!("`{shown}` is given twice")));
+            }
+            let after = read_text(&path, shown)?;
+            match entry.get("new_text") {
+                Some(Value::String(new)) if *new != after => {
+                    return Err(Error::Edit(format!(
+                        "`{shown}` on disk is not the edited text (save it first); nothing recorded"
+                    )))
+                }
+                Some(Value::String(_) | Value::Null) | None => {}
+                Some(_) => return Err(invalid(format!("`files[{i}].new_text` must be a string"))),
+            }
+            recorded.push(Recorded {
+                path,
+                before,
+                after,
+            });
+        }
+        recorded.retain(|r| r.before.as_deref() != Some(r.after.as_str()));
+        let changes: Vec<FileChange<'_>> = recorded
+            .iter()
+            .map(|r| FileChange {
+                file: &r.path,
+                before: r.before.as_deref(),
+                after: &r.after,
+            })
+            .collect();
+        if changes.is_empty() {
+            return Ok(json!({"files": [], "seq": null}));
+        }
+        let sets = self
+            .history
+            .record_group(&self.chain, "record", &changes, false)?;
+        let files: Vec<Value> = sets
+            .iter()
+            .map(|cs| json!({"path": cs.file, "created": !cs.existed_before, "seq": cs.seq}))
+            .collect();
+        Ok(json!({"files": files, "seq": sets.first().map(|cs| cs.seq)}))
+    }
+}

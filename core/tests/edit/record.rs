@@ -1,0 +1,188 @@
+//! `record`: edits an editor made and saved, recorded as one step across
+//! files, taken back by one undo and by a rewind.
+
+use super::*;
+
+fn write(env: &Env, file: &str, text: &str) {
+    let path = env.root.join(file);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn an_editors_change_to_three_files_is_one_step_for_undo_redo_and_rewind() {
+    let env = env();
+    write(&env, "a.rs", "fn a() {}\n");
+    write(&env, "b.rs", "fn b() {}\n");
+    let start = env.call("view", json!({"path": "a.rs"}), None);
+    let t0 = tag(&start);
+    // The editor applied a reviewed change: two files changed, one created.
+    write(&env, "a.rs", "fn a() { b() }\n");
+    write(&env, "b.rs", "pub fn b() {}\n");
+    write(&env, "src/new.rs", "// new\n");
+    let out = env.call(
+        "record",
+        json!({"files": [
+            {"path": "a.rs", "old_text": "fn a() {}\n", "new_text": "fn a() { b() }\n"},
+            {"path": "b.rs", "old_text": "fn b() {}\n"},
+            {"path": "src/new.rs", "old_text": null},
+        ]}),
+        Some(&t0),
+    );
+    assert_eq!(out["ok"], true, "{out}");
+    let files = out["data"]["files"].as_array().unwrap();
+    assert_eq!(files.len(), 3);
+    assert_eq!(files[2]["path"], "src/new.rs");
+    assert_eq!(files[2]["created"], true);
+    let t1 = tag(&out);
+    // The files were not rewritten: the editor's text stays as it was.
+    assert_eq!(env.read("a.rs"), "fn a() { b() }\n");
+
+    // One undo takes back all three files.
+    let undo = env.call("undo", Value::Null, Some(&t1));
+    assert_eq!(undo["ok"], true, "{undo}");
+    assert_eq!(
+        undo["data"]["undone"]["files"],
+        json!(["a.rs", "b.rs", "src/new.rs"]
+            .iter()
+            .rev()
+            .collect::<Vec<_>>())
+    );
+    assert_eq!(env.read("a.rs"), "fn a() {}\n");
+    assert_eq!(env.read("b.rs"), "fn b() {}\n");
+    assert!(!env.root.join("src/new.rs").exists());
+    // One redo brings them back.
+    let redo = env.call("redo", Value::Null, Some(&tag(&undo)));
+    assert_eq!(redo["ok"], true, "{redo}");
+    assert_eq!(redo["data"]["redone"]["files"].as_array().unwrap().len(), 3);
+    assert_eq!(env.read("b.rs"), "pub fn b() {}\n");
+    assert_eq!(env.read("src/new.rs"), "// new\n");
+    // A rewind to the tag before the change takes it back too.
+    let rewound = env.call("view", json!({"path": "a.rs"}), Some(&t0));
+    assert_eq!(rewound["ok"], true, "{rewound}");
+    assert_eq!(env.read("a.rs"), "fn a() {}\n");
+    assert!(!env.root.join("src/new.rs").exists());
+    let warnings = rewound["warnings"].to_string();
+    assert!(warnings.contains("record (b.rs)"), "{warnings}");
+}
+
+#[test]
+fn a_step_with_one_file_changed_since_is_not_undone_at_all() {
+    let env = env();
+    write(&env, "a.txt", "one\n");
+    write(&env, "b.txt", "two\n");
+    write(&env, "a.txt", "ONE\n");
+    write(&env, "b.txt", "TWO\n");
+    let out = env.call(
+        "record",
+        json!({"files": [{"path": "a.txt", "old_text": "one\n"}, {"path": "b.txt", "old_text": "two\n"}]}),
+        None,
+    );
+    let t1 = tag(&out);
+    write(&env, "b.txt", "TWO, edited by hand\n");
+    let undo = env.call("undo", Value::Null, Some(&t1));
+    assert_eq!(undo["ok"], false, "{undo}");
+    assert!(
+        undo["error"]
+            .as_str()
+            .unwrap()
+            .contains("the file changed since"),
+        "{undo}"
+    );
+    // Neither file moved: the step is not half undone.
+    assert_eq!(env.read("a.txt"), "ONE\n");
+    assert_eq!(env.read("b.txt"), "TWO, edited by hand\n");
+}
+
+#[test]
+fn an_undo_without_a_tag_takes_back_the_whole_step() {
+    let env = env();
+    write(&env, "a.txt", "1\n");
+    write(&env, "b.txt", "2\n");
+    let out = env.call(
+        "record",
+        json!({"files": [{"path": "a.txt", "old_text": "0\n"}, {"path": "b.txt", "old_text": "0\n"}]}),
+        None,
+    );
+    assert_eq!(out["ok"], true, "{out}");
+    let undo = env.call("undo", Value::Null, None);
+    assert_eq!(undo["ok"], true, "{undo}");
+    assert_eq!(
+        (env.read("a.txt"), env.read("b.txt")),
+        ("0\n".into(), "0\n".into())
+    );
+    let redo = env.call("redo", Value::Null, None);
+    assert_eq!(redo["ok"], true, "{redo}");
+    assert_eq!(
+        (env.read("a.txt"), env.read("b.txt")),
+        ("1\n".into(), "2\n".into())
+    );
+    // The history survives a restart as one step.
+    let again = Engine::new(EngineConfig {
+        workspace: Some(env.root.clone()),
+        radium_home: Some(env.home.clone()),
+        ..EngineConfig::default()
+    })
+    .unwrap();
+    let undo = again.handle(&Request::new("undo", Value::Null)).to_json();
+    assert_eq!(
+        undo["data"]["undone"]["files"].as_array().unwrap().len(),
+        2,
+        "{undo}"
+    );
+}
+
+#[test]
+fn bad_record_requests_are_refused_with_what_is_wrong_and_record_nothing() {
+    let env = env();
+    write(&env, "a.txt", "new\n");
+    let cases = [
+        (json!({}), "missing argument `files`"),
+        (json!({"files": []}), "`files` is empty"),
+        (json!({"files": "a.txt"}), "`files` must be an array"),
+        (json!({"files": [1]}), "`files[0]` must be an object"),
+        (
+            json!({"files": [{"old_text": "x"}]}),
+            "`files[0].path` must be a string",
+        ),
+        (json!({"files": [{"path": "a.txt"}]}), "needs `old_text`"),
+        (
+            json!({"files": [{"path": "a.txt", "old_text": 3}]}),
+            "must be a string or null",
+        ),
+        (
+            json!({"files": [{"path": "a.txt", "old_text": "old\n"}, {"path": "./a.txt", "old_text": "old\n"}]}),
+            "given twice",
+        ),
+        (
+            json!({"files": [{"path": "a.txt", "old_text": "old\n", "new_text": "newer\n"}]}),
+            "on disk is not the edited text",
+        ),
+        (
+            json!({"files": [{"path": "gone.txt", "old_text": "x"}]}),
+            "`gone.txt` does not exist",
+        ),
+        (
+            json!({"files": [{"path": "../outside.txt", "old_text": "x"}]}),
+            "outside",
+        ),
+    ];
+    for (args, expected) in cases {
+        let out = env.call("record", args.clone(), None);
+        assert_eq!(out["ok"], false, "{args} → {out}");
+        let error = out["error"].as_str().unwrap();
+        assert!(
+            error.contains(expected),
+            "{args}: `{error}` lacks `{expected}`"
+        );
+    }
+    let undo = env.call("undo", Value::Null, None);
+    assert_eq!(undo["error"], "nothing to undo", "{undo}");
+    // An unchanged file records nothing.
+    let same = env.call(
+        "record",
+        json!({"files": [{"path": "a.txt", "old_text": "new\n"}]}),
+        None,
+    );
+    assert_eq!(same["data"], json!({"files": [], "seq": null}), "{same}");
+}
