@@ -2,6 +2,7 @@
 //! hooks, enabling, listing, executing chains, requests) and the hook
 //! options they share.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use mlua::{Function, Result as LuaResult, UserData, UserDataMethods};
@@ -12,7 +13,7 @@ use radium_core::{
 use serde_json::Value;
 
 use crate::hook::{HostOnly, LuaHook};
-use crate::poll::{queue, subscribe, PendingFuture};
+use crate::poll::{async_state, queue, subscribe, PendingFuture};
 use crate::values::{from_lua, lua_err, parse_json, to_lua};
 
 /// An engine, as Lua userdata.
@@ -76,7 +77,8 @@ impl UserData for LuaEngine {
                 let (priority, options) = hook_options(&parse_json(&options, "options")?)?;
                 let hook = LuaHook {
                     meta: HookMeta::new(name, hook_type(&kind)?).with_priority(priority),
-                    wrapper: HostOnly::new((wrapper, lua.weak())),
+                    wrapper: Arc::new(HostOnly::new((wrapper, lua.weak()))),
+                    host: Arc::clone(&async_state(lua)?.host_calls),
                 };
                 this.engine
                     .registry()

@@ -3,13 +3,15 @@
 //! context and reads the answer.
 
 use std::mem::ManuallyDrop;
+use std::sync::Arc;
 use std::thread::ThreadId;
 
 use mlua::{ffi, Function, Lua};
-use radium_core::{Hook, HookCall, HookContext, HookError, HookMeta, HookResult};
+use radium_core::{Hook, HookCall, HookContext, HookError, HookMeta, HookOutput, HookResult};
 use serde_json::Value;
 
 use crate::convert;
+use crate::poll::HostCalls;
 use crate::values::marks;
 
 /// A value usable only on the thread that made it. The registry needs
@@ -126,7 +128,32 @@ unsafe fn error_at_top(state: *mut ffi::lua_State) -> String {
 /// A hook written in Lua: `wrapper(ctx) -> result table | nil`.
 pub(crate) struct LuaHook {
     pub(crate) meta: HookMeta,
-    pub(crate) wrapper: HostOnly<(Function, mlua::WeakLua)>,
+    pub(crate) wrapper: Arc<HostOnly<(Function, mlua::WeakLua)>>,
+    /// Where a call from another thread is sent, to run on the main thread.
+    pub(crate) host: Arc<HostCalls>,
+}
+
+/// Runs the hook's wrapper; on the thread that made it (checked).
+fn run(
+    wrapper: &HostOnly<(Function, mlua::WeakLua)>,
+    name: &str,
+    context: &HookContext,
+) -> HookOutput {
+    let Some((wrapper, lua)) = wrapper.get() else {
+        return Err(HookError::new(format!(
+            "Lua hook `{name}` was called off Neovim's main thread; it was not run"
+        )));
+    };
+    let Some(lua) = lua.try_upgrade() else {
+        return Err(HookError::new(format!(
+            "Lua hook `{name}` was called after its Lua state closed; it was not run"
+        )));
+    };
+    match call_with_context(&lua, wrapper, context) {
+        Ok(None) => Ok(HookResult::Continue),
+        Ok(Some(value)) => HookResult::from_json(&value).map_err(HookError::from),
+        Err(e) => Err(HookError::new(e)),
+    }
 }
 
 impl Hook for LuaHook {
@@ -134,22 +161,26 @@ impl Hook for LuaHook {
         &self.meta
     }
     fn call(&self, context: &HookContext) -> HookCall {
-        let Some((wrapper, lua)) = self.wrapper.get() else {
-            return HookCall::Ready(Err(HookError::new(format!(
-                "Lua hook `{}` was called off Neovim's main thread; it was not run",
-                self.meta.name
-            ))));
-        };
-        let Some(lua) = lua.try_upgrade() else {
-            return HookCall::Ready(Err(HookError::new(format!(
-                "Lua hook `{}` was called after its Lua state closed; it was not run",
-                self.meta.name
-            ))));
-        };
-        HookCall::Ready(match call_with_context(&lua, wrapper, context) {
-            Ok(None) => Ok(HookResult::Continue),
-            Ok(Some(value)) => HookResult::from_json(&value).map_err(HookError::from),
-            Err(e) => Err(HookError::new(e)),
+        if self.wrapper.get().is_some() {
+            return HookCall::Ready(run(&self.wrapper, &self.meta.name, context));
+        }
+        // A chain on the engine's threads (a session's permission check):
+        // the call waits for the main loop's next poll, under the hook's
+        // time limit, and never blocks the thread it came from.
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let wrapper = Arc::clone(&self.wrapper);
+        let name = self.meta.name.clone();
+        let context = context.clone();
+        self.host.send(Box::new(move |_lua| {
+            let _ = tx.send(run(&wrapper, &name, &context));
+        }));
+        let name = self.meta.name.clone();
+        HookCall::pending(async move {
+            rx.await.unwrap_or_else(|_| {
+                Err(HookError::new(format!(
+                    "Lua hook `{name}` was not run: Neovim's Lua state closed first"
+                )))
+            })
         })
     }
 }

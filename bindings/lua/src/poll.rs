@@ -9,7 +9,7 @@ use std::os::fd::IntoRawFd as _;
 use std::os::unix::net::UnixStream;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Wake, Waker};
 
 use mlua::{Function, Lua, Result as LuaResult};
@@ -35,6 +35,31 @@ impl Wake for Signal {
     }
 }
 
+/// Work for the main thread sent from another one: a Lua hook called in a
+/// chain the engine runs on its own threads (a session's permission check).
+pub(crate) type HostCall = Box<dyn FnOnce(&Lua) + Send>;
+
+/// The queue of [`HostCall`]s of one Lua state, drained at each poll.
+pub(crate) struct HostCalls {
+    calls: Mutex<Vec<HostCall>>,
+    signal: Arc<Signal>,
+}
+
+impl HostCalls {
+    /// Queues `call` for the main thread and wakes its loop.
+    pub(crate) fn send(&self, call: HostCall) {
+        self.calls
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(call);
+        self.signal.wake_by_ref();
+    }
+
+    fn take(&self) -> Vec<HostCall> {
+        std::mem::take(&mut *self.calls.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+}
+
 /// A non-blocking piece of work: its result as a JSON value.
 pub(crate) type PendingFuture = Pin<Box<dyn Future<Output = Value> + Send>>;
 
@@ -45,6 +70,8 @@ pub(crate) struct AsyncState {
     pub(crate) pending: RefCell<Vec<(PendingFuture, Function)>>,
     /// Event streams (a session's events), each with its callback.
     pub(crate) streams: RefCell<Vec<(EventStream, Function)>>,
+    /// Lua hooks called from the engine's threads, run at the next poll.
+    pub(crate) host_calls: Arc<HostCalls>,
 }
 
 /// A stream of JSON events delivered on the main loop.
@@ -58,11 +85,16 @@ impl AsyncState {
             .set_nonblocking(true)
             .and_then(|()| reader.set_nonblocking(true))
             .map_err(|e| lua_err(format!("cannot configure the wake-up socket: {e}")))?;
+        let signal = Arc::new(Signal {
+            writer,
+            notified: AtomicBool::new(false),
+        });
         Ok(AsyncState {
-            signal: Arc::new(Signal {
-                writer,
-                notified: AtomicBool::new(false),
+            host_calls: Arc::new(HostCalls {
+                calls: Mutex::new(Vec::new()),
+                signal: Arc::clone(&signal),
             }),
+            signal,
             reader_fd: RefCell::new(Some(reader.into_raw_fd())),
             pending: RefCell::new(Vec::new()),
             streams: RefCell::new(Vec::new()),
@@ -79,14 +111,18 @@ pub(crate) fn async_state(lua: &Lua) -> LuaResult<mlua::AppDataRef<'_, AsyncStat
         .ok_or_else(|| lua_err("radium: async state missing"))
 }
 
-/// Polls every pending chain once; calls the callbacks of finished ones.
+/// Runs the Lua hooks other threads asked for, then polls every pending
+/// chain once and calls the callbacks of finished ones.
 pub(crate) fn poll(lua: &Lua, (): ()) -> LuaResult<usize> {
-    let (signal, pending) = {
+    let (signal, pending, calls) = {
         let state = async_state(lua)?;
         state.signal.notified.store(false, Ordering::Release);
         let pending = std::mem::take(&mut *state.pending.borrow_mut());
-        (Arc::clone(&state.signal), pending)
+        (Arc::clone(&state.signal), pending, state.host_calls.take())
     };
+    for call in calls {
+        call(lua);
+    }
     let waker = Waker::from(signal);
     let mut cx = Context::from_waker(&waker);
     let mut still = Vec::new();

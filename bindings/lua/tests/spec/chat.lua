@@ -262,8 +262,7 @@ test("a hook that rejects an agent's tool call is reported in the chat and as a 
   local p = pt.project()
   pt.trust(p.ws)
   vim.cmd("edit " .. p.ws .. "/src/main.rs")
-  -- A script hook: the session's permission chain runs on the engine's
-  -- threads, where Lua hooks cannot run (see docs/neovim.md).
+  -- A script hook (Lua hooks in permission checks: tests/spec/sessions.lua).
   radium.register_script("no-writes", "before_tool", { "/bin/sh", "-c", "cat > /dev/null; echo 'read-only today' >&2; exit 2" })
   local asked = false
   local saved = vim.ui.select

@@ -132,6 +132,44 @@ test("a permission answered later, a rejected one, cancel and close", function()
   raises(function() session:prompt("x") end, "no session", "a closed session refuses prompts")
 end)
 
+test("Lua hooks decide a session's permissions on the main loop: a stop rejects, permission = allow allows", function()
+  local e, ws = engine_with_agent()
+  local seen, on_main = {}, true
+  e:register("gate", "before_tool", function(ctx)
+    on_main = on_main and not vim.in_fast_event() and vim.uv.thread_self ~= nil
+    seen[#seen + 1] = ctx.data.tool_call and ctx.data.tool_call.toolCallId
+    if ctx.data.tool_call and tostring(vim.inspect(ctx.data.tool_call)):find("blocked.txt", 1, true) then
+      return { action = "stop", reason = "not this file" }
+    end
+    return { action = "modify", data = { permission = "allow" } }
+  end)
+  local events, asked = {}, false
+  local session = open(e, {
+    on_event = function(ev) events[#events + 1] = ev end,
+    on_permission = function() asked = true; return "reject" end,
+  })
+  session:prompt("write blocked.txt nope")
+  local last = wait_end(events)
+  eq(last.type, "turn_end", "the turn ended")
+  local decided = of_type(events, "permission_decided")
+  eq(#decided, 1, "one decision: " .. vim.inspect(events))
+  eq(decided[1].allowed, false, "rejected")
+  eq(decided[1].by, "hook:gate", "by the Lua hook")
+  eq(vim.fn.filereadable(ws .. "/blocked.txt"), 0, "nothing written")
+
+  events = {}
+  session:prompt("write allowed.txt yes")
+  last = wait_end(events)
+  decided = of_type(events, "permission_decided")
+  eq(decided[1] and decided[1].allowed, true, "allowed: " .. vim.inspect(decided))
+  eq(decided[1].by, "hook:gate", "by the Lua hook")
+  eq(vim.fn.readfile(ws .. "/allowed.txt"), { "yes" }, "written")
+  check(not asked, "on_permission was never asked")
+  eq(#seen, 2, "the hook ran for both calls")
+  check(on_main, "the hook ran on the main thread, outside fast events")
+  session:close()
+end)
+
 test("session errors: unknown agent, bad handlers, unknown session", function()
   local e = engine_with_agent()
   local err, code
