@@ -131,7 +131,8 @@ function M.agents()
 end
 
 --- :RadiumUndo / :RadiumRedo: the project's latest radium edit (an agent's
---- write, an edit tool) taken back or brought back; a loaded buffer follows.
+--- write, an edit tool, an accepted review) taken back or brought back, every
+--- file of it; their loaded buffers follow.
 function M.history(command)
   local engine, root = project().engine()
   local r = engine:request({ command = command })
@@ -140,12 +141,13 @@ function M.history(command)
   end
   project().set_tag(root, r.tag)
   local op = r.data.undone or r.data.redone
-  if op and op.file then
-    local path = op.file:sub(1, 1) == "/" and op.file or (root .. "/" .. op.file)
-    require("radium.writes").sync(path)
+  -- A step of several files (an accepted review) lists them all in `files`.
+  local files = op and (type(op.files) == "table" and op.files or (op.file and { op.file })) or {}
+  for _, file in ipairs(files) do
+    require("radium.writes").sync(file:sub(1, 1) == "/" and file or (root .. "/" .. file))
   end
   project().notify(string.format("%s: %s (%s) [seq:%s]", command == "undo" and "undone" or "redone",
-    op and op.command or "?", op and op.file or "?", op and op.seq or "?"))
+    op and op.command or "?", #files > 0 and table.concat(files, ", ") or "?", op and op.seq or "?"))
   for _, w in ipairs(r.warnings or {}) do
     project().notify(w, levels.WARN)
   end
@@ -184,11 +186,13 @@ function M.define()
   cmd("RadiumApply", guard(function(o)
     local n = block_arg(o.args)
     if n == "all" then
-      for i = 1, #editor().blocks() do editor().apply(i) end
+      require("radium.record").run(function()
+        for i = 1, #editor().blocks() do editor().apply(i) end
+      end)
     else
       editor().apply(n)
     end
-  end), { nargs = "?", complete = complete_from(block_numbers), desc = "Apply a code block where it belongs (undo with u)" })
+  end), { nargs = "?", complete = complete_from(block_numbers), desc = "Apply a code block where it belongs (saved; :RadiumUndo takes it back)" })
   cmd("RadiumReview", guard(function(o) review_cmd(o.args) end),
     { nargs = "?", complete = complete_from(function() return { "list", "accept", "reject", "close" } end), desc = "The review: list, accept or reject everything" })
   cmd("RadiumTrust", guard(function(o) M.trust(o.args) end),

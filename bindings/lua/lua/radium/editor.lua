@@ -242,8 +242,7 @@ function M.review(n)
   return require("radium.review").open(list)
 end
 
---- Replaces what block `n` targets with it (one undo step: `u` takes it back).
-function M.apply(n)
+local function apply(n)
   local c = changes(n)
   require("radium.review").apply(c)
   if c.track then
@@ -253,8 +252,20 @@ function M.apply(n)
     vim.fn.mkdir(vim.fn.fnamemodify(vim.api.nvim_buf_get_name(c.buf), ":h"), "p")
   end
   local where = c.track and "the selection" or vim.fn.fnamemodify(vim.api.nvim_buf_get_name(c.buf), ":~:.")
-  notify(string.format("applied block %d to %s (undo with u%s)", n or 1, where, c.new_file and "; a new file: :w saves it" or ""))
+  if require("radium.record").enabled() then
+    notify(string.format("applied block %d to %s and saved it (:RadiumUndo takes it back; u in the buffer too)", n or 1, where))
+  else
+    notify(string.format("applied block %d to %s (undo with u%s)", n or 1, where, c.new_file and "; a new file: :w saves it" or ""))
+  end
   return c.buf
+end
+
+--- Replaces what block `n` targets with it (one undo step: `u` takes it
+--- back), then saves and records the buffer (lua/radium/record.lua).
+function M.apply(n)
+  return require("radium.record").run(function()
+    return apply(n)
+  end)
 end
 
 return M

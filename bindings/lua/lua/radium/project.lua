@@ -13,6 +13,7 @@ local M = {}
 ---@field surrounding_lines integer lines of context above and below a selection
 ---@field notify boolean show messages (errors are always shown)
 ---@field keymaps table<string, string|false> review and chat keys (false: no mapping)
+---@field review { save: boolean } save: an accept saves the buffers it changed and records them as one radium step (:RadiumUndo)
 local defaults = {
   agent = "example",
   chat_agent = nil,
@@ -21,6 +22,7 @@ local defaults = {
   radium_home = nil,
   surrounding_lines = 5,
   notify = true,
+  review = { save = true },
   keymaps = {
     accept = "ga", reject = "gr", accept_all = "gA", reject_all = "gR",
     next_hunk = "]h", prev_hunk = "[h", close = "q",

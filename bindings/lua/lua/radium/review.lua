@@ -4,8 +4,9 @@
 -- reviewed buffer (config.keymaps): ga / gr accept or reject the hunk at the
 -- cursor, gA / gR all of the buffer's, ]h / [h the next or previous hunk
 -- (across files), q closes the review of the buffer (the rest rejected).
--- Accepting changes the buffer only (save with :w); a buffer's accepted
--- hunks are one undo step when accepted together.
+-- A buffer's accepted hunks are one undo step when accepted together; the
+-- buffers an accept changed are then saved and recorded as one radium step
+-- (lua/radium/record.lua), unless `review = { save = false }`.
 local M = {}
 
 local ns = vim.api.nvim_create_namespace("radium_review")
@@ -14,6 +15,10 @@ local reviews = {} -- [buf] = { hunks = { ... } }
 
 local function project()
   return require("radium.project")
+end
+
+local function record()
+  return require("radium.record")
 end
 
 local function text_of(lines)
@@ -110,6 +115,7 @@ end
 
 --- Applies a change ({ buf, first, last, lines }) at once, as one undo step.
 function M.apply(change)
+  record().before(change.buf)
   local hunks = hunks_of(change)
   for i = #hunks, 1, -1 do
     join_undo(change.buf, i == #hunks)
@@ -187,15 +193,13 @@ local function at_cursor(buf)
   return best or (rows[#rows] and rows[#rows].h)
 end
 
---- Accepts the hunk at the cursor (or all of the buffer's with `all`).
----@param buf integer|nil
----@param all boolean|nil
-function M.accept(buf, all)
+local function accept(buf, all)
   buf = buf or vim.api.nvim_get_current_buf()
   local r = reviews[buf]
   if not r then
     return project().notify("nothing to review in this buffer", vim.log.levels.WARN)
   end
+  record().before(buf)
   if not all then
     local h = at_cursor(buf)
     join_undo(buf, true)
@@ -223,6 +227,16 @@ function M.accept(buf, all)
   if failed > 0 then
     project().notify(string.format("%d hunk(s) not applied: their lines changed since the review began", failed), vim.log.levels.WARN)
   end
+end
+
+--- Accepts the hunk at the cursor (or all of the buffer's with `all`); the
+--- buffer is then saved and recorded (lua/radium/record.lua).
+---@param buf integer|nil
+---@param all boolean|nil
+function M.accept(buf, all)
+  return record().run(function()
+    return accept(buf, all)
+  end)
 end
 
 --- Rejects the hunk at the cursor (or all of the buffer's with `all`).
@@ -321,15 +335,18 @@ function M.pending()
   return out
 end
 
---- Accepts (or rejects) every hunk of every buffer under review.
-function M.all(accept)
-  for buf in pairs(vim.deepcopy(M.pending())) do
-    if accept then
-      M.accept(buf, true)
-    else
-      M.reject(buf, true)
+--- Accepts (or rejects) every hunk of every buffer under review; accepted,
+--- the buffers are saved and recorded as one step.
+function M.all(yes)
+  record().run(function()
+    for buf in pairs(vim.deepcopy(M.pending())) do
+      if yes then
+        M.accept(buf, true)
+      else
+        M.reject(buf, true)
+      end
     end
-  end
+  end)
 end
 
 return M
