@@ -33,6 +33,9 @@ bash scripts/test-agents.sh
 step "rad mcp: the edit tools as an MCP server, driven by the reference MCP client (PyPI mcp)"
 bash scripts/test-mcp.sh
 
+step "clipboard mode: rad, C, Lua and Node with a real X clipboard under Xvfb"
+bash scripts/test-clipboard.sh
+
 step "C ABI: header, symbols, C and C++ programs (shared + static) under valgrind"
 bash scripts/test-c.sh
 

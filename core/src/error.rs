@@ -152,6 +152,10 @@ pub enum Error {
     /// The engine's async runtime could not be started.
     #[error("cannot start the engine's async runtime: {0}")]
     Runtime(String),
+    /// The system clipboard cannot be used (no display, no text on it, or
+    /// not built in).
+    #[error("{0}")]
+    Clipboard(String),
 }
 
 impl Error {
@@ -184,6 +188,7 @@ impl Error {
             Error::AnswerLost(_) => "answer_lost",
             Error::Busy(_) => "busy",
             Error::Protected(_) => "protected",
+            Error::Clipboard(_) => "clipboard",
         }
     }
 }

@@ -38,6 +38,7 @@
 //! ```
 
 pub mod agents;
+pub mod clipboard;
 pub mod edit;
 pub mod editor;
 mod error;

@@ -15,6 +15,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("edit", &["hooks", "support"]),
     ("agents", &["hooks", "editor", "support"]),
     ("extensions", &["hooks", "support"]),
+    ("clipboard", &["edit", "editor", "support"]),
     (
         "sessions",
         &["agents", "edit", "editor", "hooks", "support"],
@@ -28,6 +29,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "agents",
             "extensions",
             "sessions",
+            "clipboard",
             "support",
         ],
     ),

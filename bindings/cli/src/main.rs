@@ -6,11 +6,13 @@
 //! stderr as `rad: ...`); 2 bad usage.
 
 use std::io::{IsTerminal, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod chat;
+mod clipboard;
 mod daemon_client;
+mod hooks;
 mod mcp;
 
 use daemon_client::{radium_home, run_edit};
@@ -19,8 +21,28 @@ use clap::{Parser, Subcommand};
 use radium_core::{ContextLimits, EditorContext, Engine, EngineConfig, Request};
 use serde_json::{json, Value};
 
+/// Examples for the common tasks, shown by `rad --help`.
+const EXAMPLES: &str = "\
+Examples:
+  rad chat claude                          talk with an agent (ACP) in this workspace
+  rad chat claude --prompt 'fix the bug'   one turn, streamed, then exit
+  rad view src/main.rs --start 10 --end 20 show lines with numbers
+  rad str-replace src/main.rs --old a --new b
+  rad undo                                 take back the last edit (any conversation)
+  rad clipboard send src/main.rs --lines 10-20 --prompt 'explain this'
+  rad clipboard receive --apply            apply an answer copied from a chat
+  rad hooks list                           the hooks by type
+  rad hooks test audit --context ctx.json  run one hook alone
+  rad trust                                let this workspace's hooks and agents run
+  rad completions bash > ~/.local/share/bash-completion/completions/rad";
+
 #[derive(Parser)]
-#[command(name = "rad", version, about = "The radium engine on the command line")]
+#[command(
+    name = "rad",
+    version,
+    about = "The radium engine on the command line",
+    after_help = EXAMPLES
+)]
 struct Cli {
     /// The workspace (default: the current directory): its .radium/ holds hooks.toml and agents.toml.
     #[arg(long, global = true)]
@@ -72,8 +94,8 @@ enum Command {
         /// The request, e.g. '{"command":"ping"}'; read from stdin when absent.
         json: Option<String>,
     },
-    /// Install, list or remove extensions.
-    #[command(subcommand)]
+    /// Install, list or remove extensions (also `rad extension ...`).
+    #[command(subcommand, alias = "extension")]
     Ext(ExtCommand),
     /// Trust a workspace (default: the current one) so its extensions and agents may run.
     Trust {
@@ -150,6 +172,17 @@ enum Command {
     /// Serve radium's edit tools to an agent over MCP on stdio (--tag
     /// continues a conversation); see docs/mcp.md.
     Mcp,
+    /// Clipboard mode: send code to a chat, receive its answer.
+    #[command(subcommand)]
+    Clipboard(clipboard::ClipboardCommand),
+    /// The workspace's hooks: list, info, enable, disable, validate, test.
+    #[command(subcommand)]
+    Hooks(hooks::HooksCommand),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
     /// Check that the daemon answers.
     Ping,
     /// Stop the daemon.
@@ -184,7 +217,7 @@ enum ExtCommand {
     },
 }
 
-fn read_stdin() -> Result<String, String> {
+pub(crate) fn read_stdin() -> Result<String, String> {
     let mut text = String::new();
     if std::io::stdin().is_terminal() {
         return Ok(text);
@@ -233,6 +266,9 @@ fn run(cli: Cli) -> Result<Value, String> {
         | Command::Shutdown
         | Command::Chat { .. }
         | Command::Mcp
+        | Command::Clipboard(_)
+        | Command::Hooks(_)
+        | Command::Completions { .. }
         | Command::Daemon { .. } => return Err("internal: handled elsewhere".into()),
         Command::Ext(ExtCommand::List) => Request::new("ext-list", Value::Null),
         Command::Ext(ExtCommand::Install {
@@ -296,6 +332,32 @@ fn run(cli: Cli) -> Result<Value, String> {
         Ok(response.data.unwrap_or(Value::Null))
     } else {
         Err(response.error.unwrap_or_else(|| "unknown error".into()))
+    }
+}
+
+/// The commands that print text (clipboard, hooks), in-process.
+fn text_command(cli: Cli, workspace: &Path) -> ExitCode {
+    let result = Engine::new(EngineConfig {
+        workspace: Some(workspace.to_path_buf()),
+        ..EngineConfig::default()
+    })
+    .map_err(|e| e.to_string())
+    .and_then(|engine| match cli.command {
+        Command::Clipboard(command) => clipboard::run(command, &engine, workspace, cli.tag),
+        Command::Hooks(command) => hooks::run(command, &engine, workspace),
+        _ => Err("internal: not a text command".into()),
+    });
+    match result {
+        Ok(text) => {
+            if !text.is_empty() && writeln!(std::io::stdout(), "{text}").is_err() {
+                return ExitCode::from(1);
+            }
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            let _ = writeln!(std::io::stderr(), "rad: {message}");
+            ExitCode::from(1)
+        }
     }
 }
 
@@ -376,6 +438,15 @@ fn main() -> ExitCode {
             yes: *yes,
         };
         return ExitCode::from(chat::chat(&options, &workspace));
+    }
+    if let Command::Completions { shell } = &cli.command {
+        use clap::CommandFactory as _;
+        let mut command = Cli::command();
+        clap_complete::generate(*shell, &mut command, "rad", &mut std::io::stdout());
+        return ExitCode::SUCCESS;
+    }
+    if matches!(cli.command, Command::Clipboard(_) | Command::Hooks(_)) {
+        return text_command(cli, &workspace);
     }
     if let Command::Mcp = &cli.command {
         return mcp::serve(workspace, cli.tag.clone());

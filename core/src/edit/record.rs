@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Map, Value};
 
-use super::{read_text, EditSession, FileChange};
+use super::{read_text, EditOutcome, EditSession, FileChange};
 use crate::error::{Error, Result};
 
 /// One file of a `record` request, read and checked.
@@ -98,5 +98,66 @@ impl EditSession {
             .map(|cs| json!({"path": cs.file, "created": !cs.existed_before, "seq": cs.seq}))
             .collect();
         Ok(json!({"files": files, "seq": sets.first().map(|cs| cs.seq)}))
+    }
+}
+
+impl EditSession {
+    /// Writes `files` (a path as given, its new text) as one step of `tag`'s
+    /// conversation (a new one without a tag), each write atomic and
+    /// confined to the project: `undo` and a rewind take every file back at
+    /// once. Files whose text would not change are left out; nothing is
+    /// written when a path is refused.
+    pub fn write_step(
+        &mut self,
+        command: &str,
+        files: &[(String, String)],
+        tag: Option<&str>,
+    ) -> Result<EditOutcome> {
+        let mut planned = Vec::new();
+        for (shown, after) in files {
+            let path = self.project.confine_write(shown)?;
+            if path.is_dir() {
+                return Err(Error::Edit(format!("`{shown}` is a directory")));
+            }
+            let before = match read_text(&path, shown) {
+                Ok(text) => Some(text),
+                Err(Error::Edit(_)) if !path.exists() => None,
+                Err(e) => return Err(e),
+            };
+            if before.as_deref() != Some(after.as_str()) {
+                planned.push((path, before, after.as_str()));
+            }
+        }
+        let (chain, warnings) = match tag {
+            Some(tag) => self.rewind(tag),
+            None => (None, Vec::new()),
+        };
+        self.chain = chain.unwrap_or_else(Self::new_chain);
+        let changes: Vec<FileChange<'_>> = planned
+            .iter()
+            .map(|(file, before, after)| FileChange {
+                file,
+                before: before.as_deref(),
+                after,
+            })
+            .collect();
+        let sets = if changes.is_empty() {
+            Vec::new()
+        } else {
+            self.history
+                .record_group(&self.chain, command, &changes, true)?
+        };
+        let chain = self.chain.clone();
+        let tag = self.new_tag(&chain);
+        self.history.save()?;
+        let written: Vec<Value> = sets
+            .iter()
+            .map(|cs| json!({"path": cs.file, "created": !cs.existed_before, "seq": cs.seq}))
+            .collect();
+        Ok(EditOutcome {
+            data: json!({"files": written}),
+            tag: Some(tag),
+            warnings,
+        })
     }
 }

@@ -41,6 +41,7 @@ impl Engine {
                 Err(e) => Box::pin(std::future::ready(Err(e))),
             },
             cmd if EDIT_COMMANDS.contains(&cmd) => return self.edit(request),
+            "clipboard-send" | "clipboard-receive" => return self.clipboard(request),
             _ => match self.session_work(&request) {
                 Some(work) => work,
                 None => Box::pin(std::future::ready(self.dispatch(&request))),

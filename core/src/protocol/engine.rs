@@ -41,6 +41,9 @@ pub struct Engine {
     pub(super) inflight: Arc<Inflight>,
     /// Open agent sessions.
     pub(super) sessions: Arc<Sessions>,
+    /// The system clipboard, kept for the engine's life (on X11 a copied
+    /// text lives while its owner does).
+    pub(super) clipboard: Arc<crate::clipboard::SystemClipboard>,
 }
 
 /// Runs a future on this thread: one poll with a no-op waker first (work
@@ -74,6 +77,7 @@ impl Engine {
             extensions: ActiveExtensions::default(),
             inflight: Arc::default(),
             sessions: Arc::default(),
+            clipboard: Arc::default(),
         };
         let step_only = || HookOptions {
             matcher: ToolMatcher::new(STEP_TOOL).ok(),

@@ -28,6 +28,8 @@ pub const COMMANDS: &[&str] = &[
     "session-cancel",
     "session-close",
     "session-list",
+    "clipboard-send",
+    "clipboard-receive",
     "view",
     "create",
     "str-replace",

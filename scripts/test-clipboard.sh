@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Clipboard mode with a real X clipboard under Xvfb: `rad clipboard` (the
+# text outlives rad, read back with xclip), receive/apply/undo, the refusals,
+# an empty and a binary clipboard, no display at all; then the same through
+# the C, Lua (Neovim) and Node doors. Installs xvfb and xclip when missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/ensure-apt.sh xvfb-run:xvfb xclip:xclip xauth:xauth
+cargo build -p radium-cli --quiet
+rad=$PWD/target/debug/rad
+work=$(mktemp -d)
+export RADIUM_HOME="$work/home"
+ws="$work/ws"
+cleanup() {
+  pkill -f "$rad clipboard hold" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fresh() {
+  rm -rf "$ws"; mkdir -p "$ws/src"
+  printf 'int one(void) { return 1; }\nint two(void) { return 2; }\nint three(void) { return 3; }\n' > "$ws/src/lib.c"
+}
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+echo "--- no display: a clear error"
+fresh
+out=$(cd "$ws" && env -u DISPLAY -u WAYLAND_DISPLAY "$rad" clipboard send src/lib.c 2>&1) && fail "send without a display succeeded"
+grep -q "neither DISPLAY (X11) nor WAYLAND_DISPLAY (Wayland) is set" <<<"$out" || fail "no-display message: $out"
+out=$(cd "$ws" && env -u DISPLAY -u WAYLAND_DISPLAY "$rad" clipboard receive 2>&1) && fail "receive without a display succeeded"
+grep -q "neither DISPLAY" <<<"$out" || fail "no-display message: $out"
+out=$(cd "$ws" && env -u DISPLAY "$rad" clipboard send src/lib.c --lines 2 --print)
+grep -q '```c:src/lib.c' <<<"$out" || fail "--print without a display: $out"
+
+export ws rad
+xvfb-run -a -s "-screen 0 640x480x24" bash -euo pipefail -c '
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cd "$ws"
+echo "--- rad clipboard send: the text stays after rad exited"
+"$rad" clipboard send src/lib.c --lines 2-3 --prompt "Why two?" 2>"$ws/../send.err"
+grep -q "copied lines 2-3 of src/lib.c" "$ws/../send.err" || fail "send message: $(cat "$ws/../send.err")"
+sleep 0.2
+got=$(xclip -o -selection clipboard)
+[[ "$got" == "Why two?"* ]] || fail "clipboard after rad exited: $got"
+grep -qF "\`\`\`c:src/lib.c" <<<"$got" || fail "no annotated fence: $got"
+pgrep -f "$rad clipboard hold" >/dev/null || fail "no holder process"
+echo "--- another program takes the clipboard: the holder ends"
+echo other | xclip -i -selection clipboard
+for _ in $(seq 50); do pgrep -f "$rad clipboard hold" >/dev/null || break; sleep 0.1; done
+pgrep -f "$rad clipboard hold" >/dev/null && fail "the holder outlived its text"
+
+echo "--- rad clipboard receive, --apply, rad undo"
+printf "Here:\n\n\`\`\`c:src/lib.c\nint one(void) { return 1; }\nint two(void) { return 20; }\nint three(void) { return 3; }\n\`\`\`\n\nand\n\n\`\`\`c\nno path\n\`\`\`\n" | xclip -i -selection clipboard
+out=$("$rad" clipboard receive)
+grep -q "block 1: src/lib.c (c, 3 lines): changed" <<<"$out" || fail "listing: $out"
+grep -q "+int two(void) { return 20; }" <<<"$out" || fail "diff: $out"
+grep -q "block 2: (no path) (c, 1 lines): no path" <<<"$out" || fail "no-path block: $out"
+grep -q "return 2;" src/lib.c || fail "listing wrote"
+out=$("$rad" clipboard receive --apply)
+grep -q "applied: 1 file(s), one step" <<<"$out" || fail "apply: $out"
+grep -q "return 20;" src/lib.c || fail "not applied"
+"$rad" undo >/dev/null
+grep -q "return 2;" src/lib.c || fail "undo did not restore"
+
+echo "--- an outside path is refused, nothing written"
+printf "\`\`\`c:../escape.c\nx\n\`\`\`\n" | xclip -i -selection clipboard
+out=$("$rad" clipboard receive --apply 2>&1) && fail "outside path applied"
+grep -q "outside the project" <<<"$out" || fail "outside message: $out"
+[ ! -e ../escape.c ] || fail "escape.c written"
+
+echo "--- an empty and a binary clipboard"
+printf "" | xclip -i -selection clipboard
+out=$("$rad" clipboard receive 2>&1) || true
+grep -q "no code blocks on the clipboard\|holds no text" <<<"$out" || fail "empty: $out"
+head -c 64 /dev/urandom | xclip -i -selection clipboard -t image/png
+out=$("$rad" clipboard receive 2>&1) && fail "binary clipboard read as text"
+grep -q "holds no text" <<<"$out" || fail "binary: $out"
+'
+echo "rad: clipboard ok"
+[ "${1:-}" = "--rad-only" ] && exit 0
+
+echo "--- the C door"
+prefix="$work/prefix"
+bash scripts/install-c.sh "$prefix" >/dev/null
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+gcc -std=c11 -Wall -Wextra -Werror $(pkg-config --cflags radium) tests/c/test_clipboard.c \
+  -o "$work/test_clipboard" $(pkg-config --libs radium) -Wl,-rpath,"$prefix/lib"
+fresh
+xvfb-run -a "$work/test_clipboard" "$ws" "$RADIUM_HOME"
+
+echo "--- the Lua door (Neovim)"
+nvim=$(bash scripts/ensure-nvim.sh)
+bash bindings/lua/build.sh >/dev/null
+fresh
+xvfb-run -a timeout 60 "$nvim" --headless -u NONE -l tests/clipboard/lua_door.lua "$ws"
+
+echo "--- the Node door"
+bash bindings/node/build.sh >/dev/null
+fresh
+xvfb-run -a timeout 60 node tests/clipboard/node_door.mjs "$ws"
+echo "clipboard: all doors ok"
