@@ -109,11 +109,8 @@ impl History {
         };
         let sets = self.step_from(last, earlier.iter().rev().copied())?;
         for cs in &sets {
-            let current = self
-                .project
-                .confine(&cs.file)
-                .ok()
-                .and_then(|f| read_text_file(&f).ok());
+            // Confined again: the tree may have changed since.
+            let current = read_text_file(&self.project.confine(&cs.file)?).ok();
             if current.as_deref().map(content_hash).as_deref() != Some(cs.after_hash.as_str()) {
                 return Err(self.changed_since(cs, "undo"));
             }
@@ -132,11 +129,8 @@ impl History {
         };
         let sets = self.step_from(next, later.iter().copied())?;
         for cs in &sets {
-            let current = self
-                .project
-                .confine(&cs.file)
-                .ok()
-                .and_then(|f| read_text_file(&f).ok());
+            // Confined again: the tree may have changed since.
+            let current = read_text_file(&self.project.confine(&cs.file)?).ok();
             if !sides(cs, current.as_deref()).0 {
                 return Err(self.changed_since(cs, "redo"));
             }
