@@ -1,7 +1,8 @@
 'use strict'
 // The chat view's steps of the e2e suite (run.js registers them after its
 // own): a whole chat turn with the scripted ACP agent in the webview, a
-// permission answered, a two-file review with one hunk rejected, Stop on a
+// permission answered, a two-file review with one hunk rejected (taken back
+// by one Radium: Undo in both files, and brought back by Redo), Stop on a
 // slow turn, and the benchmark (time from an event reaching the extension
 // host to its text on screen; the host's event-loop delay while an answer
 // streams at a high rate).
@@ -9,6 +10,8 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const assert = require('node:assert/strict')
+
+const { files } = require('./fixture')
 
 module.exports = function chatSteps(step, h) {
   const { runCommand, openFile, selectLines, screenshot, until, disk, text, activeEditorLines, toast, clearNotifications, log, p, out } = h
@@ -104,6 +107,34 @@ module.exports = function chatSteps(step, h) {
       return shown.includes('first = 100') && shown.includes('last = 9') && !shown.includes('999')
     })
     await screenshot('chat-review-applied')
+  })
+
+  step('9b. Radium: Undo Last Change takes the whole review back in both files (one step), on disk and in the editors; Redo brings it back', async () => {
+    const expectA = ['export const first = 100', '', 'export const middle = 0', '', 'export const last = 9', ''].join('\n')
+    const showsA = async (first) => {
+      const shown = await text(activeEditorLines())
+      return shown.includes(`first = ${first}`) && shown.includes('last = 9')
+    }
+    await runCommand('Radium: Undo Last Change')
+    await toast('undid record of 2 files (src/a.ts, src/b.ts)').waitFor()
+    await until('a.ts on disk is back', () => disk('src/a.ts') === files['src/a.ts'])
+    await until('b.ts on disk is back', () => disk('src/b.ts') === files['src/b.ts'])
+    await until('a.ts in its editor is back', () => showsA(1))
+    assert.equal(await page().locator('.tabs-container .tab.active.dirty').count(), 0, 'reloaded, not dirty')
+    // VS Code reloaded both itself (the extension reverts only an editor still stale after 2 s).
+    for (const name of ['src/a.ts', 'src/b.ts']) await page().locator('.part.panel .view-lines').filter({ hasText: `${name}: the editor shows the disk after` }).first().waitFor()
+    await screenshot('chat-review-undone')
+    await open('b.ts')
+    await until('b.ts in its editor is back', async () => (await text(activeEditorLines())).includes('export const b = "old"'))
+    await clearNotifications()
+    await runCommand('Radium: Redo Change')
+    await toast('redid record of 2 files (src/a.ts, src/b.ts)').waitFor()
+    await until('a.ts on disk again', () => disk('src/a.ts') === expectA)
+    await until('b.ts on disk again', () => disk('src/b.ts') === 'export const b = "new"\n')
+    await until('b.ts in its editor again', async () => (await text(activeEditorLines())).includes('export const b = "new"'))
+    await open('a.ts')
+    await until('a.ts in its editor again', () => showsA(100))
+    await clearNotifications()
   })
 
   step('10. chat: the stop button cancels a slow turn; the status bar shows the turn while it runs', async () => {

@@ -2,8 +2,10 @@
 // (`vscode.diff`, the file against the proposed text), each hunk accepted or
 // rejected in the chat view, and the accepted ones applied as one
 // WorkspaceEdit over every file (one undo in each editor; new files
-// created; open editors changed through the editor). A file edited since the
-// proposal was made is refused with a message, never guessed at.
+// created; open editors changed through the editor), then saved, so the
+// chat can record the apply as one radium step (src/record.ts). A file
+// edited since the proposal was made is refused with a message, never
+// guessed at.
 
 import * as vscode from 'vscode'
 
@@ -82,22 +84,45 @@ export async function closeDiffs(review: Review): Promise<void> {
   if (tabs.length > 0) await vscode.window.tabGroups.close(tabs)
 }
 
+/** A file an apply changed: its text before, and after the apply (and the save). */
+export interface ChangedFile {
+  path: string
+  label: string
+  /** The text before the apply (the editor's, unsaved changes included); null: created. */
+  oldText: string | null
+  /** The text after the apply: the saved document's (a formatter on save included), else the file's. */
+  newText: string
+  /** Saved, or written by the apply itself (a created file): the disk holds `newText`. */
+  onDisk: boolean
+}
+
 /** The outcome of applying a review. */
 export interface Applied {
   hunks: number
   of: number
+  /** The files changed, relative to the workspace. */
   files: string[]
+  changed: ChangedFile[]
+  /** Files that had unsaved changes before the apply and were saved with it. */
+  savedDirty: string[]
+}
+
+/** The open document of a URI, if any. */
+function openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
+  return vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString())
 }
 
 /**
  * Applies the accepted hunks (undecided ones count as rejected) as one
- * WorkspaceEdit and saves the documents that had no unsaved changes before.
- * Throws an Error with a user-facing message when a file changed since the
- * proposal was made or the edit is refused.
+ * WorkspaceEdit; with `save`, saves every document it changed, one that had
+ * unsaved changes before included (the apply can then be recorded as one
+ * radium step, which needs the disk to hold it). Throws an Error with a
+ * user-facing message when a file changed since the proposal was made or
+ * the edit is refused.
  */
 export async function applyReview(review: Review, save: boolean): Promise<Applied> {
   const edit = new vscode.WorkspaceEdit()
-  const touched: Array<{ uri: vscode.Uri; wasDirty: boolean }> = []
+  const touched: Array<{ uri: vscode.Uri; label: string; oldText: string | null; wasDirty: boolean }> = []
   let accepted = 0
   let total = 0
   for (const [i, f] of review.files.entries()) {
@@ -111,23 +136,33 @@ export async function applyReview(review: Review, save: boolean): Promise<Applie
     if (f.oldText === null) {
       if (now !== null) throw new Error(`${f.label} was created since the proposal was made; ask again`)
       edit.createFile(uri, { contents: new TextEncoder().encode(applyHunks('', f.hunks, decisions)) })
-      touched.push({ uri, wasDirty: false })
+      touched.push({ uri, label: f.label, oldText: null, wasDirty: false })
       continue
     }
     if (now !== f.oldText) throw new Error(`${f.label} changed since the proposal was made; nothing was applied (ask again)`)
     const document = await vscode.workspace.openTextDocument(uri)
     const region = changedRegion(f.oldText, applyHunks(f.oldText, f.hunks, decisions))
     edit.replace(uri, new vscode.Range(document.positionAt(region.start), document.positionAt(region.end)), region.text)
-    touched.push({ uri, wasDirty: document.isDirty })
+    touched.push({ uri, label: f.label, oldText: f.oldText, wasDirty: document.isDirty })
   }
-  if (accepted === 0) return { hunks: 0, of: total, files: [] }
+  if (accepted === 0) return { hunks: 0, of: total, files: [], changed: [], savedDirty: [] }
   if (!(await vscode.workspace.applyEdit(edit))) throw new Error('VS Code refused the edit; nothing was applied')
-  if (save) {
-    for (const t of touched) {
-      if (t.wasDirty) continue
-      const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === t.uri.toString())
-      if (document?.isDirty) await document.save()
+  const savedDirty: string[] = []
+  const changed: ChangedFile[] = []
+  for (const t of touched) {
+    const document = openDocument(t.uri)
+    if (save && document?.isDirty) {
+      const saved = await document.save()
+      if (saved && !document.isDirty && t.wasDirty) savedDirty.push(t.label)
     }
+    const after = document ? document.getText() : await currentText(t.uri.fsPath)
+    changed.push({
+      path: t.uri.fsPath,
+      label: t.label,
+      oldText: t.oldText,
+      newText: after ?? '',
+      onDisk: document ? !document.isDirty : after !== null,
+    })
   }
-  return { hunks: accepted, of: total, files: touched.map((t) => vscode.workspace.asRelativePath(t.uri)) }
+  return { hunks: accepted, of: total, files: touched.map((t) => vscode.workspace.asRelativePath(t.uri)), changed, savedDirty }
 }

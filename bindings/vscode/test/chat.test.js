@@ -7,14 +7,16 @@
 // reviewed and applied to the moved selection, an edited selection is
 // refused, and the errors are shown.
 
-const { test } = require('node:test')
+const { test, after } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 
-const { setup, state, reset, commands, openView, docListeners, editorOf, unsavedDocument, buffer } = require('./stand-in.js')
+const { setup, state, reset, commands, openView, docListeners, editorOf, unsavedDocument, buffer, Document, Uri, docOptions, channel } = require('./stand-in.js')
 
 const { ws } = setup()
+// The last chat's session (and its agent) ends with the tests.
+after(() => commands['radium.newChat']?.())
 
 async function until(what, check, ms = 10000) {
   const end = Date.now() + ms
@@ -39,6 +41,7 @@ const textOf = (msgs) => msgs.filter((m) => m.type === 'text').map((m) => m.text
 /** Types into the stand-in document: the text changes and the listeners hear it. */
 function typeInto(doc, offset, deleted, text) {
   doc.text = doc.text.slice(0, offset) + text + doc.text.slice(offset + deleted)
+  doc.isDirty = true
   doc.version++
   for (const fn of docListeners) fn({ document: doc, contentChanges: [{ rangeOffset: offset, rangeLength: deleted, text }] })
 }
@@ -135,10 +138,16 @@ test('review: the answer\'s block replaces the selection where it moved to; an e
   ])
   await v.send({ type: 'review', id: review.id, action: 'acceptAll' })
   await v.send({ type: 'review', id: review.id, action: 'apply' })
-  const done = v.posted.at(-1)
+  const done = v.posted.findLast((m) => m.type === 'review')
   assert.equal(done.done, true)
-  assert.equal(done.summary, 'applied 1 of 1 hunk(s) to src/main.ts')
+  assert.equal(done.summary, 'applied 1 of 1 hunk(s) to src/main.ts · radium.undo takes it back')
   assert.equal(doc.text, '// typed above\n' + buffer.replace('return a + b', 'return b + a'))
+  // The document had unsaved changes: saved with the review (and said so once), so the step is on disk.
+  assert.equal(fs.readFileSync(doc.uri.fsPath, 'utf8'), doc.text)
+  assert.deepEqual(state.info.filter((m) => m.includes('had unsaved changes')), [
+    'Radium: saved src/main.ts, which had unsaved changes, with the review, so that radium.undo can take the review back (it brings back the text it had before Apply, your changes included)',
+  ])
+  assert.deepEqual(v.posted.at(-1), { type: 'write', path: 'src/main.ts', tag: v.posted.at(-1).tag, by: 'review' })
 
   // The selected text itself edited while the agent ran: apply says so.
   reset({ editor: editorOf(doc, [3, 0], [6, 0]) })
@@ -166,4 +175,150 @@ test('errors: an unknown agent and a crashing agent are shown in the view and as
   const err = msgs.find((m) => m.type === 'error')
   assert.match(err.message, /exited with code 3.*the model went away/s)
   await v.send({ type: 'newChat' })
+})
+
+// ---- a review's apply recorded as one radium step ----
+
+const rel = (name) => path.join(ws, name)
+const disk = (name) => (fs.existsSync(rel(name)) ? fs.readFileSync(rel(name), 'utf8') : null)
+const records = () => state.requests.filter((r) => r.req.command === 'record')
+
+async function scriptedChat() {
+  const v = openView('radium.chatView')
+  await v.send({ type: 'ready' })
+  await v.send({ type: 'agent', agent: 'scripted' })
+  return v
+}
+
+/** A turn whose answer proposes these files ([path, text]); answers the review. */
+async function reviewOf(v, blocks) {
+  const from = v.posted.length
+  await turn(v, `review\n${blocks.map(([p, t]) => `\`\`\`ts:${p}\n${t}\n\`\`\``).join('\n')}`)
+  return until('the review', () => v.posted.slice(from).find((m) => m.type === 'review'))
+}
+
+async function decide(v, review, ...decisions) {
+  for (const [file, hunk, action] of decisions) await v.send({ type: 'review', id: review.id, action, file, hunk })
+}
+
+const A = 'export const first = 1\n\nexport const middle = 0\n\nexport const last = 9\n'
+const A2 = 'export const first = 100\n\nexport const middle = 0\n\nexport const last = 999'
+
+test('review apply: two files recorded as one step (a rejected hunk and a rejected file left out); one radium.undo takes both back, on disk and in the editors; redo', async () => {
+  fs.writeFileSync(rel('src/a.ts'), A)
+  fs.writeFileSync(rel('src/b.ts'), 'export const b = "old"\n')
+  fs.writeFileSync(rel('src/c.ts'), 'export const c = 1\n')
+  const a = new Document(Uri.file(rel('src/a.ts')), 'typescript', A, { isDirty: false })
+  reset({ editor: editorOf(a, [0, 0]) })
+  const v = await scriptedChat()
+  const review = await reviewOf(v, [['src/a.ts', A2], ['src/b.ts', 'export const b = "new"'], ['src/c.ts', 'export const c = 2']])
+  assert.deepEqual(review.files.map((f) => [f.label, f.hunks.length]), [['src/a.ts', 2], ['src/b.ts', 1], ['src/c.ts', 1]])
+  await decide(v, review, [0, 0, 'accept'], [0, 1, 'reject'], [1, 0, 'accept'], [2, 0, 'reject'])
+  await v.send({ type: 'review', id: review.id, action: 'apply' })
+  const a1 = A.replace('first = 1', 'first = 100')
+  assert.equal(disk('src/a.ts'), a1, 'saved, without the rejected hunk')
+  assert.equal(disk('src/b.ts'), 'export const b = "new"\n')
+  assert.equal(disk('src/c.ts'), 'export const c = 1\n', 'every hunk rejected: untouched')
+  const done = v.posted.findLast((m) => m.type === 'review')
+  assert.equal(done.summary, 'applied 2 of 4 hunk(s) to src/a.ts, src/b.ts · radium.undo takes it back')
+  // One record request, with the chat's tag (continued, never rewound), the texts before and as saved.
+  assert.equal(records().length, 1)
+  // (The chat's tag: the earlier tests' agent write made one.)
+  const { req } = records()[0]
+  assert.match(req.tag, /^[0-9a-f]{4}-\w{8}$/)
+  assert.equal(req.follow, true)
+  assert.deepEqual(req.args.files, [
+    { path: 'src/a.ts', old_text: A, new_text: a1 },
+    { path: 'src/b.ts', old_text: 'export const b = "old"\n', new_text: 'export const b = "new"\n' },
+  ])
+  const answer = await records()[0].promise
+  assert.equal(answer.ok, true, JSON.stringify(answer))
+  assert.deepEqual(answer.data.files.map((f) => [f.path, f.created]), [['src/a.ts', false], ['src/b.ts', false]])
+  assert.deepEqual(v.posted.at(-1), { type: 'write', path: 'src/a.ts, src/b.ts', tag: answer.tag, by: 'review' })
+  const b = state.documents.find((d) => d.uri.fsPath === rel('src/b.ts'))
+  assert.ok(b && !b.isDirty, 'b.ts was opened by the apply and saved')
+
+  await commands['radium.undo']()
+  assert.equal(state.info.at(-1), 'Radium: undid record of 2 files (src/a.ts, src/b.ts)')
+  assert.equal(disk('src/a.ts'), A)
+  assert.equal(disk('src/b.ts'), 'export const b = "old"\n')
+  assert.equal(a.getText(), A)
+  assert.equal(b.getText(), 'export const b = "old"\n')
+  assert.ok(!state.executed.some((e) => e.id === 'workbench.action.files.revert'), 'VS Code reloaded them: nothing reverted')
+
+  await commands['radium.redo']()
+  assert.equal(state.info.at(-1), 'Radium: redid record of 2 files (src/a.ts, src/b.ts)')
+  assert.equal(disk('src/a.ts'), a1)
+  assert.equal(disk('src/b.ts'), 'export const b = "new"\n')
+  assert.deepEqual(state.errors, [])
+
+  // Every hunk rejected: nothing applied, nothing recorded.
+  const again = await reviewOf(v, [['src/c.ts', 'export const c = 3']])
+  await v.send({ type: 'review', id: again.id, action: 'rejectAll' })
+  await v.send({ type: 'review', id: again.id, action: 'apply' })
+  assert.equal(v.posted.at(-1).summary, 'nothing applied (every hunk rejected)')
+  assert.equal(records().length, 1)
+})
+
+test('review apply: a created file and an unsaved document (saved, formatted on save) are one step; undo removes the file and brings the unsaved text back, reverting an editor VS Code did not reload', async () => {
+  const typed = 'export const d = 1\n// typed, not saved\n'
+  fs.writeFileSync(rel('src/d.ts'), 'export const d = 1\n')
+  fs.rmSync(rel('src/fresh.ts'), { force: true })
+  const d = new Document(Uri.file(rel('src/d.ts')), 'typescript', typed)
+  reset({ editor: editorOf(d, [0, 0]) })
+  Object.assign(docOptions, { reload: false, onSave: (t) => t.replace(/"/g, "'") })
+  const v = await scriptedChat()
+  const review = await reviewOf(v, [['src/fresh.ts', 'export const fresh = "yes"'], ['src/d.ts', 'export const d = "two"\n// typed, not saved']])
+  await v.send({ type: 'review', id: review.id, action: 'acceptAll' })
+  await v.send({ type: 'review', id: review.id, action: 'apply' })
+  assert.equal(disk('src/fresh.ts'), 'export const fresh = "yes"\n', 'created by the edit itself (not open, not formatted)')
+  assert.equal(disk('src/d.ts'), "export const d = 'two'\n// typed, not saved\n", 'saved through the formatter')
+  assert.deepEqual(records().at(-1).req.args.files, [
+    { path: 'src/fresh.ts', old_text: null, new_text: 'export const fresh = "yes"\n' },
+    { path: 'src/d.ts', old_text: typed, new_text: "export const d = 'two'\n// typed, not saved\n" },
+  ])
+  const answer = await records().at(-1).promise
+  assert.equal(answer.ok, true, JSON.stringify(answer))
+  assert.deepEqual(answer.data.files.map((f) => [f.path, f.created]), [['src/fresh.ts', true], ['src/d.ts', false]])
+  assert.equal(state.info.filter((m) => m.includes('which had unsaved changes')).length, 1)
+
+  await commands['radium.undo']()
+  assert.equal(state.info.at(-1), 'Radium: undid record of 2 files (src/d.ts, src/fresh.ts)')
+  assert.equal(disk('src/fresh.ts'), null, 'the created file is removed')
+  assert.equal(disk('src/d.ts'), typed, 'the text before Apply, the unsaved typing included')
+  assert.equal(d.getText(), typed, 'not reloaded by "VS Code": reverted by the extension')
+  assert.ok(state.executed.some((e) => e.id === 'workbench.action.files.revert'))
+  assert.match(channel.lines.join('\n'), /src\/d\.ts: not reloaded by VS Code after 2000 ms; reverted from disk/)
+  assert.deepEqual(state.errors, [])
+})
+
+test('review apply: with saveAfterApply off nothing is recorded; a refused record is a one-line error, the apply stays', async () => {
+  fs.writeFileSync(rel('src/e.ts'), 'export const e = 1\n')
+  const e = new Document(Uri.file(rel('src/e.ts')), 'typescript', 'export const e = 1\n', { isDirty: false })
+  reset({ editor: editorOf(e, [0, 0]), settings: { 'radium.review.saveAfterApply': false } })
+  const v = await scriptedChat()
+  const before = records().length
+  let review = await reviewOf(v, [['src/e.ts', 'export const e = 2']])
+  await v.send({ type: 'review', id: review.id, action: 'acceptAll' })
+  await v.send({ type: 'review', id: review.id, action: 'apply' })
+  assert.equal(e.getText(), 'export const e = 2\n')
+  assert.ok(e.isDirty, 'not saved')
+  assert.equal(disk('src/e.ts'), 'export const e = 1\n')
+  assert.equal(v.posted.at(-1).summary, 'applied 1 of 1 hunk(s) to src/e.ts (not saved: Ctrl+Z in each editor takes it back; radium.undo does not)')
+  assert.equal(records().length, before)
+
+  // Something else writes the file right after the save: the engine refuses the record.
+  await e.save()
+  reset({ editor: editorOf(e, [0, 0]) })
+  Object.assign(docOptions, { reload: false, afterSave: (doc) => fs.appendFileSync(doc.uri.fsPath, '// someone else\n') })
+  review = await reviewOf(v, [['src/e.ts', 'export const e = 3']])
+  await v.send({ type: 'review', id: review.id, action: 'acceptAll' })
+  await v.send({ type: 'review', id: review.id, action: 'apply' })
+  assert.equal(records().length, before + 1)
+  assert.deepEqual(state.errors, [
+    'Radium: the applied review was not recorded, so radium.undo will not take it back (Ctrl+Z in each editor takes it back): `src/e.ts` on disk is not the edited text (save it first); nothing recorded [edit]',
+  ])
+  assert.ok(v.posted.some((m) => m.type === 'error' && m.message.includes('nothing recorded [edit]')))
+  assert.equal(v.posted.findLast((m) => m.type === 'review').summary, 'applied 1 of 1 hunk(s) to src/e.ts (not recorded)')
+  assert.equal(e.getText(), 'export const e = 3\n', 'the apply itself stays')
 })

@@ -105,3 +105,22 @@ test('markdown: escaped HTML, code highlighted with its path, a fence still open
   assert.ok(html.includes('<span class="tok-string">&quot;q&quot;</span>') && html.includes('<span class="tok-comment">// n</span>'), html)
   assert.ok(html.includes('data-index="1" data-open="1"'), html)
 })
+
+test('record: the request of an applied review (with a tag: followed, never a rewind); undo / redo answers of a step said with every file', () => {
+  const { recordRequest, stepText, stepFiles, nameList, engineMessage } = require('../out/record.js')
+  const files = [{ path: 'src/a.ts', oldText: 'a\n', newText: 'A\n' }, { path: 'src/new.ts', oldText: null, newText: 'n\n' }]
+  assert.deepEqual(recordRequest(files, 'ab12-cdefghij'), {
+    command: 'record',
+    args: { files: [{ path: 'src/a.ts', old_text: 'a\n', new_text: 'A\n' }, { path: 'src/new.ts', old_text: null, new_text: 'n\n' }] },
+    tag: 'ab12-cdefghij',
+    follow: true,
+  })
+  assert.deepEqual(recordRequest(files, undefined).tag, undefined)
+  assert.equal(recordRequest(files, undefined).follow, undefined)
+  assert.equal(stepText('undo', { seq: 3, command: 'record', file: 'src/b.ts', files: ['src/b.ts', 'src/a.ts'] }), 'undid record of 2 files (src/a.ts, src/b.ts)')
+  assert.equal(stepText('redo', { seq: 2, command: 'create', file: 'x.txt' }), 'redid create (x.txt)')
+  assert.equal(stepText('undo', null), 'nothing to undo')
+  assert.deepEqual(stepFiles({ file: 'x' }), ['x'])
+  assert.equal(nameList(['a', 'b', 'c', 'd', 'e', 'f']), 'a, b, c, d and 2 more')
+  assert.equal(engineMessage({ ok: false, error: 'first line\n    at stack', code: 'edit' }, 'x'), 'first line [edit]')
+})

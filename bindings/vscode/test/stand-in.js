@@ -18,19 +18,7 @@ const { loadRadium } = require('../out/native.js')
 
 // ---- the stand-in `vscode` module: only what the commands use ----
 
-class Position {
-  constructor(line, character) {
-    this.line = line
-    this.character = character
-  }
-}
-
-class Range {
-  constructor(start, end) {
-    this.start = start
-    this.end = end
-  }
-}
+const { Position, Range, WorkspaceEdit, Document, applied, docOptions } = require('./stand-in-docs.js')
 
 class Uri {
   constructor(scheme, p, query = '') {
@@ -69,66 +57,6 @@ class TabInputTextDiff {
     this.original = original
     this.modified = modified
   }
-}
-
-class WorkspaceEdit {
-  constructor() {
-    this.edits = []
-  }
-  replace(uri, range, text) {
-    this.edits.push({ uri, range, text })
-  }
-}
-
-/** Offsets <-> positions with VS Code's line breaks (\r\n, \n, \r). */
-function lineStarts(text) {
-  const starts = [0]
-  for (const m of text.matchAll(/\r\n|\r|\n/g)) starts.push(m.index + m[0].length)
-  return starts
-}
-
-function offsetAt(text, pos) {
-  return lineStarts(text)[pos.line] + pos.character
-}
-
-class Document {
-  constructor(uri, languageId, text, { isUntitled = false } = {}) {
-    this.uri = uri
-    this.languageId = languageId
-    this.text = text
-    this.isUntitled = isUntitled
-    this.isDirty = true
-    this.version = 1
-  }
-  getText() {
-    return this.text
-  }
-  get lineCount() {
-    return lineStarts(this.text).length
-  }
-  offsetAt(pos) {
-    return offsetAt(this.text, pos)
-  }
-  async save() {
-    fs.writeFileSync(this.uri.fsPath, this.text)
-    this.isDirty = false
-    return true
-  }
-  positionAt(offset) {
-    const starts = lineStarts(this.text)
-    let line = 0
-    while (line + 1 < starts.length && starts[line + 1] <= offset) line++
-    return new Position(line, offset - starts[line])
-  }
-}
-
-/** Applies a WorkspaceEdit's replacements to a text (as VS Code would). */
-function applied(text, edit) {
-  const parts = edit.edits
-    .map((e) => ({ start: offsetAt(text, e.range.start), end: offsetAt(text, e.range.end), text: e.text }))
-    .sort((a, b) => b.start - a.start)
-  for (const p of parts) text = text.slice(0, p.start) + p.text + text.slice(p.end)
-  return text
 }
 
 const state = {}
@@ -180,7 +108,9 @@ function reset({ settings = {}, editor, pick, answerPrompt = 'Apply', cancelAfte
     edits: [],
     requests: [],
     statusBar: [],
+    documents: [],
   })
+  Object.assign(docOptions, { reload: true, onSave: undefined, afterSave: undefined })
   channel.lines = []
 }
 
@@ -208,6 +138,7 @@ const vscode = {
     },
     executeCommand: async (id, ...args) => {
       state.executed.push({ id, args })
+      if (id === 'workbench.action.files.revert') state.editor?.document.revert()
     },
   },
   window: {
@@ -228,6 +159,7 @@ const vscode = {
     },
     showTextDocument: async (document) => {
       state.shown.push(document.uri.toString())
+      if (state.editor?.document !== document) state.editor = editorOf(document, [0, 0])
       return state.editor
     },
     tabGroups: {
@@ -305,22 +237,37 @@ const vscode = {
     asRelativePath: (uri) => path.relative(ws, uri.fsPath),
     fs: { readFile: async (uri) => fs.readFileSync(uri.fsPath) },
     openTextDocument: async (uri) => {
-      if (state.editor && state.editor.document.uri.toString() === uri.toString()) return state.editor.document
-      throw new Error(`the stand-in opens only the editor's document, not ${uri.toString()}`)
+      const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString())
+      if (open) return open
+      if (uri.scheme !== 'file' || !fs.existsSync(uri.fsPath)) throw new Error(`the stand-in cannot open ${uri.toString()}`)
+      const doc = new Document(uri, 'plaintext', fs.readFileSync(uri.fsPath, 'utf8'), { isDirty: false })
+      state.documents.push(doc)
+      return doc
     },
     registerTextDocumentContentProvider: (scheme, p) => {
       if (scheme === 'radium-preview') Object.assign(provider, { scheme, p })
       return { dispose() {} }
     },
     get textDocuments() {
-      return state.editor ? [state.editor.document] : []
+      const docs = state.editor ? [state.editor.document] : []
+      return docs.concat(state.documents.filter((d) => !docs.includes(d)))
     },
     applyEdit: async (edit) => {
       state.edits.push(edit)
-      const doc = state.editor.document
-      for (const e of edit.edits) assert.equal(e.uri.toString(), doc.uri.toString())
-      doc.text = applied(doc.text, edit)
-      doc.version++
+      // Created files first (written to disk, as VS Code does), then the
+      // replacements, through each file's document.
+      if (edit.edits.some((e) => e.create && !e.overwrite && fs.existsSync(e.uri.fsPath))) return false
+      for (const e of edit.edits.filter((x) => x.create)) fs.writeFileSync(e.uri.fsPath, e.contents ?? '')
+      const byDoc = new Map()
+      for (const e of edit.edits.filter((x) => x.range)) {
+        const doc = await vscode.workspace.openTextDocument(e.uri)
+        byDoc.set(doc, [...(byDoc.get(doc) ?? []), e])
+      }
+      for (const [doc, edits] of byDoc) {
+        doc.text = applied(doc.text, { edits })
+        doc.isDirty = true
+        doc.version++
+      }
       return true
     },
   },
@@ -456,6 +403,7 @@ module.exports = {
   Position,
   Uri,
   Document,
+  docOptions,
   applied,
   editorOf,
   unsavedDocument,

@@ -8,10 +8,12 @@ import * as vscode from 'vscode'
 
 import type { Engine } from '../native'
 import { proposals, type Block, type SelectionTarget } from '../proposals'
-import { applyReview, closeDiffs, currentText, reviewMessage, showDiff, ReviewDocuments, type Review } from '../review'
+import { nameList, recordStep } from '../record'
+import { applyReview, closeDiffs, currentText, reviewMessage, showDiff, ReviewDocuments, type Applied, type Review } from '../review'
 import { fileChip, promptExtras, selectionChip, trackChips, type Chip } from './chips'
 import { optionFor, viewMessages, type ViewMessage } from './events'
 import { ChatSession, type SessionEvent } from './session'
+import { undoRedo } from './undo'
 
 /** What the chat needs from the extension. */
 export interface ChatHost {
@@ -266,15 +268,71 @@ export class ChatController {
         review.done = true
         await closeDiffs(review)
         this.docs.forget(review.id)
-        const summary = applied.hunks === 0 ? 'nothing applied (every hunk rejected)' : `applied ${applied.hunks} of ${applied.of} hunk(s) to ${applied.files.join(', ')}`
+        let summary = applied.hunks === 0 ? 'nothing applied (every hunk rejected)' : `applied ${applied.hunks} of ${applied.of} hunk(s) to ${applied.files.join(', ')}`
+        const recorded = applied.hunks === 0 ? undefined : await this.record(review.id, applied, save)
+        if (recorded?.note) summary += recorded.note
         this.host.log(`review ${review.id}: ${summary}`)
         this.post({ ...reviewMessage(review), summary })
+        if (recorded?.tag) this.post({ type: 'write', path: recorded.files.join(', '), tag: recorded.tag, by: 'review' })
       } catch (e) {
         this.showError(e instanceof Error ? e.message : String(e))
       }
       return
     }
     this.post(reviewMessage(review))
+  }
+
+  /**
+   * Records an applied review as one step of this chat's conversation (the
+   * `record` request), so radium.undo takes it back in every file at once.
+   * Only a saved apply can be: with radium.review.saveAfterApply off, or a
+   * file that could not be saved, nothing is recorded (Ctrl+Z in each editor
+   * still takes it back). Never throws: a refusal is a notification.
+   */
+  private async record(id: number, applied: Applied, save: boolean): Promise<{ note: string; tag?: string; files: string[] }> {
+    const ctrlZ = 'Ctrl+Z in each editor takes it back'
+    if (!save) {
+      this.host.log(`review ${id}: not saved (radium.review.saveAfterApply is off), so not recorded as a radium step`)
+      return { note: ` (not saved: ${ctrlZ}; radium.undo does not)`, files: [] }
+    }
+    if (applied.savedDirty.length > 0) {
+      const n = applied.savedDirty.length
+      void vscode.window.showInformationMessage(
+        `Radium: saved ${nameList(applied.savedDirty)}, which had unsaved changes, with the review, so that radium.undo can take the review back (it brings back the text ${n === 1 ? 'it' : 'they'} had before Apply, your changes included)`,
+      )
+    }
+    const unsaved = applied.changed.filter((f) => !f.onDisk).map((f) => f.label)
+    if (unsaved.length > 0) {
+      this.showError(`${nameList(unsaved)} could not be saved, so the applied review was not recorded: radium.undo will not take it back (${ctrlZ})`)
+      return { note: ' (not recorded)', files: [] }
+    }
+    try {
+      const { engine, workspace } = this.host.engine()
+      // Paths relative to the engine's workspace (its messages then name them so).
+      const files = applied.changed.map((f) => {
+        const shown = workspace ? path.relative(workspace, f.path) : f.path
+        return { ...f, path: shown && !shown.startsWith('..') && !path.isAbsolute(shown) ? shown : f.path }
+      })
+      const step = await recordStep(engine, files, this.lastTag)
+      for (const w of step.warnings) this.host.log(`warning: ${w}`)
+      this.host.log(`review ${id}: recorded as step [seq:${step.seq}] of ${step.files.length} file(s) (${step.files.join(', ')}), tag ${step.tag}`)
+      if (step.files.length === 0) return { note: '', files: [] }
+      if (step.tag) this.lastTag = step.tag
+      return { note: ' · radium.undo takes it back', tag: step.tag, files: step.files }
+    } catch (e) {
+      this.showError(`the applied review was not recorded, so radium.undo will not take it back (${ctrlZ}): ${e instanceof Error ? e.message : String(e)}`)
+      return { note: ' (not recorded)', files: [] }
+    }
+  }
+
+  /** radium's undo / redo: with a tag, that conversation's; without, this chat's (its last tag). */
+  async undoRedo(command: 'undo' | 'redo', tag?: string): Promise<void> {
+    try {
+      const next = await undoRedo(this.host, command, tag ?? this.lastTag)
+      if (next) this.lastTag = next
+    } catch (e) {
+      this.host.fail(`${command} failed: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}`)
+    }
   }
 
   stop(): void {

@@ -90,7 +90,7 @@ export class ChatView implements vscode.WebviewViewProvider {
           await this.chat.onReview(m)
           break
         case 'undo':
-          await undoRedo(this.host, 'undo', typeof m.tag === 'string' ? m.tag : this.chat.lastTag)
+          await this.chat.undoRedo('undo', typeof m.tag === 'string' ? m.tag : undefined)
           break
         case 'link':
           if (typeof m.href === 'string' && /^https?:\/\//.test(m.href)) await vscode.env.openExternal(vscode.Uri.parse(m.href))
@@ -136,21 +136,6 @@ export class ChatView implements vscode.WebviewViewProvider {
   dispose(): void {
     this.chat.dispose()
   }
-}
-
-/** `undo` / `redo` of radium's changesets (with a tag: that conversation's last one), said in a notification. */
-export async function undoRedo(host: ChatHost, command: 'undo' | 'redo', tag: string | undefined): Promise<void> {
-  const { engine } = host.engine()
-  const r = await engine.requestAsync(tag ? { command, tag } : { command })
-  host.log(`${command}${tag ? ` (tag ${tag})` : ''}: ${JSON.stringify(r)}`)
-  for (const w of r.warnings ?? []) host.log(`warning: ${w}`)
-  if (!r.ok) {
-    host.fail(`${command} failed: ${r.error ?? 'unknown error'}${r.code ? ` [${r.code}]` : ''}`)
-    return
-  }
-  const done = (r.data?.undone ?? r.data?.redone) as { command?: string; file?: string } | null | undefined
-  const text = done ? `${command === 'undo' ? 'undid' : 'redid'} ${done.command} (${done.file})` : `nothing to ${command}`
-  void vscode.window.showInformationMessage(`Radium: ${text}`)
 }
 
 /** Registers the view and the chat commands. */
@@ -201,8 +186,8 @@ export function registerChat(context: vscode.ExtensionContext, host: ChatHost): 
       host.log(`trust: ${JSON.stringify(r.data)}`)
       void vscode.window.showInformationMessage(`Radium: ${workspace} is ${r.data?.trusted ? 'trusted' : 'not trusted'}`)
     }),
-    vscode.commands.registerCommand('radium.undo', () => undoRedo(host, 'undo', chat.lastTag)),
-    vscode.commands.registerCommand('radium.redo', () => undoRedo(host, 'redo', chat.lastTag)),
+    vscode.commands.registerCommand('radium.undo', () => chat.undoRedo('undo')),
+    vscode.commands.registerCommand('radium.redo', () => chat.undoRedo('redo')),
     view,
   )
   return view

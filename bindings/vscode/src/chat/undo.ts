@@ -1,0 +1,100 @@
+// radium's undo and redo from VS Code (radium.undo, radium.redo, the Undo
+// buttons of the chat view): the request, a notification naming every file
+// of the step, and the open editors of those files brought in line with what
+// radium wrote to disk.
+
+import * as path from 'path'
+import * as vscode from 'vscode'
+
+import { engineMessage, nameList, stepFiles, stepText, type Step } from '../record'
+import type { ChatHost } from './controller'
+
+/** How long VS Code gets to reload a document from disk by itself before it is reverted. */
+const RELOAD_WAIT_MS = 2000
+
+async function diskText(uri: vscode.Uri): Promise<string | null> {
+  try {
+    return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri))
+  } catch {
+    return null
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** What became of the open documents of files radium wrote. */
+export interface Followed {
+  /** Reloaded by VS Code itself. */
+  reloaded: string[]
+  /** Not reloaded in time: reverted (reloaded from disk) by the extension. */
+  reverted: string[]
+  /** Unsaved changes: left alone (they now differ from the disk). */
+  dirty: string[]
+}
+
+/**
+ * Brings the open documents of `files` (relative to `workspace`) in line
+ * with the disk after radium wrote them: VS Code reloads a document without
+ * unsaved changes when its file changes; one it has not reloaded after
+ * `waitMs` is reverted (File: Revert File on it). A document with unsaved
+ * changes is left alone, and a file that is gone (a created file undone)
+ * is VS Code's to show.
+ */
+export async function followDisk(workspace: string | undefined, files: string[], log: (line: string) => void, waitMs = RELOAD_WAIT_MS): Promise<Followed> {
+  const followed: Followed = { reloaded: [], reverted: [], dirty: [] }
+  const stale: Array<{ file: string; document: vscode.TextDocument }> = []
+  const started = Date.now()
+  await Promise.all(
+    files.map(async (file) => {
+      const abs = path.resolve(workspace ?? '', file)
+      const document = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === abs)
+      if (!document) return
+      for (;;) {
+        if (document.isDirty) return void followed.dirty.push(file)
+        const disk = await diskText(document.uri)
+        if (disk === null) return
+        if (document.getText() === disk) {
+          followed.reloaded.push(file)
+          return log(`${file}: the editor shows the disk after ${Date.now() - started} ms`)
+        }
+        if (Date.now() - started >= waitMs) return void stale.push({ file, document })
+        await sleep(50)
+      }
+    }),
+  )
+  for (const { file, document } of stale) {
+    await vscode.window.showTextDocument(document, { preview: false })
+    await vscode.commands.executeCommand('workbench.action.files.revert')
+    followed.reverted.push(file)
+    log(`${file}: not reloaded by VS Code after ${waitMs} ms; reverted from disk`)
+  }
+  return followed
+}
+
+/**
+ * `undo` / `redo` of radium's steps (with a tag: that conversation's last
+ * one), said in a notification that names every file of the step; the open
+ * editors of those files then show what radium wrote. Answers the tag of
+ * the conversation after it (undefined without a tag or on failure).
+ */
+export async function undoRedo(host: ChatHost, command: 'undo' | 'redo', tag: string | undefined): Promise<string | undefined> {
+  const { engine, workspace } = host.engine()
+  const r = await engine.requestAsync(tag ? { command, tag } : { command })
+  host.log(`${command}${tag ? ` (tag ${tag})` : ''}: ${JSON.stringify(r)}`)
+  for (const w of r.warnings ?? []) host.log(`warning: ${w}`)
+  if (!r.ok) {
+    host.fail(`${command} failed: ${engineMessage(r, 'unknown error')}`)
+    return undefined
+  }
+  const step = (r.data?.undone ?? r.data?.redone) as Step | null | undefined
+  void vscode.window.showInformationMessage(`Radium: ${stepText(command, step)}`)
+  if (step) {
+    const { dirty } = await followDisk(workspace, stepFiles(step), host.log)
+    if (dirty.length > 0) {
+      void vscode.window.showWarningMessage(
+        `Radium: ${nameList(dirty)} ${dirty.length === 1 ? 'has' : 'have'} unsaved changes and still ${dirty.length === 1 ? 'shows' : 'show'} them; the file on disk is what radium's ${command} wrote (File: Revert File shows it)`,
+      )
+    }
+  }
+  return tag ? r.tag : undefined
+}
