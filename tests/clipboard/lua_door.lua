@@ -26,6 +26,50 @@ check(vim.fn.filereadable(ws .. "/src/new.c") == 0, "undo removed the new file")
 vim.fn.system({ "xclip", "-i", "-selection", "clipboard", "-t", "image/png" }, "\137PNG\r\n")
 local empty = e:request({ command = "clipboard-receive" })
 check(not empty.ok and empty.code == "clipboard" and empty.error:find("holds no text", 1, true), "binary: " .. vim.inspect(empty))
+
+-- The plugin's :RadiumClipboard commands, on the plugin's engine of `ws`.
+radium.setup({ workspace = ws, notify = true })
+require("radium.commands").define()
+local notes = {}
+vim.notify = function(msg, level) notes[#notes + 1] = { msg = msg, level = level } end
+local function said(s)
+  for _, n in ipairs(notes) do
+    if n.msg:find(s, 1, true) then return n end
+  end
+end
+local clip = require("radium.clipboard")
+local function idle() vim.wait(10000, function() return clip.running == 0 end, 10) end
+vim.cmd("edit " .. ws .. "/src/lib.c")
+vim.cmd("2RadiumClipboard send why two?")
+idle()
+check(said("copied line 2 of src/lib.c to the clipboard"), ":RadiumClipboard send said: " .. vim.inspect(notes))
+out = vim.fn.system({ "xclip", "-o", "-selection", "clipboard" })
+check(out:find("why two?\n\n`src/lib.c`, line 2:\n\n```c:src/lib.c\nint two(void) { return 2; }\n```", 1, true) ~= nil, ":RadiumClipboard send's text: " .. out)
+local fixed = vim.fn.readfile(ws .. "/src/lib.c")
+fixed[2] = "int two(void) { return 20; }"
+local answer = "Fixed:\n\n```c:src/lib.c\n" .. table.concat(fixed, "\n") .. "\n```\n\n```c\nno path\n```\n"
+vim.fn.system({ "sh", "-c", "xclip -i -selection clipboard >/dev/null 2>&1" }, answer)
+vim.cmd("RadiumClipboard receive")
+idle()
+local lib = vim.fn.bufnr(ws .. "/src/lib.c")
+check(vim.deep_equal(require("radium.review").pending(), { [lib] = 1 }), ":RadiumClipboard receive opened the review: " .. vim.inspect(notes))
+check(said("1 block names no file"), "the no-path block listed: " .. vim.inspect(notes))
+check(vim.fn.readfile(ws .. "/src/lib.c")[2] == "int two(void) { return 2; }", "nothing written before the accept")
+vim.cmd("RadiumReview accept")
+check(vim.fn.readfile(ws .. "/src/lib.c")[2] == "int two(void) { return 20; }", "the accept saved lib.c")
+vim.cmd("RadiumUndo")
+check(vim.fn.readfile(ws .. "/src/lib.c")[2] == "int two(void) { return 2; }", ":RadiumUndo took it back")
+check(vim.api.nvim_buf_get_lines(lib, 1, 2, false)[1] == "int two(void) { return 2; }", "and the buffer followed")
+vim.fn.system({ "sh", "-c", "printf '' | xclip -i -selection clipboard >/dev/null 2>&1" })
+vim.cmd("RadiumClipboard receive")
+idle()
+local last = notes[#notes] or {}
+check(last.level == vim.log.levels.INFO and (last.msg:find("holds no text", 1, true) or last.msg:find("no code blocks", 1, true)),
+  "an empty clipboard is a message: " .. vim.inspect(last))
+for _, n in ipairs(notes) do
+  check(n.level ~= vim.log.levels.ERROR and not n.msg:find("traceback", 1, true), "no error: " .. n.msg)
+end
+
 if failed > 0 then
   os.exit(1)
 end

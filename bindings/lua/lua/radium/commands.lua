@@ -170,6 +170,33 @@ local function review_cmd(arg)
   error(string.format("radium: :RadiumReview takes list, accept, reject or close, not `%s`", arg), 0)
 end
 
+local function clipboard_cmd(o)
+  local sub, rest = o.args:match("^%s*(%S*)%s*(.-)%s*$")
+  local clipboard = require("radium.clipboard")
+  if sub == "send" then
+    return clipboard.send({ range = o.range > 0, first = o.line1, last = o.line2, prompt = rest })
+  elseif sub == "receive" then
+    if rest:find("%s") then
+      error(string.format("radium: :RadiumClipboard receive takes one register at most, not `%s`", rest), 0)
+    end
+    return clipboard.receive(rest)
+  end
+  error("radium: :RadiumClipboard takes send [prompt] or receive [register]" .. (sub ~= "" and string.format(", not `%s`", sub) or ""), 0)
+end
+
+-- Completion of :RadiumClipboard: send or receive, then receive's registers.
+local function clipboard_complete(lead, line, pos)
+  local rest = line:sub(1, pos):match("Radium%a*!?%s+(.*)$") or ""
+  local words = vim.split(rest, "%s+", { trimempty = false })
+  local out = {}
+  if #words == 1 then
+    out = { "send", "receive" }
+  elseif #words == 2 and words[1] == "receive" then
+    out = require("radium.clipboard").registers()
+  end
+  return vim.tbl_filter(function(x) return vim.startswith(x, lead) end, out)
+end
+
 --- Defines the commands.
 function M.define()
   local guard = function(fn)
@@ -200,6 +227,8 @@ function M.define()
   cmd("RadiumAgents", guard(function() M.agents() end), { desc = "List the agents of the project" })
   cmd("RadiumUndo", guard(function() M.history("undo") end), { desc = "Undo the project's latest radium edit" })
   cmd("RadiumRedo", guard(function() M.history("redo") end), { desc = "Redo the edit :RadiumUndo took back" })
+  cmd("RadiumClipboard", guard(clipboard_cmd), { range = true, nargs = "*", complete = clipboard_complete,
+    desc = "Clipboard mode: send the file or lines to the clipboard, receive an answer into the review" })
   cmd("RadiumChat", guard(function(o) require("radium.chat").open(o.args ~= "" and o.args or nil) end),
     { nargs = "?", complete = complete_from(M.agent_ids), desc = "Open a chat with an agent" })
 end

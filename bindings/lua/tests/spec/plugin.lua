@@ -204,7 +204,7 @@ test(":checkhealth radium checks the project's trust and its agents", function()
 end)
 
 test(":help radium and its tags", function()
-  for _, tag in ipairs({ "radium", "radium-review", ":RadiumChat", "radium-variables", "radium.register()", "radium-keymaps" }) do
+  for _, tag in ipairs({ "radium", "radium-review", ":RadiumChat", "radium-variables", "radium.register()", "radium-keymaps", ":RadiumClipboard", "radium-clipboard" }) do
     local ok, err = pcall(vim.cmd, "help " .. tag)
     check(ok, ":help " .. tag .. ": " .. tostring(err))
     eq(vim.fn.fnamemodify(vim.api.nvim_buf_get_name(0), ":t"), "radium.txt", ":help " .. tag .. " opens radium.txt")
