@@ -87,6 +87,7 @@ fn receive_lists_blocks_with_diffs_and_apply_is_one_undoable_step() {
         .collect();
     assert_eq!(statuses, ["changed", "new", "no path"]);
     assert_eq!(blocks[1]["language"], "python");
+    assert_eq!(blocks[1]["content"], "print('gen')\n");
     assert!(
         blocks[0]["diff"]
             .as_str()

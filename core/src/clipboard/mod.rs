@@ -147,7 +147,7 @@ pub struct Received {
 }
 
 /// `clipboard-receive` without the writing: every block of `answer` with
-/// its path, language, status (`new`, `changed`, `unchanged`, `no path`,
+/// its text (`content`), path, language, status (`new`, `changed`, `unchanged`, `no path`,
 /// `incomplete`, `refused`) and a diff against the file.
 pub fn receive(answer: &str, root: &Path, radium_home: &Path) -> Result<Received> {
     let project = Project::open(root, radium_home)?;
@@ -158,6 +158,7 @@ pub fn receive(answer: &str, root: &Path, radium_home: &Path) -> Result<Received
         let mut entry = json!({
             "index": block.index, "language": block.language,
             "path": block.file_path, "lines": block.content.lines().count(),
+            "content": block.content,
         });
         let status = match &block.file_path {
             None => "no path".to_owned(),
