@@ -172,9 +172,13 @@ function M.patch(old, diff)
   return table.concat(parts), #out
 end
 
--- The whole new text of block `b` of a `clipboard-receive` listing (its
--- diff applied to the file on disk), or nil and why.
+-- The whole new text of block `b` of a `clipboard-receive` listing: its
+-- `content`, or (from an engine that does not send it) its diff applied to
+-- the file on disk; or nil and why.
 local function content_of(b, root)
+  if type(b.content) == "string" then
+    return b.content
+  end
   if b.lines == 0 then
     return ""
   end
