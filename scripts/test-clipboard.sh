@@ -86,6 +86,7 @@ gcc -std=c11 -Wall -Wextra -Werror $(pkg-config --cflags radium) tests/c/test_cl
   -o "$work/test_clipboard" $(pkg-config --libs radium) -Wl,-rpath,"$prefix/lib"
 fresh
 xvfb-run -a "$work/test_clipboard" "$ws" "$RADIUM_HOME"
+env -u DISPLAY -u WAYLAND_DISPLAY "$work/test_clipboard" "$ws" "$RADIUM_HOME" nodisplay
 
 echo "--- the Lua door (Neovim)"
 nvim=$(bash scripts/ensure-nvim.sh)
@@ -97,4 +98,5 @@ echo "--- the Node door"
 bash bindings/node/build.sh >/dev/null
 fresh
 xvfb-run -a timeout 60 node tests/clipboard/node_door.mjs "$ws"
+env -u DISPLAY -u WAYLAND_DISPLAY timeout 60 node tests/clipboard/node_door.mjs "$ws" nodisplay
 echo "clipboard: all doors ok"

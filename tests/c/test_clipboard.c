@@ -2,7 +2,8 @@
  * clipboard-send puts a file's lines on the X clipboard (read back with
  * xclip while this host runs), clipboard-receive applies an answer put there
  * with xclip as one step, undo takes it back, an outside path is refused.
- * Usage: test_clipboard WORKSPACE RADIUM_HOME */
+ * Usage: test_clipboard WORKSPACE RADIUM_HOME [nodisplay]
+ * With `nodisplay` (run without DISPLAY): the clear error, nothing else. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +56,17 @@ int main(int argc, char **argv) {
   if (radium_engine_new(config, &engine, &error) != RADIUM_STATUS_OK) {
     fprintf(stderr, "engine: %s\n", radium_error_message(error));
     return 2;
+  }
+
+  if (argc > 3 && strcmp(argv[3], "nodisplay") == 0) {
+    char *e = request(engine, "{\"command\":\"clipboard-receive\"}");
+    CHECK(strstr(e, "\"code\":\"clipboard\"") != NULL, "%s", e);
+    CHECK(strstr(e, "neither DISPLAY (X11) nor WAYLAND_DISPLAY") != NULL, "%s", e);
+    radium_string_free(e);
+    radium_engine_free(engine);
+    if (failures) return 1;
+    printf("C door: no display is a clear error\n");
+    return 0;
   }
 
   char *r = request(engine,

@@ -11,6 +11,14 @@ const ws = process.argv[2]
 const engine = new Engine({ workspace: ws })
 // `xclip -i` leaves a process serving the selection: its output is ignored
 // so that process does not hold the pipe this call would wait on.
+if (process.argv[3] === 'nodisplay') {
+  const r = await engine.requestAsync({ command: 'clipboard-send', args: { path: 'src/lib.c' } })
+  assert.equal(r.ok, false)
+  assert.equal(r.code, 'clipboard')
+  assert.match(r.error, /neither DISPLAY \(X11\) nor WAYLAND_DISPLAY/)
+  console.log('Node door: no display is a clear error')
+  process.exit(0)
+}
 const xclip = (args, input) =>
   execFileSync('xclip', args, { input, encoding: 'utf8', stdio: ['pipe', input === undefined ? 'pipe' : 'ignore', 'ignore'] })
 
