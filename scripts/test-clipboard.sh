@@ -95,6 +95,8 @@ fresh
 xvfb-run -a timeout 60 "$nvim" --headless -u NONE -l tests/clipboard/lua_door.lua "$ws"
 
 echo "--- the Node door"
+# The Node build needs its npm tools (scripts/test.sh has installed them by now).
+[ -d bindings/node/node_modules ] || (cd bindings/node && npm ci --no-audit --no-fund --loglevel=error)
 bash bindings/node/build.sh >/dev/null
 fresh
 xvfb-run -a timeout 60 node tests/clipboard/node_door.mjs "$ws"

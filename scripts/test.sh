@@ -33,9 +33,6 @@ bash scripts/test-agents.sh
 step "rad mcp: the edit tools as an MCP server, driven by the reference MCP client (PyPI mcp)"
 bash scripts/test-mcp.sh
 
-step "clipboard mode: rad, C, Lua and Node with a real X clipboard under Xvfb"
-bash scripts/test-clipboard.sh
-
 step "C ABI: header, symbols, C and C++ programs (shared + static) under valgrind"
 bash scripts/test-c.sh
 
@@ -47,6 +44,9 @@ timeout 120 bash scripts/test-nvim-tui.sh "$nvim"   # a chat turn typed in the T
 
 step "Node door and VS Code extension: napi build, node --test, tsc (npm ci when needed)"
 bash scripts/test-node.sh
+
+step "clipboard mode: rad, C, Lua and Node with a real X clipboard under Xvfb"
+bash scripts/test-clipboard.sh
 
 step "VS Code extension end to end: the .vsix in code-server, driven by headless Chromium"
 bash scripts/test-vscode-e2e.sh
