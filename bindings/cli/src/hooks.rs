@@ -139,6 +139,8 @@ fn persist(workspace: &Path, name: &str, hook_type: &str, enabled: bool) -> Resu
 
 /// Runs a hook command; the text to print, or the error.
 pub fn run(command: HooksCommand, engine: &Engine, workspace: &Path) -> Result<String, String> {
+    // The arm `enable` shares with `disable` needs to know which it is.
+    let enable = matches!(command, HooksCommand::Enable { .. });
     let (listed, warnings) = request(engine, "hooks-list", Value::Null)?;
     let hooks = listed.as_array().cloned().unwrap_or_default();
     let mut out = String::new();
@@ -189,30 +191,14 @@ pub fn run(command: HooksCommand, engine: &Engine, workspace: &Path) -> Result<S
                 }
             }
         }
-        HooksCommand::Enable { name } => {
+        HooksCommand::Enable { name } | HooksCommand::Disable { name } => {
             let hook = find(&hooks, &name)?;
-            let file = persist(
-                workspace,
-                &name,
-                hook["hook_type"].as_str().unwrap_or(""),
-                true,
-            )?;
+            let kind = hook["hook_type"].as_str().unwrap_or("");
+            let file = persist(workspace, &name, kind, enable)?;
+            let done = if enable { "enabled" } else { "disabled" };
             let _ = writeln!(
                 out,
-                "enabled `{name}`: saved in {file}, for every radium in this workspace"
-            );
-        }
-        HooksCommand::Disable { name } => {
-            let hook = find(&hooks, &name)?;
-            let file = persist(
-                workspace,
-                &name,
-                hook["hook_type"].as_str().unwrap_or(""),
-                false,
-            )?;
-            let _ = writeln!(
-                out,
-                "disabled `{name}`: saved in {file}, for every radium in this workspace"
+                "{done} `{name}`: saved in {file}, for every radium in this workspace"
             );
         }
         HooksCommand::Validate { file } => {
