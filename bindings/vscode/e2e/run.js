@@ -337,10 +337,12 @@ step('6. a JS hook registered through the extension\'s API by another extension 
   await clearNotifications()
 })
 
-require('./chat-steps')(step, {
+const helpers = {
   page: () => page, runCommand, openFile, selectLines, screenshot, until, disk, text, activeEditorLines, toast,
   clearNotifications, log, p, out,
-})
+}
+require('./chat-steps')(step, helpers)
+require('./clipboard-steps')(step, helpers)
 
 async function main() {
   fs.mkdirSync(out, { recursive: true })

@@ -6,6 +6,8 @@
 // - Radium: Apply Code Block (an `apply` of one of the answer's blocks, with a
 //   diff preview, as one undoable edit)
 // - Radium: List Agents (the `agents` request; picking one makes it the agent)
+// - the chat view's commands (src/chat/view.ts) and clipboard mode's
+//   (src/clipboard.ts)
 // Its `activate` returns the API other extensions use to add JS hooks.
 
 import * as os from 'os'
@@ -13,6 +15,7 @@ import * as path from 'path'
 import * as vscode from 'vscode'
 
 import { registerChat } from './chat/view'
+import { registerClipboard } from './clipboard'
 import { changedRegion, editorContext, splitLines, type EditorContext } from './context'
 import { HookSet } from './hooks'
 import { loadRadium, type Engine, type HookFn, type HookOptions, type HookType, type Loaded, type Response } from './native'
@@ -446,14 +449,13 @@ export function activate(context: vscode.ExtensionContext): RadiumApi {
       },
     },
   )
-  registerChat(context, {
-    engine: () => {
-      const settings = settingsOf(context, vscode.window.activeTextEditor?.document)
-      return { engine: settings.engine(), workspace: settings.workspace }
-    },
-    log: (line) => channel().appendLine(line),
-    fail,
-  })
+  const log = (line: string) => channel().appendLine(line)
+  const engineOf = (document: vscode.TextDocument | undefined) => {
+    const settings = settingsOf(context, document)
+    return { engine: settings.engine(), workspace: settings.workspace }
+  }
+  const chatView = registerChat(context, { engine: () => engineOf(vscode.window.activeTextEditor?.document), log, fail })
+  registerClipboard(context, { engine: engineOf, log, fail }, chatView)
   return {
     registerHook(name, hookType, fn, options) {
       const registration = hooks.register({ name, hookType, fn, options })

@@ -37,7 +37,12 @@ test('the manifest contributes the command and points at the compiled code', () 
     { command: 'radium.trust', title: 'Trust Workspace…', category: 'Radium' },
     { command: 'radium.undo', title: 'Undo Last Change', category: 'Radium' },
     { command: 'radium.redo', title: 'Redo Change', category: 'Radium' },
+    { command: 'radium.clipboard.copySelection', title: 'Copy Selection for a Chat', category: 'Radium' },
+    { command: 'radium.clipboard.applyAnswer', title: 'Apply Answer from Clipboard', category: 'Radium' },
   ])
+  // Clipboard mode: the copy in the editor's context menu, both in the palette when they can work.
+  assert.deepEqual(manifest.contributes.menus['editor/context'], [{ command: 'radium.clipboard.copySelection', when: 'editorTextFocus', group: '9_cutcopypaste@9' }])
+  assert.deepEqual(manifest.contributes.menus.commandPalette.map((m) => m.command), ['radium.clipboard.copySelection', 'radium.clipboard.applyAnswer'])
   assert.ok(manifest.activationEvents.includes('onView:radium.chatView'))
   // The chat view lives in Radium's own view container, with a keybinding to open it.
   assert.deepEqual(manifest.contributes.views.radium, [{ type: 'webview', id: 'radium.chatView', name: 'Chat' }])
@@ -122,6 +127,7 @@ test('Radium: Show Version reports the version and ABI in a message and the Radi
       'radium.showVersion', 'radium.sendSelection', 'radium.applyCode', 'radium.listAgents',
       'radium.chat', 'radium.newChat', 'radium.stop', 'radium.attachSelection', 'radium.attachFile',
       'radium.attachFiles', 'radium.trust', 'radium.undo', 'radium.redo',
+      'radium.clipboard.copySelection', 'radium.clipboard.applyAnswer',
     ])
     // Every command the extension registers is in the manifest, and the other way round.
     assert.deepEqual(Object.keys(calls.commands).sort(), manifest.contributes.commands.map((c) => c.command).sort())

@@ -89,13 +89,16 @@ function openView(id) {
   return { view, posted, send: (m) => receive(m) }
 }
 
-function reset({ settings = {}, editor, pick, answerPrompt = 'Apply', cancelAfterMs } = {}) {
+function reset({ settings = {}, editor, pick, answerPrompt = 'Apply', cancelAfterMs, input = '', clipboard = '' } = {}) {
   Object.assign(state, {
     settings: { 'radium.radiumHome': home, 'radium.surroundingLines': 2, ...settings },
     editor,
     pick,
     answerPrompt,
     cancelAfterMs,
+    input,
+    clipboard,
+    inputBoxes: [],
     info: [],
     warnings: [],
     errors: [],
@@ -129,7 +132,16 @@ const vscode = {
   TabInputTextDiff,
   ConfigurationTarget: { Global: 1, Workspace: 2, WorkspaceFolder: 3 },
   StatusBarAlignment: { Left: 1, Right: 2 },
-  env: { openExternal: async () => true },
+  env: {
+    openExternal: async () => true,
+    // VS Code's clipboard (state.clipboard: its text; a function as the text throws, as a refused read does).
+    clipboard: {
+      readText: async () => (typeof state.clipboard === 'function' ? state.clipboard() : state.clipboard),
+      writeText: async (text) => {
+        state.clipboard = text
+      },
+    },
+  },
   ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
   commands: {
     registerCommand: (id, fn) => {
@@ -176,6 +188,11 @@ const vscode = {
     showErrorMessage: (message) => {
       state.errors.push(message)
       return Promise.resolve(undefined)
+    },
+    showInputBox: async (options) => {
+      state.inputBoxes.push(options)
+      // null: Escape.
+      return state.input === null ? undefined : state.input
     },
     showQuickPick: async (items, options) => {
       state.picks.push({ labels: items.map((i) => i.label), options, items })

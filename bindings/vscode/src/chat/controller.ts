@@ -7,7 +7,7 @@ import { monitorEventLoopDelay, type IntervalHistogram } from 'perf_hooks'
 import * as vscode from 'vscode'
 
 import type { Engine } from '../native'
-import { proposals, type Block, type SelectionTarget } from '../proposals'
+import { proposals, type Block, type FileProposal, type SelectionTarget } from '../proposals'
 import { nameList, recordStep } from '../record'
 import { applyReview, closeDiffs, currentText, reviewMessage, showDiff, ReviewDocuments, type Applied, type Review } from '../review'
 import { fileChip, promptExtras, selectionChip, trackChips, type Chip } from './chips'
@@ -238,14 +238,24 @@ export class ChatController {
         }
       }
       const { files, skipped } = proposals(blocks, workspace, (p) => texts.get(p) ?? null, selection)
-      for (const s of skipped) this.post({ type: 'notice', message: `not proposed: ${s}` })
-      if (files.length === 0) return
-      const review: Review = { id: ++this.reviewSeq, files, decisions: files.map((f) => f.hunks.map(() => undefined)), done: false }
-      this.reviews.set(review.id, review)
-      this.post(reviewMessage(review))
+      this.openReview(files, skipped.map((s) => `not proposed: ${s}`))
     } catch (e) {
       this.showError(e instanceof Error ? e.message : String(e))
     }
+  }
+
+  /**
+   * Shows the notices, then a review of the files (none: no review), the
+   * same for an agent's answer and for one from elsewhere (the clipboard);
+   * answers the review's id (0: none).
+   */
+  openReview(files: FileProposal[], notices: string[] = []): number {
+    for (const message of notices) this.post({ type: 'notice', message })
+    if (files.length === 0) return 0
+    const review: Review = { id: ++this.reviewSeq, files, decisions: files.map((f) => f.hunks.map(() => undefined)), done: false }
+    this.reviews.set(review.id, review)
+    this.post(reviewMessage(review))
+    return review.id
   }
 
   /** A review's buttons: a hunk decided, accept/reject all, apply, open a file's diff. */
