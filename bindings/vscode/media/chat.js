@@ -3,8 +3,10 @@
 // answer streaming in as Markdown, tool calls with their diffs, permission
 // prompts, reviews with a decision per hunk) and posts back what the user
 // does. Rendering is batched to one pass per animation frame however fast
-// the text arrives; the time from the extension host receiving an event to
-// its text on screen is measured here and reported at each turn's end.
+// the text arrives, and renders only what is new: an answer's finished
+// blocks once, then its unfinished rest again (plain text is appended as
+// text). The time from the extension host receiving an event to its text on
+// screen is measured here and reported at each turn's end.
 ;(function () {
   const vscode = acquireVsCodeApi()
   const md = window.radiumMarkdown
@@ -14,7 +16,11 @@
   const agent = $('agent')
   const send = $('send')
   const stop = $('stop')
-  let answer = null // { el, text }
+  // The answer streaming in: its text; `done`, where its finished blocks end
+  // (rendered once); `blocks`, their code blocks; `tail`, the nodes of the
+  // rest (rendered again as it grows); `shown`, the text they show; `plain`,
+  // the <p> of a tail that is one line of plain text (text is appended to it).
+  let answer = null // { el, text, done, blocks, tail, shown, plain }
   let dirty = false
   let pendingT = []
   let latencies = []
@@ -48,10 +54,38 @@
     return box
   }
 
+  /** Appends HTML to the answer; answers the nodes it made. */
+  function appendHtml (a, html) {
+    const before = a.el.childNodes.length
+    a.el.insertAdjacentHTML('beforeend', html)
+    return Array.from(a.el.childNodes).slice(before)
+  }
+
+  /** Renders what is new since the last frame: finished blocks once, then the unfinished rest. */
   function renderAnswer () {
     if (!dirty || !answer) return
     dirty = false
-    answer.el.innerHTML = md.render(answer.text)
+    const a = answer
+    const cut = md.settled(a.text, a.done)
+    if (cut.end > a.done) {
+      for (const n of a.tail) n.remove()
+      a.tail = []
+      a.plain = null
+      a.shown = ''
+      appendHtml(a, md.render(a.text.slice(a.done, cut.end), a.blocks))
+      a.done = cut.end
+      a.blocks += cut.blocks
+    }
+    const rest = a.text.slice(a.done)
+    const more = rest.slice(a.shown.length)
+    if (a.plain && rest.startsWith(a.shown) && md.plainMore(more)) {
+      if (more) a.plain.appendChild(document.createTextNode(more))
+    } else {
+      for (const n of a.tail) n.remove()
+      a.tail = appendHtml(a, md.render(rest, a.blocks))
+      a.plain = md.plainLine(rest) && a.tail.length === 1 && a.tail[0].nodeName === 'P' ? a.tail[0] : null
+    }
+    a.shown = rest
     scroll()
     const ts = pendingT
     pendingT = []
@@ -62,7 +96,7 @@
   requestAnimationFrame(frame)
 
   function onText (m) {
-    if (!answer) answer = { el: add(el('div', 'msg agent md')), text: '' }
+    if (!answer) answer = { el: add(el('div', 'msg agent md')), text: '', done: 0, blocks: 0, tail: [], shown: '', plain: null }
     answer.text += m.text
     pendingT.push(m.t)
     dirty = true

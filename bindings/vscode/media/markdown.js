@@ -48,16 +48,22 @@
     }).join('')
   }
 
+  /** The opening line of a fenced code block: [, marker, info, rest]. */
+  const FENCE = /^\s*(`{3,}|~{3,})\s*([^\s`]*)\s*([^`]*)$/
+  /** Whether `line` closes the fence opened with `marker`. */
+  const closes = (line, marker) => line.trim().startsWith(marker[0].repeat(marker.length)) && line.trim().replace(new RegExp(`^\\${marker[0]}+`), '') === ''
+
   /**
-   * Renders Markdown to HTML. Code blocks get `data-index` (their order) and
-   * `data-path` when the info string names a file, like the engine's extract.
+   * Renders Markdown to HTML. Code blocks get `data-index` (their order,
+   * counted from `firstIndex`) and `data-path` when the info string names a
+   * file, like the engine's extract.
    */
-  function render (markdown) {
+  function render (markdown, firstIndex = 0) {
     const lines = markdown.split(/\r\n|\r|\n/)
     const html = []
     let para = []
     let list = null // { tag, items: [] }
-    let blocks = 0
+    let blocks = firstIndex
     const flushPara = () => {
       if (para.length) html.push(`<p>${inline(para.join('\n')).replace(/\n/g, '<br>')}</p>`)
       para = []
@@ -69,7 +75,7 @@
     const flush = () => { flushPara(); flushList() }
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i]
-      const fence = /^\s*(`{3,}|~{3,})\s*([^\s`]*)\s*([^`]*)$/.exec(line)
+      const fence = FENCE.exec(line)
       if (fence) {
         flush()
         const marker = fence[1]
@@ -79,7 +85,7 @@
         const body = []
         let closed = false
         for (i++; i < lines.length; i++) {
-          if (lines[i].trim().startsWith(marker[0].repeat(marker.length)) && lines[i].trim().replace(new RegExp(`^\\${marker[0]}+`), '') === '') { closed = true; break }
+          if (closes(lines[i], marker)) { closed = true; break }
           body.push(lines[i])
         }
         const attrs = `data-index="${blocks++}"${filePath ? ` data-path="${escape(filePath)}"` : ''}${closed ? '' : ' data-open="1"'}`
@@ -109,7 +115,56 @@
     return html.join('\n')
   }
 
-  const api = { render, highlight, escape }
+  /**
+   * Where the finished blocks of a text that is still growing end: just
+   * after its last complete blank line outside a code fence, at or after
+   * `from` (0, or an `end` this returned for the same text before it grew),
+   * with the number of code blocks that start between `from` and `end`.
+   * A blank line ends every block, so `render(text.slice(from, end), n)`
+   * followed by `render(text.slice(end), n + blocks)` is `render(text.slice(from), n)`:
+   * the finished part is rendered once, and only the rest again.
+   */
+  function settled (text, from = 0) {
+    const breaks = /\r\n|\r|\n/g
+    breaks.lastIndex = from
+    let start = from
+    let end = from
+    let blocks = 0
+    let opened = 0
+    let marker = null
+    for (let m = breaks.exec(text); m; m = breaks.exec(text)) {
+      if (m[0] === '\r' && m.index + 1 === text.length) break // maybe the first half of \r\n
+      const line = text.slice(start, m.index)
+      start = m.index + m[0].length
+      if (marker) {
+        if (closes(line, marker)) marker = null
+        continue
+      }
+      const fence = FENCE.exec(line)
+      if (fence) {
+        marker = fence[1]
+        opened++
+      } else if (line.trim() === '') {
+        end = start
+        blocks = opened
+      }
+    }
+    return { end, blocks }
+  }
+
+  /** Characters that may start a block (at a line's start) or inline markup, or end the line. */
+  const SPECIAL = /[\r\n`*_[]/
+  const BLOCK_START = /^\s*[#>\-*+_~`0-9]/
+
+  /**
+   * Whether `line` is one line of plain text: it renders as
+   * `<p>${escape(line)}</p>`, and so does `line + more` for any `more` that
+   * `plainMore` accepts (text appended to it can be appended as text).
+   */
+  const plainLine = (line) => line.trim() !== '' && !SPECIAL.test(line) && !BLOCK_START.test(line)
+  const plainMore = (more) => !SPECIAL.test(more)
+
+  const api = { render, highlight, escape, settled, plainLine, plainMore }
   if (typeof module === 'object' && module.exports) module.exports = api
   else root.radiumMarkdown = api
 })(typeof self !== 'undefined' ? self : this)

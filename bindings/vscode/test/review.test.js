@@ -1,7 +1,7 @@
 'use strict'
 // The review's pure parts: line hunks and applying some of them, a selection
 // followed through document changes, the files an answer's blocks propose,
-// and the chat view's Markdown renderer.
+// and the chat view's Markdown renderer (also while an answer streams).
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
@@ -123,4 +123,43 @@ test('record: the request of an applied review (with a tag: followed, never a re
   assert.deepEqual(stepFiles({ file: 'x' }), ['x'])
   assert.equal(nameList(['a', 'b', 'c', 'd', 'e', 'f']), 'a, b, c, d and 2 more')
   assert.equal(engineMessage({ ok: false, error: 'first line\n    at stack', code: 'edit' }, 'x'), 'first line [edit]')
+})
+
+test('markdown while streaming: the finished blocks rendered once and the rest again are the whole answer rendered; plain text appended as text', () => {
+  const samples = [
+    '# Title\n\nA *para*\nwith two lines.\n\n- one\n- two\ncontinued\n\n1. first\n2) second\n\n> quoted\n\n---\n\nthe end',
+    'Here:\n\n```ts:src/a.ts\nconst a = 1\n\n// a blank line inside the fence\n```\n\nand\n\n~~~py\nx = 1\n\n~~~\n\n```sh\nstill open\n\n',
+    'CRLF\r\n\r\n```js\r\nlet x\r\n\r\n```\r\n\r\n**bold\r\nacross** lines\r\n\r\nlast',
+    'chunk 0 chunk 1 chunk 2 `code` and [a link](https://x.y) _em_\n\n\n\n````md\n```inner\n```\n````\n\nafter',
+  ]
+  const flat = (html) => html.replace(/>\n</g, '><')
+  for (const text of samples) {
+    for (const step of [1, 2, 3, 7, 16]) {
+      let done = 0
+      let blocks = 0
+      let finished = ''
+      for (let len = 0; len <= text.length; len = Math.min(text.length, len + step)) {
+        const now = text.slice(0, len)
+        const cut = md.settled(now, done)
+        assert.ok(cut.end >= done)
+        if (cut.end > done) {
+          finished += md.render(now.slice(done, cut.end), blocks)
+          done = cut.end
+          blocks += cut.blocks
+        }
+        assert.equal(flat(finished + md.render(now.slice(done), blocks)), flat(md.render(now)), `step ${step}, ${JSON.stringify(now)}`)
+        if (len === text.length) break
+      }
+      assert.ok(done > 0, 'some blocks were finished')
+    }
+  }
+  assert.deepEqual(md.settled('a\n\n```\nx\n\ny\n```\n\nc'), { end: 17, blocks: 1 })
+  assert.deepEqual(md.settled('a\n\r', 0), { end: 0, blocks: 0 }, 'a lone \\r at the end may be half of \\r\\n')
+  // Plain lines: appending plain text appends text.
+  for (const [line, more] of [['chunk 0 ', 'chunk 1 <b>&'], ['yyyy', 'yyyy'], ['  You said: hi', ' there (really)']]) {
+    assert.ok(md.plainLine(line) && md.plainMore(more), line)
+    assert.equal(md.render(line + more), `<p>${md.escape(line + more)}</p>`)
+  }
+  for (const line of ['# h', '- item', '1. item', '> q', '```', '~~~', '--', '*a*', 'a_b', '`c`', '[l](https://x)', 'two\nlines', '  ']) assert.ok(!md.plainLine(line), line)
+  for (const more of ['\nnext', '*', '_', '`', '[']) assert.ok(!md.plainMore(more), more)
 })
