@@ -130,10 +130,7 @@ fn persist(workspace: &Path, name: &str, hook_type: &str, enabled: bool) -> Resu
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
     }
-    let tmp = path.with_extension("toml.radium-tmp");
-    std::fs::write(&tmp, &text)
-        .and_then(|()| std::fs::rename(&tmp, &path))
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    radium_core::write_atomic(&path, &text).map_err(|e| e.to_string())?;
     Ok(WORKSPACE_CONFIG.to_owned())
 }
 

@@ -27,11 +27,10 @@ fn rad(args: &[&str], stdin: &str, ws: &Path, home: &Path) -> Output {
     child.wait_with_output().unwrap()
 }
 
+mod common;
+
 fn text(out: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    (common::out(out), common::err(out))
 }
 
 fn write(path: &Path, text: &str) {

@@ -26,12 +26,12 @@ use similar::TextDiff;
 pub use format::{format, Snippet};
 pub use system::{hold, SystemClipboard};
 
-use crate::edit::Project;
+use crate::edit::{read_text, Project};
 use crate::editor::extract::extract_code_blocks;
 use crate::editor::language::detect_language;
 use crate::error::{Error, Result};
 use crate::support::atomic::read_text_file;
-use crate::support::json::line_arg;
+use crate::support::json::{line_arg, optional_string_arg};
 
 /// How many lines around a range `clipboard-send` shows by default.
 pub const DEFAULT_CONTEXT_LINES: usize = 3;
@@ -40,11 +40,12 @@ fn invalid(command: &str, message: impl std::fmt::Display) -> Error {
     Error::InvalidArgument(format!("`{command}`: {message}"))
 }
 
-fn opt_str<'a>(command: &str, args: &'a Map<String, Value>, key: &str) -> Result<Option<&'a str>> {
+/// An optional true/false argument (`false` when absent or null).
+pub(crate) fn flag(command: &str, args: &Map<String, Value>, key: &str) -> Result<bool> {
     match args.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(_) => Err(invalid(command, format!("`{key}` must be a string"))),
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(_) => Err(invalid(command, format!("`{key}` must be true or false"))),
     }
 }
 
@@ -57,24 +58,15 @@ pub fn send(
     clipboard: &SystemClipboard,
 ) -> Result<Value> {
     const CMD: &str = "clipboard-send";
-    let given = opt_str(CMD, args, "text")?;
-    let path = opt_str(CMD, args, "path")?;
+    let given = optional_string_arg(CMD, args, "text")?;
+    let path = optional_string_arg(CMD, args, "path")?;
     let (shown, text) = match (given, path) {
         (Some(text), path) => (path.map(str::to_owned), text.to_owned()),
         (None, Some(path)) => {
             let root = root.ok_or_else(|| invalid(CMD, "give the workspace as `cwd`"))?;
             let project = Project::open(root, radium_home)?;
             let file = project.confine(path)?;
-            let text = read_text_file(&file).map_err(|e| match e.kind() {
-                std::io::ErrorKind::NotFound => Error::Edit(format!("`{path}` does not exist")),
-                std::io::ErrorKind::InvalidData => {
-                    Error::Edit(format!("`{path}` is not UTF-8 text"))
-                }
-                _ => Error::Io {
-                    path: file.clone(),
-                    source: e,
-                },
-            })?;
+            let text = read_text(&file, path)?;
             (Some(project.relative(&file)), text)
         }
         (None, None) => return Err(invalid(CMD, "give `path` (a file) or `text`")),
@@ -104,7 +96,7 @@ pub fn send(
             .filter(|n| *n <= 1000)
             .ok_or_else(|| invalid(CMD, "`context_lines` must be a whole number up to 1000"))?,
     };
-    let language = match opt_str(CMD, args, "language")? {
+    let language = match optional_string_arg(CMD, args, "language")? {
         Some(language) => language.to_owned(),
         None => shown
             .as_deref()
@@ -118,13 +110,9 @@ pub fn send(
         text: &text,
         lines,
         context_lines,
-        prompt: opt_str(CMD, args, "prompt")?,
+        prompt: optional_string_arg(CMD, args, "prompt")?,
     });
-    let print = match args.get("print") {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(_) => return Err(invalid(CMD, "`print` must be true or false")),
-    };
+    let print = flag(CMD, args, "print")?;
     if !print {
         clipboard.set_text(&out)?;
     }

@@ -68,7 +68,9 @@ fn random_tag_part() -> String {
         .collect()
 }
 
-fn read_text(path: &Path, shown: &str) -> Result<String> {
+/// A text file's content, with errors that name the file as the user gave
+/// it (`shown`): missing, not UTF-8, or the I/O error.
+pub(crate) fn read_text(path: &Path, shown: &str) -> Result<String> {
     read_text_file(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => Error::Edit(format!("`{shown}` does not exist")),
         std::io::ErrorKind::InvalidData => Error::Edit(format!("`{shown}` is not UTF-8 text")),

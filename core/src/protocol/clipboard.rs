@@ -12,7 +12,7 @@ use super::envelope::{Request, Response};
 use crate::clipboard;
 use crate::edit::EditSession;
 use crate::error::{Error, Result};
-use crate::support::json::args_object;
+use crate::support::json::{args_object, optional_string_arg};
 
 impl Engine {
     /// A clipboard command's work, answered with its tag and warnings.
@@ -37,24 +37,11 @@ impl Engine {
                         "`clipboard-receive`: give the workspace as `cwd`".into(),
                     )
                 })?;
-                let answer = match args.get("text") {
-                    Some(Value::String(text)) => text.clone(),
-                    None | Some(Value::Null) => board.get_text()?,
-                    Some(_) => {
-                        return Err(Error::InvalidArgument(
-                            "`clipboard-receive`: `text` must be a string".into(),
-                        ))
-                    }
+                let answer = match optional_string_arg("clipboard-receive", args, "text")? {
+                    Some(text) => text.to_owned(),
+                    None => board.get_text()?,
                 };
-                let apply = match args.get("apply") {
-                    None | Some(Value::Null) => false,
-                    Some(Value::Bool(b)) => *b,
-                    Some(_) => {
-                        return Err(Error::InvalidArgument(
-                            "`clipboard-receive`: `apply` must be true or false".into(),
-                        ))
-                    }
-                };
+                let apply = clipboard::flag("clipboard-receive", args, "apply")?;
                 let received = clipboard::receive(&answer, &root, &home)?;
                 let mut data = received.listing;
                 data["applied"] = json!(false);
