@@ -156,6 +156,9 @@ pub enum Error {
     /// not built in).
     #[error("{0}")]
     Clipboard(String),
+    /// What a request names is not there: a file, or a name in a file.
+    #[error("{0}")]
+    NotFound(String),
 }
 
 impl Error {
@@ -189,6 +192,7 @@ impl Error {
             Error::Busy(_) => "busy",
             Error::Protected(_) => "protected",
             Error::Clipboard(_) => "clipboard",
+            Error::NotFound(_) => "not_found",
         }
     }
 }

@@ -11,6 +11,7 @@
 //! | [`hooks`] | the hook engine (seed 002): [`HookType`], the [`Hook`] trait and [`HookMeta`], [`FnHook`] / [`AsyncFnHook`], typed hooks ([`ModelHook`], [`ToolHook`], [`ErrorHook`], [`TelemetryHook`]) with adapters, [`HookContext`], [`HookResult`], the [`HookRegistry`] and its [`ChainOutcome`]s, `.radium/hooks.toml` ([`HookLoader`]), [`OrchestratorHooks`], [`ScriptHook`] |
 //! | [`editor`] | the editor context ([`EditorContext`]), code blocks of an answer ([`ExtractedAnswer`]), [`apply_block`], language detection, the built-in `editor-context` and `code-apply` hooks |
 //! | [`edit`] | the edit tools with history, undo/redo and dog-tag sessions (seed 001) |
+//! | [`code`] | code intelligence (seed 001): `read-var`, `modify-var`, `rename-file`, `lsp-list` through language servers, with a tree-sitter fallback |
 //! | [`agents`] | `agents.toml` and the one-shot agent step ([`StepRequest`]) |
 //! | [`extensions`] | extension manifests, discovery, install/remove, workspace trust |
 //! | [`protocol`] | the [`Request`] / [`Response`] envelope, the [`Engine`] that answers requests, the daemon |
@@ -39,6 +40,7 @@
 
 pub mod agents;
 pub mod clipboard;
+pub mod code;
 pub mod edit;
 pub mod editor;
 mod error;

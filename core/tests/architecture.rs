@@ -16,6 +16,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("agents", &["hooks", "editor", "support"]),
     ("extensions", &["hooks", "support"]),
     ("clipboard", &["edit", "editor", "support"]),
+    ("code", &["edit", "support"]),
     (
         "sessions",
         &["agents", "edit", "editor", "hooks", "support"],
@@ -29,6 +30,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "agents",
             "extensions",
             "sessions",
+            "code",
             "clipboard",
             "support",
         ],

@@ -129,7 +129,7 @@ pub struct Received {
     /// `{blocks: [...]}`, each block with its status and diff.
     pub listing: Value,
     /// `(path, new text)` of every block that names a file and changes it.
-    pub writes: Vec<(String, String)>,
+    pub writes: Vec<(String, Option<String>)>,
     /// Why the blocks cannot be applied, if they cannot.
     pub refusal: Option<Error>,
 }
@@ -140,7 +140,7 @@ pub struct Received {
 pub fn receive(answer: &str, root: &Path, radium_home: &Path) -> Result<Received> {
     let project = Project::open(root, radium_home)?;
     let mut blocks = Vec::new();
-    let mut writes: Vec<(String, String)> = Vec::new();
+    let mut writes: Vec<(String, Option<String>)> = Vec::new();
     let mut refusal = None;
     for block in extract_code_blocks(answer) {
         let mut entry = json!({
@@ -188,7 +188,7 @@ pub fn receive(answer: &str, root: &Path, radium_home: &Path) -> Result<Received
                         Some(_) => "changed",
                     };
                     if status != "unchanged" {
-                        writes.push((shown, block.content.clone()));
+                        writes.push((shown, Some(block.content.clone())));
                     }
                     status.to_owned()
                 }

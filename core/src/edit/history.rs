@@ -49,6 +49,10 @@ pub struct Changeset {
     /// several files (undo and redo take the whole step).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<u64>,
+    /// Whether the change removed the file (a file moved away by a
+    /// rename): its `old` is the whole text it had.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub removed: bool,
 }
 
 impl Changeset {
@@ -90,7 +94,12 @@ fn sides(cs: &Changeset, current: Option<&str>) -> (bool, bool) {
         Some(h) => cs.existed_before && *h == cs.before_hash,
         None => !cs.existed_before,
     };
-    (before, hash.as_deref() == Some(cs.after_hash.as_str()))
+    let after = if cs.removed {
+        hash.is_none()
+    } else {
+        hash.as_deref() == Some(cs.after_hash.as_str())
+    };
+    (before, after)
 }
 
 /// The history and session of one project (use under the project lock).
@@ -187,10 +196,9 @@ impl History {
                 return Ok(());
             }
             let happened = self.read_changeset(seq).ok().filter(|cs| {
-                self.project.confine(&cs.file).is_ok_and(|file| {
-                    read_text_file(&file).ok().map(|t| content_hash(&t))
-                        == Some(cs.after_hash.clone())
-                })
+                self.project
+                    .confine(&cs.file)
+                    .is_ok_and(|file| sides(cs, read_text_file(&file).ok().as_deref()).1)
             });
             let Some(cs) = happened else {
                 // Nothing after a change that did not happen is kept.
@@ -255,7 +263,7 @@ impl History {
         let change = FileChange {
             file,
             before,
-            after,
+            after: Some(after),
         };
         let mut sets = self.record_group(chain, command, &[change], true)?;
         Ok(sets.remove(0))
@@ -270,7 +278,7 @@ impl History {
         change: &FileChange<'_>,
     ) -> Changeset {
         // The changed region: common prefix and suffix removed.
-        let (before, after) = (change.before.unwrap_or(""), change.after);
+        let (before, after) = (change.before.unwrap_or(""), change.after.unwrap_or(""));
         let prefix = common_prefix(before, after);
         let suffix = common_suffix(&before[prefix..], &after[prefix..]);
         Changeset {
@@ -285,6 +293,7 @@ impl History {
             before_hash: content_hash(before),
             after_hash: content_hash(after),
             group: None,
+            removed: change.after.is_none(),
         }
     }
 
@@ -377,8 +386,15 @@ impl History {
         // Confined again: the tree may have changed since (a folder
         // replaced by a symlink that leads out).
         let file = self.project.confine(&cs.file)?;
-        let current = read_text_file(&file).map_err(io(&file))?;
-        if content_hash(&current) != cs.after_hash {
+        let current = if cs.removed {
+            if file.exists() {
+                return Err(self.changed_since(&cs, "undo"));
+            }
+            String::new()
+        } else {
+            read_text_file(&file).map_err(io(&file))?
+        };
+        if !cs.removed && content_hash(&current) != cs.after_hash {
             return Err(self.changed_since(&cs, "undo"));
         }
         let text = cs.existed_before.then(|| {
@@ -413,13 +429,15 @@ impl History {
             return Err(self.changed_since(&cs, "redo"));
         }
         let base = current.unwrap_or_default();
-        let text = format!(
-            "{}{}{}",
-            &base[..cs.offset],
-            cs.new,
-            &base[cs.offset + cs.old.len()..]
-        );
-        self.replay(&cs, &file, Some(&text), false)?;
+        let text = (!cs.removed).then(|| {
+            format!(
+                "{}{}{}",
+                &base[..cs.offset],
+                cs.new,
+                &base[cs.offset + cs.old.len()..]
+            )
+        });
+        self.replay(&cs, &file, text.as_deref(), false)?;
         Ok(cs)
     }
 }

@@ -84,7 +84,7 @@ impl EditSession {
             .map(|r| FileChange {
                 file: &r.path,
                 before: r.before.as_deref(),
-                after: &r.after,
+                after: Some(&r.after),
             })
             .collect();
         if changes.is_empty() {
@@ -102,15 +102,35 @@ impl EditSession {
 }
 
 impl EditSession {
-    /// Writes `files` (a path as given, its new text) as one step of `tag`'s
-    /// conversation (a new one without a tag), each write atomic and
-    /// confined to the project: `undo` and a rewind take every file back at
-    /// once. Files whose text would not change are left out; nothing is
-    /// written when a path is refused.
+    /// Checks that each file of `expected` (a path as given, the text it
+    /// should hold, None: it should be missing) still holds it: the texts a
+    /// step was computed from (by a language server) have not changed since.
+    pub fn expect_texts(&self, expected: &[(String, Option<String>)]) -> Result<()> {
+        for (shown, text) in expected {
+            let path = self.project.confine(shown)?;
+            let now = if path.exists() {
+                Some(read_text(&path, shown)?)
+            } else {
+                None
+            };
+            if now != *text {
+                return Err(Error::Edit(format!(
+                    "`{shown}` changed while the edit was being prepared: nothing was written (run it again)"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes `files` (a path as given, its new text, None: remove it) as
+    /// one step of `tag`'s conversation (a new one without a tag), each
+    /// write atomic and confined to the project: `undo` and a rewind take
+    /// every file back at once. Files whose text would not change are left
+    /// out; nothing is written when a path is refused.
     pub fn write_step(
         &mut self,
         command: &str,
-        files: &[(String, String)],
+        files: &[(String, Option<String>)],
         tag: Option<&str>,
     ) -> Result<EditOutcome> {
         let mut planned = Vec::new();
@@ -124,8 +144,8 @@ impl EditSession {
                 Err(Error::Edit(_)) if !path.exists() => None,
                 Err(e) => return Err(e),
             };
-            if before.as_deref() != Some(after.as_str()) {
-                planned.push((path, before, after.as_str()));
+            if before != *after {
+                planned.push((path, before, after.as_deref()));
             }
         }
         let (chain, warnings) = match tag {
@@ -138,7 +158,7 @@ impl EditSession {
             .map(|(file, before, after)| FileChange {
                 file,
                 before: before.as_deref(),
-                after,
+                after: *after,
             })
             .collect();
         let sets = if changes.is_empty() {
@@ -152,7 +172,14 @@ impl EditSession {
         self.history.save()?;
         let written: Vec<Value> = sets
             .iter()
-            .map(|cs| json!({"path": cs.file, "created": !cs.existed_before, "seq": cs.seq}))
+            .map(|cs| {
+                let mut file =
+                    json!({"path": cs.file, "created": !cs.existed_before, "seq": cs.seq});
+                if cs.removed {
+                    file["removed"] = json!(true);
+                }
+                file
+            })
             .collect();
         Ok(EditOutcome {
             data: json!({"files": written}),

@@ -42,6 +42,15 @@ impl Engine {
             },
             cmd if EDIT_COMMANDS.contains(&cmd) => return self.edit(request),
             "clipboard-send" | "clipboard-receive" => return self.clipboard(request),
+            cmd if super::code::CODE_COMMANDS.contains(&cmd) => {
+                return match request.id.clone() {
+                    Some(id) => {
+                        let work = self.code(request);
+                        self.cancellable_response(&id, work)
+                    }
+                    None => self.code(request),
+                };
+            }
             _ => match self.session_work(&request) {
                 Some(work) => work,
                 None => Box::pin(std::future::ready(self.dispatch(&request))),
@@ -84,6 +93,32 @@ impl Engine {
                 }
                 cancelled.as_mut().poll(cx).map(|()| {
                     Err(Error::Cancelled(format!(
+                        "request `{}` was cancelled",
+                        guard.id
+                    )))
+                })
+            })
+            .await
+        })
+    }
+
+    /// [`cancellable`](Self::cancellable) for work that answers a whole
+    /// response (its tag and warnings).
+    fn cancellable_response(
+        &self,
+        id: &str,
+        work: Pin<Box<dyn Future<Output = Response> + Send + 'static>>,
+    ) -> Pin<Box<dyn Future<Output = Response> + Send + 'static>> {
+        let (token, guard) = self.inflight.register(id);
+        let mut work = work;
+        Box::pin(async move {
+            let mut cancelled = std::pin::pin!(token.cancelled());
+            std::future::poll_fn(|cx| {
+                if let Poll::Ready(response) = work.as_mut().poll(cx) {
+                    return Poll::Ready(response);
+                }
+                cancelled.as_mut().poll(cx).map(|()| {
+                    Response::failure(&Error::Cancelled(format!(
                         "request `{}` was cancelled",
                         guard.id
                     )))

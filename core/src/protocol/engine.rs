@@ -44,6 +44,8 @@ pub struct Engine {
     /// The system clipboard, kept for the engine's life (on X11 a copied
     /// text lives while its owner does).
     pub(super) clipboard: Arc<crate::clipboard::SystemClipboard>,
+    /// The language servers running for code intelligence.
+    pub(super) servers: Arc<crate::code::lsp::Servers>,
 }
 
 /// Runs a future on this thread: one poll with a no-op waker first (work
@@ -78,6 +80,7 @@ impl Engine {
             inflight: Arc::default(),
             sessions: Arc::default(),
             clipboard: Arc::default(),
+            servers: Arc::default(),
         };
         let step_only = || HookOptions {
             matcher: ToolMatcher::new(STEP_TOOL).ok(),

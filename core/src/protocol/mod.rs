@@ -6,6 +6,7 @@
 //! daemon socket. Uses: every part; no part uses this one.
 
 mod clipboard;
+mod code;
 pub(crate) mod config;
 pub mod daemon;
 mod dispatch;

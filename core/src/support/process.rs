@@ -244,6 +244,11 @@ impl ProcessGuard {
         self.0.child().try_wait().ok()?
     }
 
+    /// The program's process id (also its process group's).
+    pub(crate) fn pid(&self) -> Option<u32> {
+        self.0.pgid.and_then(|p| u32::try_from(p).ok())
+    }
+
     /// Waits for the program to exit (what it left behind is killed when
     /// the guard drops).
     pub(crate) async fn wait(&mut self) -> std::io::Result<std::process::ExitStatus> {

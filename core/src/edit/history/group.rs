@@ -7,7 +7,6 @@
 use std::path::Path;
 
 use super::{io, sides, Changeset, History};
-use crate::edit::project::content_hash;
 use crate::error::Result;
 use crate::support::atomic::{read_text_file, write_atomic};
 
@@ -18,8 +17,9 @@ pub struct FileChange<'a> {
     pub file: &'a Path,
     /// Its text before the step, None when it did not exist.
     pub before: Option<&'a str>,
-    /// Its text after the step.
-    pub after: &'a str,
+    /// Its text after the step, None when the step removes it (a file
+    /// moved away by a rename).
+    pub after: Option<&'a str>,
 }
 
 impl History {
@@ -58,7 +58,10 @@ impl History {
                 if let Some(parent) = change.file.parent() {
                     std::fs::create_dir_all(parent).map_err(io(parent))?;
                 }
-                write_atomic(change.file, change.after)?;
+                match change.after {
+                    Some(after) => write_atomic(change.file, after)?,
+                    None => std::fs::remove_file(change.file).map_err(io(change.file))?,
+                }
             }
         }
         let entry = self.session.chain_mut(chain);
@@ -111,7 +114,7 @@ impl History {
         for cs in &sets {
             // Confined again: the tree may have changed since.
             let current = read_text_file(&self.project.confine(&cs.file)?).ok();
-            if current.as_deref().map(content_hash).as_deref() != Some(cs.after_hash.as_str()) {
+            if !sides(cs, current.as_deref()).1 {
                 return Err(self.changed_since(cs, "undo"));
             }
         }

@@ -1,0 +1,145 @@
+//! The servers an engine runs: one per workspace and language, started on
+//! first use, kept warm, stopped when unused for the spec's idle time, when
+//! they crash (started again on next use) and when the engine goes.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use tokio::sync::OnceCell;
+
+use super::client::Client;
+use crate::code::servers::ServerSpec;
+use crate::support::lock::unpoisoned as lock;
+
+type Key = (PathBuf, String);
+type Slot = Arc<OnceCell<Arc<Client>>>;
+
+/// The running servers of one engine.
+#[derive(Default)]
+pub struct Servers {
+    slots: Mutex<HashMap<Key, Slot>>,
+    runtime: Mutex<Option<tokio::runtime::Handle>>,
+}
+
+impl std::fmt::Debug for Servers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Servers")
+            .field("running", &lock(&self.slots).len())
+            .finish()
+    }
+}
+
+impl Servers {
+    /// The running server of `spec.language` for `root`, started (and
+    /// initialized) when there is none or the last one stopped. Must run on
+    /// the engine's runtime.
+    pub async fn get(
+        self: &Arc<Self>,
+        root: &Path,
+        spec: &ServerSpec,
+    ) -> Result<Arc<Client>, String> {
+        let key = (root.to_owned(), spec.language.clone());
+        lock(&self.runtime).get_or_insert_with(tokio::runtime::Handle::current);
+        let slot = {
+            let mut slots = lock(&self.slots);
+            let slot = slots.entry(key.clone()).or_default();
+            // A server that stopped (crashed) or whose spec changed is
+            // replaced.
+            if slot
+                .get()
+                .is_some_and(|c| c.stopped().is_some() || c.spec.command != spec.command)
+            {
+                if let Some(old) = slot.get() {
+                    old.kill();
+                }
+                *slot = Slot::default();
+            }
+            Arc::clone(slot)
+        };
+        let client = slot
+            .get_or_try_init(|| async {
+                let client = Client::start(spec, root).await?;
+                self.watch_idle(&key, &client);
+                Ok::<_, String>(client)
+            })
+            .await?;
+        // One that stopped since it started is replaced on the next use.
+        match client.stopped() {
+            None => Ok(Arc::clone(client)),
+            Some(why) => Err(format!("`{}` stopped: {why}", spec.name())),
+        }
+    }
+
+    /// The server of `language` for `root`, if one is running.
+    pub fn running(&self, root: &Path, language: &str) -> Option<Arc<Client>> {
+        let slots = lock(&self.slots);
+        let client = slots.get(&(root.to_owned(), language.to_owned()))?.get()?;
+        client.stopped().is_none().then(|| Arc::clone(client))
+    }
+
+    /// Stops `client` when it has been unused for its idle time.
+    fn watch_idle(self: &Arc<Self>, key: &Key, client: &Arc<Client>) {
+        let idle = Duration::from_secs(client.spec.idle_seconds.max(1));
+        let (servers, weak, key) = (Arc::downgrade(self), Arc::downgrade(client), key.clone());
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep((idle / 4).max(Duration::from_millis(250))).await;
+                let Some(client) = weak.upgrade() else { return };
+                if client.stopped().is_some() {
+                    return;
+                }
+                if client.idle() >= idle {
+                    forget(&servers, &key, &client);
+                    client.shutdown().await;
+                    return;
+                }
+            }
+        });
+    }
+
+    /// Stops every server (`shutdown` and `exit`, then the process group).
+    pub async fn stop_all(&self) {
+        let clients: Vec<Arc<Client>> = lock(&self.slots)
+            .drain()
+            .filter_map(|(_, slot)| slot.get().cloned())
+            .collect();
+        for client in clients {
+            client.shutdown().await;
+        }
+    }
+}
+
+/// Takes `client` out of `servers` (if it is still the one there).
+fn forget(servers: &Weak<Servers>, key: &Key, client: &Arc<Client>) {
+    if let Some(servers) = servers.upgrade() {
+        let mut slots = lock(&servers.slots);
+        if slots
+            .get(key)
+            .and_then(|s| s.get())
+            .is_some_and(|c| Arc::ptr_eq(c, client))
+        {
+            slots.remove(key);
+        }
+    }
+}
+
+impl Drop for Servers {
+    /// The engine is going: each server is asked to stop on the runtime;
+    /// if the runtime is going too, dropping the client ends its group.
+    fn drop(&mut self) {
+        let clients: Vec<Arc<Client>> = lock(&self.slots)
+            .drain()
+            .filter_map(|(_, slot)| slot.get().cloned())
+            .collect();
+        match lock(&self.runtime).as_ref() {
+            Some(handle) => {
+                for client in clients {
+                    handle.spawn(async move { client.shutdown().await });
+                }
+            }
+            None => clients.iter().for_each(|c| c.kill()),
+        }
+    }
+}
