@@ -36,7 +36,7 @@ fn refuse(why: String) -> Error {
 impl Plan {
     /// The text `path` has at this point of the plan, loaded (from what the
     /// server was shown, else the disk) the first time.
-    fn text(&mut self, path: &Path, client: Option<&Client>) -> Result<Option<String>> {
+    pub fn text(&mut self, path: &Path, client: Option<&Client>) -> Result<Option<String>> {
         if let Some(text) = self.after.get(path) {
             return Ok(text.clone());
         }

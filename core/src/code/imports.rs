@@ -14,6 +14,9 @@ use super::walk::source_files;
 /// A byte range of a file and its new text.
 pub type Edit = (usize, usize, String);
 
+/// Reads a file's current text (what a plan made of it so far).
+pub type Reader<'a> = &'a mut dyn FnMut(&Path) -> Option<String>;
+
 /// `path` with `.` and `..` resolved by their names.
 fn normal(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
@@ -166,11 +169,17 @@ fn js_specifiers(tree: &tree_sitter::Tree, source: &str) -> Vec<(usize, usize, S
 }
 
 /// The edits of moving `old` to `new` in JS/TS files.
-fn js_edits(root: &Path, old: &Path, new: &Path, out: &mut Vec<(PathBuf, Vec<Edit>)>) {
+fn js_edits(
+    root: &Path,
+    old: &Path,
+    new: &Path,
+    read: Reader<'_>,
+    out: &mut Vec<(PathBuf, Vec<Edit>)>,
+) {
     let exists = |p: &Path| p.is_file();
     let files: Vec<String> = JS_EXTENSIONS.iter().map(|s| (*s).to_owned()).collect();
     for file in source_files(root, &files, super::lookup::MAX_FILES) {
-        let Ok(source) = std::fs::read_to_string(&file) else {
+        let Some(source) = read(&file) else {
             continue;
         };
         let Some(tree) = Grammar::of(&file).and_then(|g| g.parse(&source)) else {
@@ -216,13 +225,19 @@ fn py_module(root: &Path, path: &Path) -> Option<Vec<String>> {
 }
 
 /// The edits of moving `old` to `new` in Python files.
-fn py_edits(root: &Path, old: &Path, new: &Path, out: &mut Vec<(PathBuf, Vec<Edit>)>) {
+fn py_edits(
+    root: &Path,
+    old: &Path,
+    new: &Path,
+    read: Reader<'_>,
+    out: &mut Vec<(PathBuf, Vec<Edit>)>,
+) {
     let (Some(old_mod), Some(new_mod)) = (py_module(root, old), py_module(root, new)) else {
         return;
     };
     let files = vec!["py".to_owned(), "pyi".to_owned()];
     for file in source_files(root, &files, super::lookup::MAX_FILES) {
-        let Ok(source) = std::fs::read_to_string(&file) else {
+        let Some(source) = read(&file) else {
             continue;
         };
         let Some(tree) = Grammar::Python.parse(&source) else {
@@ -253,6 +268,14 @@ fn py_edits(root: &Path, old: &Path, new: &Path, out: &mut Vec<(PathBuf, Vec<Edi
                             edits.push((dotted.start_byte(), dotted.end_byte(), new_mod.join(".")));
                         }
                     }
+                }
+                // `pkg.util.x` after `import pkg.util`.
+                "attribute"
+                    if text(node, &source)
+                        .split('.')
+                        .eq(old_mod.iter().map(String::as_str)) =>
+                {
+                    edits.push((node.start_byte(), node.end_byte(), new_mod.join(".")));
                 }
                 "import_from_statement" => {
                     let Some(module) = node.child_by_field_name("module_name") else {
@@ -346,11 +369,17 @@ fn lua_modules(root: &Path, path: &Path) -> Vec<String> {
 }
 
 /// The edits of moving `old` to `new` in Lua files.
-fn lua_edits(root: &Path, old: &Path, new: &Path, out: &mut Vec<(PathBuf, Vec<Edit>)>) {
+fn lua_edits(
+    root: &Path,
+    old: &Path,
+    new: &Path,
+    read: Reader<'_>,
+    out: &mut Vec<(PathBuf, Vec<Edit>)>,
+) {
     let (olds, news) = (lua_modules(root, old), lua_modules(root, new));
     let files = vec!["lua".to_owned()];
     for file in source_files(root, &files, super::lookup::MAX_FILES) {
-        let Ok(source) = std::fs::read_to_string(&file) else {
+        let Some(source) = read(&file) else {
             continue;
         };
         let Some(tree) = Grammar::Lua.parse(&source) else {
@@ -392,6 +421,7 @@ fn rust_edits(
     root: &Path,
     old: &Path,
     new: &Path,
+    read: Reader<'_>,
     out: &mut Vec<(PathBuf, Vec<Edit>)>,
     warnings: &mut Vec<String>,
 ) {
@@ -407,7 +437,7 @@ fn rust_edits(
     }
     let files = vec!["rs".to_owned()];
     for file in source_files(root, &files, super::lookup::MAX_FILES) {
-        let Ok(source) = std::fs::read_to_string(&file) else {
+        let Some(source) = read(&file) else {
             continue;
         };
         let Some(tree) = Grammar::Rust.parse(&source) else {
@@ -453,24 +483,32 @@ fn rust_edits(
     }
 }
 
-/// The edits of moving `old` to `new` (absolute paths in `root`), by file.
+/// The edits of moving `old` to `new` (absolute paths in `root`), by file,
+/// reading each file with `read`. Without `own`, the moved file's own
+/// imports are left alone (a server already rewrote them).
 pub fn import_edits(
     root: &Path,
     old: &Path,
     new: &Path,
+    read: Reader<'_>,
+    own: bool,
 ) -> (Vec<(PathBuf, Vec<Edit>)>, Vec<String>) {
     let mut out = Vec::new();
     let mut warnings = Vec::new();
     match Grammar::of(old) {
         Some(Grammar::JavaScript | Grammar::TypeScript | Grammar::Tsx) => {
-            js_edits(root, old, new, &mut out)
+            js_edits(root, old, new, read, &mut out);
         }
-        Some(Grammar::Python) => py_edits(root, old, new, &mut out),
-        Some(Grammar::Lua) => lua_edits(root, old, new, &mut out),
-        Some(Grammar::Rust) => rust_edits(root, old, new, &mut out, &mut warnings),
+        Some(Grammar::Python) => py_edits(root, old, new, read, &mut out),
+        Some(Grammar::Lua) => lua_edits(root, old, new, read, &mut out),
+        Some(Grammar::Rust) => rust_edits(root, old, new, read, &mut out, &mut warnings),
         None => warnings.push(
-            "radium does not know this kind of file's imports: nothing names it was changed".into(),
+            "radium does not know this kind of file's imports: nothing that names it was changed"
+                .into(),
         ),
+    }
+    if !own {
+        out.retain(|(file, _)| file != old);
     }
     (out, warnings)
 }

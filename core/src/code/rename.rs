@@ -88,13 +88,29 @@ pub async fn rename_file(ctx: &CodeContext, args: &Map<String, Value>) -> Result
             }
         }
     }
-    if used == "syntax" {
-        let (edits, notes) = import_edits(&ctx.root, &old.path, &new);
+    // Without a server, the syntax rewrite updates the imports; after a
+    // server, it updates those the server left naming the old path (a
+    // `require` in a TypeScript file, which tsserver does not follow).
+    let by_server = used == "lsp";
+    let (edits, notes) = {
+        let c = client.clone();
+        let mut read = |p: &std::path::Path| plan.text(p, c.as_deref()).ok().flatten();
+        import_edits(&ctx.root, &old.path, &new, &mut read, !by_server)
+    };
+    if by_server {
+        if !edits.is_empty() {
+            let n: usize = edits.iter().map(|(_, e)| e.len()).sum();
+            warnings.push(format!(
+                "{n} more imports naming `{}` were updated by the syntax rewrite",
+                old.shown
+            ));
+        }
+    } else {
         warnings.extend(notes);
         warnings.push("imports found by the syntax tree, not by a language server".into());
-        for (path, edits) in edits {
-            plan.apply_ranges(&path, edits, None)?;
-        }
+    }
+    for (path, edits) in edits {
+        plan.apply_ranges(&path, edits, client.as_deref())?;
     }
     plan.rename(&old.path, &new, client.as_deref())?;
     let files: Vec<Value> = plan

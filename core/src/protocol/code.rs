@@ -46,6 +46,14 @@ fn write(
     };
     let outcome = session.write_step(command, &writes, tag.as_deref())?;
     prepared.warnings.extend(outcome.warnings);
+    // A folder a move left empty goes too (an undo makes it again).
+    for (path, after) in &changed {
+        if after.is_none() {
+            if let Some(parent) = path.parent().filter(|p| *p != ctx.root) {
+                let _ = std::fs::remove_dir(parent);
+            }
+        }
+    }
     Ok(outcome.tag)
 }
 
