@@ -17,7 +17,7 @@ pub(crate) fn radium_home() -> PathBuf {
 /// as many connections as it may), is tried again for up to 10 s: once the
 /// request is sent, a lost answer is reported, never sent twice (the daemon
 /// may have applied the edit).
-fn through_daemon(request: &Request) -> Result<radium_core::Response, String> {
+pub(crate) fn through_daemon(request: &Request) -> Result<radium_core::Response, String> {
     let home = radium_home();
     let started = std::time::Instant::now();
     let mut pause = std::time::Duration::from_millis(10);

@@ -6,217 +6,25 @@
 //! stderr as `rad: ...`); 2 bad usage.
 
 use std::io::{IsTerminal, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
+mod args;
 mod chat;
 mod clipboard;
+mod code;
 mod daemon_client;
 mod hooks;
 mod mcp;
 
 use daemon_client::{radium_home, run_edit};
 
-use clap::{Parser, Subcommand};
+use args::{Cli, Command, ExtCommand};
+use clap::Parser;
 use radium_core::{ContextLimits, EditorContext, Engine, EngineConfig, Request};
 use serde_json::{json, Value};
 
 /// Examples for the common tasks, shown by `rad --help`.
-const EXAMPLES: &str = "\
-Examples:
-  rad chat claude                          talk with an agent (ACP) in this workspace
-  rad chat claude --prompt 'fix the bug'   one turn, streamed, then exit
-  rad view src/main.rs --start 10 --end 20 show lines with numbers
-  rad str-replace src/main.rs --old a --new b
-  rad undo                                 take back the last edit (any conversation)
-  rad clipboard send src/main.rs --lines 10-20 --prompt 'explain this'
-  rad clipboard receive --apply            apply an answer copied from a chat
-  rad hooks list                           the hooks by type
-  rad hooks test audit --context ctx.json  run one hook alone
-  rad trust                                let this workspace's hooks and agents run
-  rad completions bash > ~/.local/share/bash-completion/completions/rad";
-
-#[derive(Parser)]
-#[command(
-    name = "rad",
-    version,
-    about = "The radium engine on the command line",
-    after_help = EXAMPLES
-)]
-struct Cli {
-    /// The workspace (default: the current directory): its .radium/ holds hooks.toml and agents.toml.
-    #[arg(long, global = true)]
-    workspace: Option<PathBuf>,
-    /// Print compact JSON instead of indented JSON.
-    #[arg(long, global = true)]
-    compact: bool,
-    /// The dog tag of the conversation state (edit commands): an older tag
-    /// undoes the edits made after it.
-    #[arg(long, global = true)]
-    tag: Option<String>,
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Subcommand)]
-enum Command {
-    /// Run one agent step: the editor context comes as JSON on stdin, or from
-    /// the RADIUM_EDITOR_* variables; prints the code blocks as JSON.
-    Step {
-        /// The agent id (from .radium/agents.toml or $RADIUM_HOME/agents.toml).
-        agent: String,
-        /// The instruction for the agent.
-        #[arg(long, short, default_value = "")]
-        prompt: String,
-    },
-    /// Talk with an ACP agent: interactive, or one turn with --prompt.
-    Chat {
-        /// The agent id (an agent with `protocol = "acp"`).
-        agent: String,
-        /// One prompt: print the answer as it streams and exit when the turn ends.
-        #[arg(long, short)]
-        prompt: Option<String>,
-        /// Print one JSON event a line.
-        #[arg(long)]
-        json: bool,
-        /// Allow every permission request the agent makes.
-        #[arg(long)]
-        yes: bool,
-    },
-    /// Extract the code blocks of an agent's answer read on stdin.
-    Extract,
-    /// Validate an editor context (JSON on stdin, or RADIUM_EDITOR_*) and print it.
-    Context,
-    /// List the configured agents.
-    Agents,
-    /// Send one raw request (JSON argument, or stdin) and print the response.
-    Request {
-        /// The request, e.g. '{"command":"ping"}'; read from stdin when absent.
-        json: Option<String>,
-    },
-    /// Install, list or remove extensions (also `rad extension ...`).
-    #[command(subcommand, alias = "extension")]
-    Ext(ExtCommand),
-    /// Trust a workspace (default: the current one) so its extensions and agents may run.
-    Trust {
-        /// The workspace folder.
-        path: Option<PathBuf>,
-        /// Withdraw trust instead.
-        #[arg(long)]
-        revoke: bool,
-    },
-    /// Print the version and ABI version.
-    Version,
-    /// Show a file with numbered lines, or list a folder (through the daemon).
-    View {
-        /// The file or folder, relative to the project (the current directory).
-        path: String,
-        /// First line to show.
-        #[arg(long)]
-        start: Option<u64>,
-        /// Last line to show.
-        #[arg(long)]
-        end: Option<u64>,
-    },
-    /// Create a file (content from --content or stdin).
-    Create {
-        /// The new file.
-        path: String,
-        /// Its content (default: stdin).
-        #[arg(long)]
-        content: Option<String>,
-        /// Replace an existing file.
-        #[arg(long)]
-        overwrite: bool,
-    },
-    /// Replace text that occurs exactly once in a file.
-    StrReplace {
-        /// The file.
-        path: String,
-        /// The text to find (must occur exactly once).
-        #[arg(long)]
-        old: String,
-        /// Its replacement.
-        #[arg(long)]
-        new: String,
-    },
-    /// Insert text after a line (0 = top).
-    Insert {
-        /// The file.
-        path: String,
-        /// The line to insert after.
-        #[arg(long)]
-        line: u64,
-        /// The text.
-        #[arg(long)]
-        text: String,
-    },
-    /// Undo the last edit.
-    Undo,
-    /// Redo the last undone edit.
-    Redo,
-    /// List a file's conflicts, or resolve one (--id with --resolution ours|theirs|both|text).
-    SolveConflict {
-        /// The file with conflict markers.
-        path: String,
-        /// The conflict to resolve.
-        #[arg(long)]
-        id: Option<u64>,
-        /// ours, theirs, both or text.
-        #[arg(long)]
-        resolution: Option<String>,
-        /// The text for --resolution text.
-        #[arg(long)]
-        text: Option<String>,
-    },
-    /// Serve radium's edit tools to an agent over MCP on stdio (--tag
-    /// continues a conversation); see docs/mcp.md.
-    Mcp,
-    /// Clipboard mode: send code to a chat, receive its answer.
-    #[command(subcommand)]
-    Clipboard(clipboard::ClipboardCommand),
-    /// The workspace's hooks: list, info, enable, disable, validate, test.
-    #[command(subcommand)]
-    Hooks(hooks::HooksCommand),
-    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
-    Completions {
-        /// The shell.
-        shell: clap_complete::Shell,
-    },
-    /// Check that the daemon answers.
-    Ping,
-    /// Stop the daemon.
-    Shutdown,
-    /// Run the daemon in the foreground (normally started on first use).
-    Daemon {
-        /// Seconds without requests before it exits.
-        #[arg(long, default_value_t = 900)]
-        idle: u64,
-    },
-}
-
-#[derive(Subcommand)]
-enum ExtCommand {
-    /// Install an extension from a local folder (copied after validation).
-    Install {
-        /// The extension's folder (holding radium-extension.json).
-        path: PathBuf,
-        /// Install for the workspace instead of the user.
-        #[arg(long)]
-        workspace_level: bool,
-        /// Replace an installed extension of the same name.
-        #[arg(long)]
-        force: bool,
-    },
-    /// List extensions: name, version, level, hooks, status (active, blocked and why).
-    List,
-    /// Remove an installed extension.
-    Remove {
-        /// The extension's name.
-        name: String,
-    },
-}
-
 pub(crate) fn read_stdin() -> Result<String, String> {
     let mut text = String::new();
     if std::io::stdin().is_terminal() {
@@ -269,7 +77,11 @@ fn run(cli: Cli) -> Result<Value, String> {
         | Command::Clipboard(_)
         | Command::Hooks(_)
         | Command::Completions { .. }
-        | Command::Daemon { .. } => return Err("internal: handled elsewhere".into()),
+        | Command::Daemon { .. }
+        | Command::ReadVar { .. }
+        | Command::ModifyVar { .. }
+        | Command::RenameFile { .. }
+        | Command::Lsp(_) => return Err("internal: handled elsewhere".into()),
         Command::Ext(ExtCommand::List) => Request::new("ext-list", Value::Null),
         Command::Ext(ExtCommand::Install {
             path,
@@ -438,6 +250,35 @@ fn main() -> ExitCode {
             yes: *yes,
         };
         return ExitCode::from(chat::chat(&options, &workspace));
+    }
+    let call = match &cli.command {
+        Command::ReadVar {
+            file,
+            var,
+            line,
+            options,
+        } => Some(code::CodeCall::read_var(file, var, *line, options)),
+        Command::ModifyVar {
+            file,
+            from,
+            to,
+            line,
+            dry_run,
+            options,
+        } => Some(code::CodeCall::modify_var(
+            file, from, to, *line, *dry_run, options,
+        )),
+        Command::RenameFile {
+            old,
+            new,
+            dry_run,
+            options,
+        } => Some(code::CodeCall::rename_file(old, new, *dry_run, options)),
+        Command::Lsp(command) => Some(code::CodeCall::lsp(command)),
+        _ => None,
+    };
+    if let Some(call) = call {
+        return call.run(cli.tag.clone(), &workspace);
     }
     if let Command::Completions { shell } = &cli.command {
         use clap::CommandFactory as _;

@@ -238,15 +238,17 @@ pub async fn read_var(
             )),
         }
     }
-    let mut places = match places {
-        Some(places) => places,
-        None => {
+    let mut places = if let Some(places) = places {
+        places
+    } else {
+        {
             let (mut found, syntax) =
                 fallback_places(&ctx.root, &q.target.path, q.spec.as_ref(), &q.name, &q.text);
             engine = if syntax { "syntax" } else { "text" };
             q.warnings.push(fallback_warning(syntax));
             q.client = None;
-            // One definition is marked: the anchor's, else the first in its file.
+            // One definition is marked: the anchor's, else the first in
+            // its file, else the first anywhere.
             let chosen = found
                 .iter()
                 .position(|p| p.path == q.target.path && p.start == q.at.start && p.definition)
@@ -254,7 +256,8 @@ pub async fn read_var(
                     found
                         .iter()
                         .position(|p| p.path == q.target.path && p.definition)
-                });
+                })
+                .or_else(|| found.iter().position(|p| p.definition));
             for (i, p) in found.iter_mut().enumerate() {
                 p.definition = Some(i) == chosen;
             }
@@ -392,7 +395,7 @@ pub async fn modify_var(ctx: &CodeContext, args: &Map<String, Value>) -> Result<
         q.warnings.push(fallback_warning(syntax));
         q.client = None;
         let mut by_file: std::collections::BTreeMap<PathBuf, Vec<(usize, usize, String)>> =
-            Default::default();
+            std::collections::BTreeMap::default();
         for p in places {
             by_file
                 .entry(p.path)

@@ -29,7 +29,7 @@ pub struct Plan {
     pub edits: BTreeMap<PathBuf, usize>,
 }
 
-fn refuse(why: String) -> Error {
+fn refuse(why: impl std::fmt::Display) -> Error {
     Error::Edit(format!("the edit was refused, nothing was written: {why}"))
 }
 

@@ -110,7 +110,7 @@ mod tests {
     fn columns_count_the_encodings_units_on_a_non_ascii_line() {
         let text = "let é = \"😀\"; x\nnext";
         let starts = line_starts(text);
-        let x = text.find(" x").unwrap() + 1;
+        let x = text.find(" x").expect("x") + 1;
         // é is 2 bytes / 1 unit; 😀 is 4 bytes / 2 UTF-16 units / 1 scalar.
         assert_eq!(to_position(text, &starts, x, Encoding::Utf8), (0, 17));
         assert_eq!(to_position(text, &starts, x, Encoding::Utf16), (0, 14));

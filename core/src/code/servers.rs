@@ -73,9 +73,15 @@ impl ServerSpec {
     }
 }
 
-/// The built-in table: a language, its extensions, and the servers to try
-/// in order (the first installed one is used).
-const DEFAULTS: &[(&str, &[&str], &[&[&str]])] = &[
+/// A language, its extensions, and the servers to try in order.
+type Default = (
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static [&'static str]],
+);
+
+/// The built-in table (the first installed server of a language is used).
+const DEFAULTS: &[Default] = &[
     ("rust", &["rs"], &[&["rust-analyzer"]]),
     (
         "python",
@@ -180,9 +186,10 @@ fn overlay(specs: &mut Vec<ServerSpec>, path: &Path) -> Result<()> {
         }
     })?;
     for (language, entry) in table {
-        let at = match specs.iter().position(|s| s.language == language) {
-            Some(at) => at,
-            None => {
+        let at = if let Some(at) = specs.iter().position(|s| s.language == language) {
+            at
+        } else {
+            {
                 if entry.extensions.is_none() && !entry.disabled {
                     return Err(Error::Config {
                         path: path.to_owned(),
@@ -284,9 +291,7 @@ pub fn extension(path: &Path) -> String {
 /// The entry that serves `path`, by its extension.
 pub fn spec_for<'a>(specs: &'a [ServerSpec], path: &Path) -> Option<&'a ServerSpec> {
     let ext = extension(path);
-    specs
-        .iter()
-        .find(|s| s.extensions.iter().any(|e| *e == ext))
+    specs.iter().find(|s| s.extensions.contains(&ext))
 }
 
 /// The LSP `languageId` of a file.

@@ -206,7 +206,10 @@ mod tests {
             let (found, _) = occurrences(Path::new(file), text, "count");
             assert!(found.len() >= 2, "{file}: {found:?}");
             assert!(found[0].definition, "{file}: {found:?}");
-            assert!(!found.last().unwrap().definition, "{file}: {found:?}");
+            assert!(
+                !found.last().expect("found").definition,
+                "{file}: {found:?}"
+            );
         }
     }
 }

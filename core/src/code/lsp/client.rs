@@ -200,7 +200,7 @@ impl Client {
                 let mut why = format!("`{}` did not start: {e}", spec.name());
                 let tail = client.stderr_tail();
                 if !tail.is_empty() {
-                    why.push_str(&format!("; its stderr ends with: {tail}"));
+                    why = format!("{why}; its stderr ends with: {tail}");
                 }
                 client.kill();
                 return Err(why);
@@ -315,7 +315,7 @@ impl Client {
             Some(doc) if doc.text == text => {}
             Some(doc) => {
                 doc.version += 1;
-                doc.text = text.to_owned();
+                text.clone_into(&mut doc.text);
                 self.notify(
                     "textDocument/didChange",
                     &json!({
@@ -392,11 +392,8 @@ impl Client {
             let _ = self.request("shutdown", Value::Null, 2000).await;
             self.notify("exit", &Value::Null);
             let mut closed = self.closed.subscribe();
-            let _ = tokio::time::timeout(
-                Duration::from_millis(1000),
-                closed.wait_for(Option::is_some),
-            )
-            .await;
+            let _ = tokio::time::timeout(Duration::from_secs(1), closed.wait_for(Option::is_some))
+                .await;
         }
         self.kill();
     }
@@ -453,7 +450,7 @@ impl Client {
         }
     }
 
-    fn on_message(&self, message: Value) {
+    fn on_message(&self, message: &Value) {
         let method = message["method"].as_str().map(str::to_owned);
         match (method, message.get("id")) {
             (Some(method), Some(id)) => {
@@ -495,7 +492,7 @@ async fn read_loop(stdout: tokio::process::ChildStdout, client: Weak<Client>) {
     let why = loop {
         match read_frame(&mut reader).await {
             Ok(Frame::Message(message)) => match client.upgrade() {
-                Some(client) => client.on_message(message),
+                Some(client) => client.on_message(&message),
                 None => return,
             },
             Ok(Frame::Garbage(_)) => {}

@@ -83,15 +83,20 @@ mod tests {
         input.extend(frame(&serde_json::json!({"b": 2})));
         input.extend(b"Content-Length: 3\r\nContent-Type: x\r\n\r\nnot");
         let mut reader = tokio::io::BufReader::new(&input[..]);
-        let Frame::Message(first) = read_frame(&mut reader).await.unwrap() else {
+        let Frame::Message(first) = read_frame(&mut reader).await.expect("read") else {
             panic!("no message")
         };
         assert_eq!(first["a"], 1);
-        let Frame::Message(second) = read_frame(&mut reader).await.unwrap() else {
+        let Frame::Message(second) = read_frame(&mut reader).await.expect("read") else {
             panic!("no message")
         };
         assert_eq!(second["b"], 2);
-        assert!(matches!(read_frame(&mut reader).await.unwrap(), Frame::Garbage(g) if g == "not"));
-        assert!(matches!(read_frame(&mut reader).await.unwrap(), Frame::End));
+        assert!(
+            matches!(read_frame(&mut reader).await.expect("read"), Frame::Garbage(g) if g == "not")
+        );
+        assert!(matches!(
+            read_frame(&mut reader).await.expect("read"),
+            Frame::End
+        ));
     }
 }

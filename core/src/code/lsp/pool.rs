@@ -27,7 +27,7 @@ impl std::fmt::Debug for Servers {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Servers")
             .field("running", &lock(&self.slots).len())
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 
