@@ -33,6 +33,9 @@ bash scripts/test-agents.sh
 step "rad mcp: the edit tools as an MCP server, driven by the reference MCP client (PyPI mcp)"
 bash scripts/test-mcp.sh
 
+step "code intelligence: read-var, modify-var, rename-file with real language servers (jedi-language-server, typescript-language-server)"
+bash scripts/test-lsp.sh
+
 step "C ABI: header, symbols, C and C++ programs (shared + static) under valgrind"
 bash scripts/test-c.sh
 

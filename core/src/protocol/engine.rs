@@ -33,6 +33,10 @@ pub const ABI_VERSION: u32 = 1;
 /// One engine: a hook registry and its settings. Cheap to clone; clones share state.
 #[derive(Debug, Clone, Default)]
 pub struct Engine {
+    /// The language servers running for code intelligence. First: fields
+    /// drop in order, and the servers are asked to stop on the runtime the
+    /// registry owns.
+    pub(super) servers: Arc<crate::code::lsp::Servers>,
     pub(super) registry: HookRegistry,
     pub(super) config: EngineConfig,
     /// Active extensions: name → the hooks registered for it.
@@ -44,8 +48,6 @@ pub struct Engine {
     /// The system clipboard, kept for the engine's life (on X11 a copied
     /// text lives while its owner does).
     pub(super) clipboard: Arc<crate::clipboard::SystemClipboard>,
-    /// The language servers running for code intelligence.
-    pub(super) servers: Arc<crate::code::lsp::Servers>,
 }
 
 /// Runs a future on this thread: one poll with a no-op waker first (work

@@ -126,20 +126,39 @@ fn forget(servers: &Weak<Servers>, key: &Key, client: &Arc<Client>) {
 }
 
 impl Drop for Servers {
-    /// The engine is going: each server is asked to stop on the runtime;
-    /// if the runtime is going too, dropping the client ends its group.
+    /// The engine is going: each server is asked to stop (`shutdown`,
+    /// `exit`) on the runtime, all at once, for at most 2 s; off the
+    /// runtime's threads the caller waits for that, on them it cannot, and
+    /// a server still there is ended with its process group.
     fn drop(&mut self) {
         let clients: Vec<Arc<Client>> = lock(&self.slots)
             .drain()
             .filter_map(|(_, slot)| slot.get().cloned())
             .collect();
-        match lock(&self.runtime).as_ref() {
-            Some(handle) => {
-                for client in clients {
-                    handle.spawn(async move { client.shutdown().await });
-                }
-            }
-            None => clients.iter().for_each(|c| c.kill()),
+        if clients.is_empty() {
+            return;
         }
+        let Some(handle) = lock(&self.runtime).clone() else {
+            clients.iter().for_each(|c| c.kill());
+            return;
+        };
+        let stops: Vec<_> = clients
+            .iter()
+            .map(|c| {
+                let c = Arc::clone(c);
+                handle.spawn(async move { c.shutdown().await })
+            })
+            .collect();
+        if tokio::runtime::Handle::try_current().is_err() {
+            handle.block_on(async {
+                let all = async {
+                    for stop in stops {
+                        let _ = stop.await;
+                    }
+                };
+                let _ = tokio::time::timeout(Duration::from_secs(2), all).await;
+            });
+        }
+        clients.iter().for_each(|c| c.kill());
     }
 }
