@@ -23,7 +23,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 RAD = os.path.abspath(sys.argv[1])
-TOOLS = ["view", "create", "str_replace", "insert", "undo", "redo", "solve_conflict", "rewind"]
+TOOLS = ["view", "create", "str_replace", "insert", "undo", "redo", "solve_conflict", "read_var", "modify_var", "rename_file", "rewind"]
 passed, failed = 0, 0
 
 
@@ -151,6 +151,42 @@ async def test_create_replace_undo():
 
     await with_client(ws, body)
     subprocess.run([RAD, "shutdown"], cwd=ws.ws, env=ws.env(), capture_output=True)
+    ws.close()
+
+
+async def test_code_tools_read_rename_and_move():
+    ws = Workspace()
+    # No language server: the syntax tree answers, whatever is installed.
+    with open(os.path.join(ws.home, "lsp.toml"), "w") as f:
+        f.write("[python]\ndisabled = true\n")
+    ws.write("pkg/__init__.py", "")
+    ws.write("pkg/util.py", "# total is kept here\ntotal = 1\n")
+    ws.write("main.py", "from pkg.util import total\nprint('total', total)\n")
+
+    async def body(session, _):
+        r = await session.call_tool("read_var", {"file": "main.py", "var": "total"})
+        text = text_of(r)
+        check(not r.is_error and "variable: total\n" in text and "engine: syntax\n" in text, f"read_var: {text}")
+        check("occurrences: 3 in 2 files" in text and "pkg/util.py:2:1: total = 1  (definition)" in text, f"read_var: {text}")
+        check(r.structured_content["data"]["definition"]["file"] == "pkg/util.py", f"structured: {r.structured_content}")
+        r = await session.call_tool("modify_var", {"file": "pkg/util.py", "from": "total", "to": "grand"})
+        check(not r.is_error and "edits: 3 in 2 files (applied)" in text_of(r), f"modify_var: {text_of(r)}")
+        check(ws.read("main.py") == "from pkg.util import grand\nprint('total', grand)\n", "renamed in code, not in the string")
+        check(ws.read("pkg/util.py") == "# total is kept here\ngrand = 1\n", "renamed, not in the comment")
+        r = await session.call_tool("rename_file", {"from": "pkg/util.py", "to": "pkg/helpers.py"})
+        check(not r.is_error and "file: pkg/util.py -> pkg/helpers.py" in text_of(r), f"rename_file: {text_of(r)}")
+        check(ws.read("main.py").startswith("from pkg.helpers import grand\n"), "the import follows the move")
+        check(not os.path.exists(ws.path("pkg/util.py")), "the old file is gone")
+        r = await session.call_tool("undo", {})
+        check(os.path.exists(ws.path("pkg/util.py")) and ws.read("main.py").startswith("from pkg.util import grand"), "undo takes the move back")
+        r = await session.call_tool("undo", {})
+        check(ws.read("main.py") == "from pkg.util import total\nprint('total', total)\n", "undo takes the rename back in every file")
+        r = await session.call_tool("read_var", {"file": "main.py", "var": "nothing"})
+        check(r.is_error and "does not occur" in text_of(r) and "not_found" in text_of(r), f"missing name: {text_of(r)}")
+        r = await session.call_tool("rename_file", {"from": "main.py", "to": "pkg/__init__.py"})
+        check(r.is_error and "already exists" in text_of(r), f"existing destination: {text_of(r)}")
+
+    await with_client(ws, body)
     ws.close()
 
 

@@ -99,7 +99,7 @@ impl RadiumTools {
             }
             return failure(&message);
         }
-        let mut text = tools::answer_text(&response);
+        let mut text = tools::answer_text(tool.command, &response);
         let mut data = response.data.clone().unwrap_or(Value::Null);
         if tool.command == "rewind" {
             // The listing of the workspace is not what the model asked for.

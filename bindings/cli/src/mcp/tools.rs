@@ -82,7 +82,7 @@ pub(crate) const TOOLS: &[ToolSpec] = &[
     ToolSpec {
         name: "undo",
         command: "undo",
-        description: "Undo the last edit this conversation made (create, str_replace, insert, solve_conflict).",
+        description: "Undo the last edit this conversation made (create, str_replace, insert, solve_conflict, modify_var, rename_file).",
         schema: || object(&json!({}), &[]),
         read_only: false,
     },
@@ -103,6 +103,39 @@ pub(crate) const TOOLS: &[ToolSpec] = &[
             "resolution": {"type": "string", "enum": ["ours", "theirs", "both", "text"], "description": "How to resolve it."},
             "text": {"type": "string", "description": "The text that replaces the conflict, with resolution \"text\"."},
         }), &["path"]),
+        read_only: false,
+    },
+    ToolSpec {
+        name: "read_var",
+        command: "read-var",
+        description: "Find a variable, function or type: its definition (with the lines around it) and every reference in the workspace, with file, line, column and the line's text. Asks the language server of the file's language (rust-analyzer, pyright, typescript-language-server...); without one, the syntax tree finds the name as code (not in comments or strings), which is not type-aware.",
+        schema: || object(&json!({
+            "file": path_prop(),
+            "var": {"type": "string", "description": "The name to look up."},
+            "line": {"type": "integer", "minimum": 1, "description": "The line (1-based) of the occurrence meant, when the name occurs more than once (default: its definition in the file)."},
+        }), &["file", "var"]),
+        read_only: true,
+    },
+    ToolSpec {
+        name: "modify_var",
+        command: "modify-var",
+        description: "Rename a variable, function or type everywhere it is used in the workspace (the language server's rename, else the syntax tree's). All files change as one step that undo takes back at once. Prefer it to str_replace for renames.",
+        schema: || object(&json!({
+            "file": path_prop(),
+            "from": {"type": "string", "description": "The name now."},
+            "to": {"type": "string", "description": "The new name."},
+            "line": {"type": "integer", "minimum": 1, "description": "The line (1-based) of the occurrence meant (default: its definition in the file)."},
+        }), &["file", "from", "to"]),
+        read_only: false,
+    },
+    ToolSpec {
+        name: "rename_file",
+        command: "rename-file",
+        description: "Move or rename a file and update the imports that name it (and its own relative imports), as one step that undo takes back. Refuses a destination that exists.",
+        schema: || object(&json!({
+            "from": path_prop(),
+            "to": {"type": "string", "description": "The new path (relative to the workspace); it must not exist."},
+        }), &["from", "to"]),
         read_only: false,
     },
     ToolSpec {
@@ -193,10 +226,14 @@ pub(crate) fn check(tool: &ToolSpec, args: &Map<String, Value>) -> Result<(), St
 /// The text a model reads for an answer: the result (numbered lines, a
 /// listing, or the JSON data), the warnings, and `[tag: ...]`, as `rad`
 /// prints them.
-pub(crate) fn answer_text(response: &Response) -> String {
+pub(crate) fn answer_text(command: &str, response: &Response) -> String {
     let mut out = String::new();
     let data = response.data.clone().unwrap_or(Value::Null);
-    if let Some(text) = data.get("text").and_then(Value::as_str) {
+    if command == "read-var" {
+        out.push_str(&radium_core::code::report::read_var_text(&data));
+    } else if matches!(command, "modify-var" | "rename-file") {
+        out.push_str(&radium_core::code::report::edit_text(&data));
+    } else if let Some(text) = data.get("text").and_then(Value::as_str) {
         out.push_str(text);
     } else if let Some(entries) = data.get("entries").and_then(Value::as_array) {
         for entry in entries.iter().filter_map(Value::as_str) {
