@@ -34,6 +34,7 @@ gcc -std=c11 "${warn[@]}" $cflags tests/c/vectors.c -o "$work/vectors" $libs -Wl
 build cpp g++ c++17 tests/cpp/test_radium.cpp
 gcc -std=c11 "${warn[@]}" -pthread $cflags tests/c/test_hardening.c -o "$work/hardening" $libs -Wl,-rpath,"$prefix/lib"
 gcc -std=c11 "${warn[@]}" -pthread $cflags tests/c/test_sessions.c -o "$work/sessions" $libs -Wl,-rpath,"$prefix/lib"
+gcc -std=c11 "${warn[@]}" $cflags tests/c/test_code.c -o "$work/code" $libs -Wl,-rpath,"$prefix/lib"
 
 echo "--- the README's C example"
 awk '/^```c$/{on=1;next} /^```$/{on=0} on' README.md > "$work/readme.c"
@@ -51,6 +52,10 @@ valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible
 echo "--- an agent session from C (events on a callback) under valgrind"
 valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 \
   --suppressions=tests/c/valgrind.supp "$work/sessions" "$PWD/examples/acp-agent/agent.mjs"
+
+echo "--- code intelligence from C (a language server the engine starts and stops) under valgrind"
+valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 \
+  --suppressions=tests/c/valgrind.supp "$work/code" "$PWD/tests/lsp/scripted_server.py"
 
 status=0
 for bin in c-shared c-static cpp-shared cpp-static readme-example; do
