@@ -90,7 +90,7 @@ local harness = {
 }
 
 -- The tests, by concept, in this order (tests/spec/<name>.lua).
-local specs = { "engine", "data", "async", "vectors", "editor", "hardening", "sessions", "plugin", "review", "record", "clipboard", "chat" }
+local specs = { "engine", "data", "async", "vectors", "editor", "hardening", "sessions", "plugin", "review", "record", "clipboard", "chat", "code" }
 for _, spec in ipairs(specs) do
   local path = root .. "/tests/spec/" .. spec .. ".lua"
   local ok, err = xpcall(function()
