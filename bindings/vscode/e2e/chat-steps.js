@@ -31,6 +31,21 @@ module.exports = function chatSteps(step, h) {
     }
   }
 
+  /** Drags the panel's top edge (the sash between it and the editors) to `y`; answers the panel's height before and after. */
+  let panelTop
+  async function dragPanelTo(y) {
+    const panel = page().locator('.part.panel')
+    const before = await panel.boundingBox()
+    assert.ok(before, 'the panel is open')
+    panelTop ??= before.y
+    await page().mouse.move(before.x + before.width / 2, before.y)
+    await new Promise((r) => setTimeout(r, 300))
+    await page().mouse.down()
+    await page().mouse.move(before.x + before.width / 2, y, { steps: 8 })
+    await page().mouse.up()
+    log(`the panel's height: ${Math.round(before.height)} px, then ${Math.round((await panel.boundingBox()).height)} px`)
+  }
+
   async function send(prompt) {
     const input = chat().locator('#input')
     await input.fill(prompt)
@@ -38,6 +53,10 @@ module.exports = function chatSteps(step, h) {
   }
 
   step('7. chat: Open Chat with a selection, pick the ACP agent, send (Shift+Enter for a new line): the answer streams with the selection attached', async () => {
+    // The chat opens in the panel (the output channel has it now, since step
+    // 5): give it room as a user would, dragging the panel's top edge up (the
+    // screenshots then show more of it; step 11 puts it back).
+    await dragPanelTo(280)
     await open('math.ts')
     await selectLines(3, 5)
     await page().keyboard.press('Control+Alt+R')
@@ -121,7 +140,10 @@ module.exports = function chatSteps(step, h) {
     await until('b.ts on disk is back', () => disk('src/b.ts') === files['src/b.ts'])
     await until('a.ts in its editor is back', () => showsA(1))
     assert.equal(await page().locator('.tabs-container .tab.active.dirty').count(), 0, 'reloaded, not dirty')
-    // VS Code reloaded both itself (the extension reverts only an editor still stale after 2 s).
+    // VS Code reloaded both itself (the extension reverts only an editor still
+    // stale after 2 s): the Radium output channel says so. It shares the
+    // panel with the chat, so it is brought into view first.
+    await runCommand('Focus on Output View')
     for (const name of ['src/a.ts', 'src/b.ts']) await page().locator('.part.panel .view-lines').filter({ hasText: `${name}: the editor shows the disk after` }).first().waitFor()
     await screenshot('chat-review-undone')
     await open('b.ts')
@@ -138,6 +160,7 @@ module.exports = function chatSteps(step, h) {
   })
 
   step('10. chat: the stop button cancels a slow turn; the status bar shows the turn while it runs', async () => {
+    await runCommand('Radium: Open Chat') // the output had the panel: the chat comes back
     await send('slow')
     await answers().last().filter({ hasText: 'chunk 2' }).waitFor()
     await page().locator('.statusbar', { hasText: 'scripted is answering' }).waitFor()
@@ -169,5 +192,7 @@ module.exports = function chatSteps(step, h) {
     fs.writeFileSync(path.join(out, 'chat-bench.json'), JSON.stringify(figures, null, 2))
     assert.ok(figures.flood.host.chunks === 2000, JSON.stringify(figures.flood.host))
     await screenshot('chat-bench')
+    // The panel back to its height before step 7, for the editor steps after this.
+    await dragPanelTo(panelTop)
   })
 }

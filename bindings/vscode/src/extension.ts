@@ -113,11 +113,15 @@ function messageOf(e: unknown): string {
   return e instanceof Error ? e.message : String(e)
 }
 
-/** Logs an error and shows it in a notification (never throws). */
-function fail(message: string): void {
+/**
+ * Logs an error and shows it in a notification (never throws); with
+ * `showOutput`, the output channel comes into view too (the chat passes
+ * false: its errors are in its view, which the output would hide in the panel).
+ */
+function fail(message: string, showOutput = true): void {
   const out = channel()
   out.appendLine(`error: ${message}`)
-  out.show(true)
+  if (showOutput) out.show(true)
   void vscode.window.showErrorMessage(`Radium: ${message}`)
 }
 

@@ -44,10 +44,17 @@ test('the manifest contributes the command and points at the compiled code', () 
   assert.deepEqual(manifest.contributes.menus['editor/context'], [{ command: 'radium.clipboard.copySelection', when: 'editorTextFocus', group: '9_cutcopypaste@9' }])
   assert.deepEqual(manifest.contributes.menus.commandPalette.map((m) => m.command), ['radium.clipboard.copySelection', 'radium.clipboard.applyAnswer'])
   assert.ok(manifest.activationEvents.includes('onView:radium.chatView'))
-  // The chat view lives in Radium's own view container, with a keybinding to open it.
-  assert.deepEqual(manifest.contributes.views.radium, [{ type: 'webview', id: 'radium.chatView', name: 'Chat' }])
-  assert.equal(manifest.contributes.viewsContainers.activitybar[0].id, 'radium')
-  assert.ok(fs.existsSync(path.join(root, manifest.contributes.viewsContainers.activitybar[0].icon)))
+  // The chat view lives in the panel (VS Code 1.100, engines.vscode, offers
+  // view containers in the activity bar and the panel only), in a container
+  // of its own and nothing in the activity bar; a keybinding opens it.
+  assert.deepEqual(Object.keys(manifest.contributes.viewsContainers), ['panel'])
+  assert.equal(manifest.engines.vscode, '^1.100.0')
+  const [container] = manifest.contributes.viewsContainers.panel
+  assert.deepEqual(manifest.contributes.views, {
+    [container.id]: [{ type: 'webview', id: 'radium.chatView', name: 'Chat', icon: 'media/radium.svg', contextualTitle: 'Radium' }],
+  })
+  assert.equal(container.title, 'Radium')
+  assert.ok(fs.existsSync(path.join(root, container.icon)))
   assert.deepEqual(manifest.contributes.keybindings[0], { command: 'radium.chat', key: 'ctrl+alt+r', mac: 'cmd+alt+r' })
   const settings = manifest.contributes.configuration.properties
   assert.deepEqual(

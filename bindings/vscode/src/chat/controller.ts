@@ -20,8 +20,8 @@ export interface ChatHost {
   /** The engine and workspace of the current window (throws when the module does not load). */
   engine(): { engine: Engine; workspace: string | undefined }
   log(line: string): void
-  /** A notification and an output line (never throws). */
-  fail(message: string): void
+  /** A notification and an output line (never throws); `showOutput` false: the output channel is not brought into view. */
+  fail(message: string, showOutput?: boolean): void
 }
 
 type Perm = { options: Array<{ id?: string; kind?: string }>; kind?: string }
@@ -160,7 +160,7 @@ export class ChatController {
 
   private showError(message: string): void {
     this.post({ type: 'error', message })
-    this.host.fail(message)
+    this.host.fail(message, false)
   }
 
   private onBatch(batch: SessionEvent[]): void {

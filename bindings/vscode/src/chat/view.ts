@@ -1,4 +1,4 @@
-// The chat view (a webview view in Radium's side bar container) and the
+// The chat view (a webview view in Radium's container in the panel) and the
 // commands around it: radium.chat, radium.newChat, radium.stop,
 // radium.attachSelection, radium.attachFiles, radium.trust, radium.undo,
 // radium.redo.
