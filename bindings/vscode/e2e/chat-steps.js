@@ -2,7 +2,8 @@
 // The chat view's steps of the e2e suite (run.js registers them after its
 // own): a whole chat turn with the scripted ACP agent in the webview, a
 // permission answered, a two-file review with one hunk rejected (taken back
-// by one Radium: Undo in both files, and brought back by Redo), Stop on a
+// by one Radium: Undo in both files, and brought back by Redo), an agent's
+// tool call reviewed per hunk from its permission prompt, Stop on a
 // slow turn, and the benchmark (time from an event reaching the extension
 // host to its text on screen; the host's event-loop delay while an answer
 // streams at a high rate).
@@ -159,8 +160,47 @@ module.exports = function chatSteps(step, h) {
     await clearNotifications()
   })
 
-  step('10. chat: the stop button cancels a slow turn; the status bar shows the turn while it runs', async () => {
+  step('9c. chat: an agent\'s tool-call diff reviewed per hunk from its permission prompt: one hunk accepted, one rejected; the file on disk and in its editor', async () => {
+    await open('tool.ts') // open: the take-back goes through the editor
     await runCommand('Radium: Open Chat') // the output had the panel: the chat comes back
+    await chat().locator('#agent').selectOption('editing')
+    const after = ['export const first = 100', '', 'export const middle = 0', '', 'export const last = 999']
+    await send(`edit src/tool.ts\n${after.join('\n')}`)
+    const perm = chat().locator('.perm').last()
+    await perm.locator('.perm-title', { hasText: 'Edit' }).waitFor()
+    assert.match(await perm.innerText(), /\+export const last = 999/)
+    await perm.locator('button', { hasText: 'Review hunks…' }).click()
+    const review = chat().locator('.review').last()
+    await review.locator('.review-title', { hasText: 'Review: Edit src/tool.ts' }).waitFor()
+    const hunks = review.locator('.hunk')
+    assert.equal(await hunks.count(), 2)
+    await hunks.nth(0).locator('button', { hasText: 'Accept' }).click()
+    await review.locator('.hunk.accepted').first().waitFor()
+    await hunks.nth(1).locator('button', { hasText: 'Reject' }).click()
+    await review.locator('.hunk.rejected').first().waitFor()
+    await review.locator('.file-link', { hasText: 'src/tool.ts' }).click()
+    const diff = page().locator('.monaco-diff-editor').first()
+    await diff.waitFor()
+    await until('the diff shows the tool call', async () => (await text(diff.locator('.editor.modified .view-lines'))).includes('last = 999'))
+    await screenshot('chat-tool-review')
+    assert.equal(disk('src/tool.ts'), files['src/tool.ts'], 'nothing written before the answer')
+    await review.locator('button', { hasText: 'Allow accepted hunks' }).click()
+    await perm.locator('.ok', { hasText: 'allowed' }).waitFor()
+    await review.locator('.review-title', { hasText: 'took back 1 rejected hunk(s) of src/tool.ts' }).waitFor()
+    const kept = files['src/tool.ts'].replace('first = 1', 'first = 100')
+    await until('tool.ts on disk: the accepted hunk only', () => disk('src/tool.ts') === kept)
+    await until('the review diff closed', async () => (await page().locator('.monaco-diff-editor').count()) === 0)
+    await until('tool.ts in its editor', async () => {
+      const shown = await text(activeEditorLines())
+      return shown.includes('first = 100') && shown.includes('last = 9') && !shown.includes('999')
+    })
+    assert.equal(await page().locator('.tabs-container .tab.active.dirty').count(), 0, 'saved')
+    await chat().locator('.write', { hasText: 'wrote src/tool.ts' }).last().waitFor()
+    await screenshot('chat-tool-review-applied')
+  })
+
+  step('10. chat: the stop button cancels a slow turn; the status bar shows the turn while it runs', async () => {
+    await chat().locator('#agent').selectOption('scripted')
     await send('slow')
     await answers().last().filter({ hasText: 'chunk 2' }).waitFor()
     await page().locator('.statusbar', { hasText: 'scripted is answering' }).waitFor()

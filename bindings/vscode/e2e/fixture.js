@@ -1,7 +1,9 @@
 'use strict'
 // The e2e suite's world: a workspace with a few TypeScript files, a
 // RADIUM_HOME whose agents.toml has the bundled example agent, a sleeping
-// agent and a failing one, and VS Code user settings pointing at them.
+// agent, a failing one and two scripted ACP agents (examples/acp-agent, and
+// e2e/edit-agent.mjs for a tool call whose diff has several hunks), and VS
+// Code user settings pointing at them.
 // `node fixture.js` writes it (scripts/test-vscode-e2e.sh does, before
 // code-server starts); run.js reads the same paths.
 
@@ -50,6 +52,8 @@ const files = {
   // The chat's two-file review.
   'src/a.ts': ['export const first = 1', '', 'export const middle = 0', '', 'export const last = 9', ''].join('\n'),
   'src/b.ts': ['export const b = "old"', ''].join('\n'),
+  // The agent's tool call reviewed per hunk.
+  'src/tool.ts': ['export const first = 1', '', 'export const middle = 0', '', 'export const last = 9', ''].join('\n'),
 }
 
 function setup() {
@@ -80,6 +84,11 @@ function setup() {
       'id = "scripted"',
       'protocol = "acp"',
       `command = ["node", ${JSON.stringify(path.join(p.repo, 'examples/acp-agent/agent.mjs'))}]`,
+      '',
+      '[[agents]]',
+      'id = "editing"',
+      'protocol = "acp"',
+      `command = ["node", ${JSON.stringify(path.join(p.repo, 'bindings/vscode/e2e/edit-agent.mjs'))}]`,
       '',
       '[[agents]]',
       'id = "failing"',

@@ -138,6 +138,7 @@
     row.appendChild(button('Allow once', answerWith('once')))
     row.appendChild(button('Always allow', answerWith('always'), 'secondary'))
     row.appendChild(button('Reject', answerWith('reject'), 'secondary'))
+    if (m.reviewable) row.appendChild(button('Review hunks…', () => vscode.postMessage({ type: 'toolReview', id: m.id }), 'secondary'))
     perms.set(m.id, card)
   }
 
@@ -158,7 +159,7 @@
     let box = reviews.get(m.id)
     if (!box) { box = add(el('div', 'review')); box.dataset.id = m.id; reviews.set(m.id, box) }
     const post = (action, extra) => vscode.postMessage({ type: 'review', id: m.id, action, ...extra })
-    box.replaceChildren(el('div', 'review-title', m.done ? (m.summary || 'reviewed') : `Review: ${m.files.length} file(s)`))
+    box.replaceChildren(el('div', 'review-title', m.done ? (m.summary || 'reviewed') : (m.title || `Review: ${m.files.length} file(s)`)))
     m.files.forEach((f, i) => {
       const file = box.appendChild(el('div', 'review-file'))
       const name = file.appendChild(el('a', 'file-link', `${f.label}${f.isNew ? ' (new file)' : ''}`))
@@ -177,7 +178,7 @@
       const row = box.appendChild(el('div', 'row'))
       row.appendChild(button('Accept all', () => post('acceptAll'), 'secondary'))
       row.appendChild(button('Reject all', () => post('rejectAll'), 'secondary'))
-      row.appendChild(button('Apply', () => post('apply')))
+      row.appendChild(button(m.applyLabel || 'Apply', () => post('apply')))
     }
     scroll()
   }
@@ -221,7 +222,7 @@
       case 'plan': endAnswer(); add(el('ol', 'plan')).replaceChildren(...m.entries.map((e) => el('li', e.status, e.content))); break
       case 'write': {
         endAnswer()
-        const w = add(el('div', 'write', `wrote ${m.path}${m.by === 'agent' ? ' (by the agent)' : ''} `))
+        const w = add(el('div', 'write', `wrote ${m.path}${m.by === 'agent' ? ' (by the agent)' : m.by === 'review' ? ' (your review)' : ''} `))
         w.appendChild(button('Undo', () => vscode.postMessage({ type: 'undo', tag: m.tag }), 'secondary'))
         break
       }

@@ -134,7 +134,7 @@ test('List Agents lists the agents of the workspace; picking one makes it the ag
   assert.deepEqual(state.errors, [])
   assert.equal(state.requests[0].req.command, 'agents')
   const [pick] = state.picks
-  assert.deepEqual(pick.items.map((i) => i.id), ['example', 'slow', 'fails', 'late', 'silent', 'scripted', 'two'])
+  assert.deepEqual(pick.items.map((i) => i.id), ['example', 'slow', 'fails', 'late', 'silent', 'scripted', 'two', 'editing'])
   assert.equal(pick.labels[0], '$(check) example')
   assert.equal(pick.items[0].description, exampleAgent)
   assert.deepEqual(state.updates, [{ key: 'radium.agent', value: 'slow', target: 1 }])

@@ -344,6 +344,11 @@ function setup() {
         '[[agents]]',
         'id = "two"',
         `command = ["/bin/sh", ${JSON.stringify(path.join(ws, '.radium/two.sh'))}]`,
+        '[[agents]]',
+        'id = "editing"',
+        'protocol = "acp"',
+        `command = ["node", ${JSON.stringify(path.join(root, 'e2e/edit-agent.mjs'))}]`,
+        'permission_timeout = "2s"',
         '',
       ].join('\n'),
     )

@@ -13,6 +13,7 @@ import { applyReview, closeDiffs, currentText, reviewMessage, showDiff, ReviewDo
 import { fileChip, promptExtras, selectionChip, trackChips, type Chip } from './chips'
 import { optionFor, viewMessages, type ViewMessage } from './events'
 import { ChatSession, type SessionEvent } from './session'
+import { ToolReviews } from './toolReview'
 import { undoRedo } from './undo'
 
 /** What the chat needs from the extension. */
@@ -44,6 +45,7 @@ export class ChatController {
   private textChunks = 0
   readonly status: vscode.StatusBarItem
   readonly docs = new ReviewDocuments()
+  private readonly tools: ToolReviews
 
   constructor(
     private readonly host: ChatHost,
@@ -53,6 +55,14 @@ export class ChatController {
     this.agent = initialAgent
     this.status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100)
     this.status.command = 'radium.stop'
+    this.tools = new ToolReviews({
+      post,
+      answer: (id, choice) => this.answer(id, choice),
+      record: (review, applied, save) => this.record(review, applied, save),
+      workspace: () => this.host.engine().workspace,
+      log: (line) => this.host.log(line),
+      error: (message) => this.showError(message),
+    })
   }
 
   /** The agents of the engine's `agents` request, for the picker. */
@@ -171,7 +181,9 @@ export class ChatController {
       this.host.log(`event ${line.length > 300 ? `${line.slice(0, 300)}…` : line}`)
     }
     const { workspace } = this.host.engine()
+    const reviewable = new Set(batch.filter((e) => e.type === 'permission' && this.tools.remember(e)).map((e) => String(e.id)))
     for (const m of viewMessages(batch, workspace, t)) {
+      if (m.type === 'permission') m.reviewable = reviewable.has(m.id as string)
       if (m.type === 'text') {
         this.textMessages++
         this.textChunks += m.chunks as number
@@ -181,6 +193,7 @@ export class ChatController {
       this.post(m)
       if (m.type === 'turnEnd' || m.type === 'error') this.turnEnded(batch.find((e) => e.type === 'turn_end'), m)
     }
+    this.tools.onEvents(batch)
   }
 
   private autoAnswer(m: ViewMessage): boolean {
@@ -258,6 +271,14 @@ export class ChatController {
     return review.id
   }
 
+  /** Opens the per-hunk review of a permission request's tool-call diff in the view. */
+  reviewToolCall(permission: string): void {
+    const review = this.tools.review(permission, () => ++this.reviewSeq)
+    if (!review) return this.post({ type: 'notice', message: 'this tool call has no diff to review' })
+    this.reviews.set(review.id, review)
+    this.post(this.tools.message(review))
+  }
+
   /** A review's buttons: a hunk decided, accept/reject all, apply, open a file's diff. */
   async onReview(msg: { id: number; action: string; file?: number; hunk?: number }): Promise<void> {
     const review = this.reviews.get(msg.id)
@@ -271,6 +292,9 @@ export class ChatController {
       review.decisions[file][hunk] = action === 'accept'
     } else if (action === 'acceptAll' || action === 'rejectAll') {
       review.decisions = review.files.map((f) => f.hunks.map(() => action === 'acceptAll'))
+    } else if (action === 'apply' && this.tools.owns(review)) {
+      await this.tools.apply(review)
+      return
     } else if (action === 'apply') {
       try {
         const save = vscode.workspace.getConfiguration('radium').get<boolean>('review.saveAfterApply', true)
@@ -289,7 +313,7 @@ export class ChatController {
       }
       return
     }
-    this.post(reviewMessage(review))
+    this.post(this.tools.message(review))
   }
 
   /**
@@ -299,7 +323,7 @@ export class ChatController {
    * file that could not be saved, nothing is recorded (Ctrl+Z in each editor
    * still takes it back). Never throws: a refusal is a notification.
    */
-  private async record(id: number, applied: Applied, save: boolean): Promise<{ note: string; tag?: string; files: string[] }> {
+  async record(id: number, applied: Applied, save: boolean): Promise<{ note: string; tag?: string; files: string[] }> {
     const ctrlZ = 'Ctrl+Z in each editor takes it back'
     if (!save) {
       this.host.log(`review ${id}: not saved (radium.review.saveAfterApply is off), so not recorded as a radium step`)
@@ -379,6 +403,7 @@ export class ChatController {
     this.closeSession()
     for (const r of this.reviews.values()) void closeDiffs(r)
     this.reviews.clear()
+    this.tools.clear()
     this.permissions.clear()
     this.alwaysAllowed.clear()
     this.chips = []

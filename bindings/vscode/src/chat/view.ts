@@ -86,6 +86,9 @@ export class ChatView implements vscode.WebviewViewProvider {
         case 'permission':
           this.chat.answer(String(m.id), m.choice === 'always' ? 'always' : m.choice === 'reject' ? 'reject' : 'once')
           break
+        case 'toolReview':
+          this.chat.reviewToolCall(String(m.id))
+          break
         case 'review':
           await this.chat.onReview(m)
           break
