@@ -139,7 +139,9 @@ impl Drop for Servers {
             return;
         }
         let Some(handle) = lock(&self.runtime).clone() else {
-            clients.iter().for_each(|c| c.kill());
+            for client in &clients {
+                client.kill();
+            }
             return;
         };
         let stops: Vec<_> = clients
@@ -159,6 +161,8 @@ impl Drop for Servers {
                 let _ = tokio::time::timeout(Duration::from_secs(2), all).await;
             });
         }
-        clients.iter().for_each(|c| c.kill());
+        for client in &clients {
+            client.kill();
+        }
     }
 }
