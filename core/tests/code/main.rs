@@ -16,9 +16,13 @@ mod scripted;
 
 /// A workspace, a `$RADIUM_HOME` and an engine on them.
 pub struct Env {
+    /// The folder holding both (removed on drop).
     pub dir: tempfile::TempDir,
+    /// The workspace.
     pub root: PathBuf,
+    /// `$RADIUM_HOME`.
     pub home: PathBuf,
+    /// The engine.
     pub engine: Engine,
 }
 
