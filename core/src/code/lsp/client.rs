@@ -15,6 +15,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use super::framing::{frame, read_frame, Frame};
+use super::replies::{answer, client_capabilities};
 use super::uri::path_uri;
 use crate::code::position::Encoding;
 use crate::code::servers::{language_id, ServerSpec};
@@ -83,44 +84,6 @@ pub struct Client {
     pub pid: Option<u32>,
     start_ms: AtomicU64,
 }
-/// What radium tells a server it can do.
-fn client_capabilities() -> Value {
-    json!({
-        "general": {"positionEncodings": ["utf-8", "utf-32", "utf-16"]},
-        "workspace": {
-            "applyEdit": true,
-            "workspaceEdit": {
-                "documentChanges": true,
-                "resourceOperations": ["create", "rename", "delete"],
-                "failureHandling": "abort"
-            },
-            "configuration": true,
-            "workspaceFolders": true,
-            "didChangeConfiguration": {"dynamicRegistration": false},
-            "fileOperations": {"willRename": true, "didRename": true}
-        },
-        "textDocument": {
-            "synchronization": {"dynamicRegistration": false},
-            "references": {},
-            "definition": {"linkSupport": true},
-            "rename": {"prepareSupport": false}
-        },
-        "window": {"workDoneProgress": true}
-    })
-}
-
-/// The value at `section` (dotted) of `settings`, or null.
-fn section(settings: &Value, section: Option<&str>) -> Value {
-    match section {
-        None | Some("") => settings.clone(),
-        Some(path) => path
-            .split('.')
-            .try_fold(settings, |v, key| v.get(key))
-            .cloned()
-            .unwrap_or(Value::Null),
-    }
-}
-
 impl Client {
     /// Starts `spec`'s server for `root` and initializes it, within the
     /// spec's time limit (at least 20 s: a cold start loads a lot).
@@ -187,7 +150,7 @@ impl Client {
             .unwrap_or_default();
         let params = json!({
             "processId": std::process::id(),
-            "clientInfo": {"name": "radium", "version": crate::VERSION},
+            "clientInfo": {"name": "radium", "version": env!("CARGO_PKG_VERSION")},
             "rootUri": path_uri(root),
             "rootPath": root,
             "workspaceFolders": [{"uri": path_uri(root), "name": name}],
@@ -398,41 +361,6 @@ impl Client {
         self.kill();
     }
 
-    /// The answer to one of the server's requests.
-    fn answer(&self, method: &str, params: &Value) -> Result<Value, (i64, String)> {
-        match method {
-            "workspace/configuration" => Ok(Value::Array(
-                params["items"]
-                    .as_array()
-                    .map(|items| {
-                        items
-                            .iter()
-                            .map(|item| section(&self.spec.settings, item["section"].as_str()))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-            )),
-            "client/registerCapability"
-            | "client/unregisterCapability"
-            | "window/workDoneProgress/create"
-            | "window/showMessageRequest"
-            | "workspace/codeLens/refresh"
-            | "workspace/semanticTokens/refresh"
-            | "workspace/inlayHint/refresh"
-            | "workspace/diagnostic/refresh" => Ok(Value::Null),
-            "workspace/workspaceFolders" => Ok(json!([{
-                "uri": path_uri(&self.root),
-                "name": self.root.file_name().map(|n| n.to_string_lossy().into_owned()),
-            }])),
-            "workspace/applyEdit" => Ok(json!({
-                "applied": false,
-                "failureReason": "radium applies only the edits of its own requests, as one reviewed step",
-            })),
-            "window/showDocument" => Ok(json!({"success": false})),
-            other => Err((-32601, format!("radium does not handle `{other}`"))),
-        }
-    }
-
     fn on_progress(&self, params: &Value) {
         let token = match &params["token"] {
             Value::String(s) => s.clone(),
@@ -454,12 +382,13 @@ impl Client {
         let method = message["method"].as_str().map(str::to_owned);
         match (method, message.get("id")) {
             (Some(method), Some(id)) => {
-                let reply = match self.answer(&method, &message["params"]) {
-                    Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-                    Err((code, text)) => json!({
-                        "jsonrpc": "2.0", "id": id, "error": {"code": code, "message": text}
-                    }),
-                };
+                let reply =
+                    match answer(&self.spec.settings, &self.root, &method, &message["params"]) {
+                        Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+                        Err((code, text)) => json!({
+                            "jsonrpc": "2.0", "id": id, "error": {"code": code, "message": text}
+                        }),
+                    };
                 self.send(&reply);
             }
             (Some(method), None) => {

@@ -4,6 +4,7 @@
 pub mod client;
 pub mod framing;
 pub mod pool;
+pub mod replies;
 pub mod uri;
 
 pub use client::{Client, LspError, OpenDoc};
