@@ -1,0 +1,199 @@
+'use strict'
+// How long the chat view takes to render an answer while it streams, in
+// headless Chromium (the browser the e2e suite drives code-server with):
+// the webview's own page (media/chat.js, media/markdown.js, media/chat.css,
+// the body the extension gives it), the answer posted to it as text
+// messages, and each animation frame's render timed (the frame callback the
+// page registers is called by the bench, so every frame renders exactly one
+// new piece; the render sets the log's scroll position, which forces the
+// layout, so that is counted too).
+//
+//   node bindings/vscode/bench/render.js [--runs N] [--json FILE]
+//
+// Cases: a 32 KB Markdown answer (headings, paragraphs, lists, fenced code)
+// in 600 frames, and a 512 KB answer on one line in 600 frames. Each runs
+// with the view as it is in the working tree and as it was before commit
+// 61484cf (which renders only what is new), loaded with `git show`. The
+// browser: $RADIUM_BENCH_PLAYWRIGHT / $RADIUM_BENCH_CHROMIUM, else what
+// scripts/ensure-vscode.sh reports (it installs them when missing).
+
+const { execFileSync } = require('node:child_process')
+const fs = require('node:fs')
+const path = require('node:path')
+
+const root = path.join(__dirname, '..')
+const repo = path.resolve(root, '..', '..')
+const FRAMES = 600
+const BEFORE = '61484cf^'
+
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(name)
+  return i > 0 ? process.argv[i + 1] : fallback
+}
+const runs = Number(arg('--runs', '3'))
+
+function tools() {
+  let playwright = process.env.RADIUM_BENCH_PLAYWRIGHT
+  let chromium = process.env.RADIUM_BENCH_CHROMIUM
+  if (!playwright || !chromium) {
+    const out = execFileSync('bash', [path.join(repo, 'scripts/ensure-vscode.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+    const value = (k) => (out.match(new RegExp(`^${k}=(.*)$`, 'm')) || [])[1]
+    playwright ||= value('PLAYWRIGHT_CORE')
+    chromium ||= value('CHROMIUM')
+  }
+  return { chromium: require(playwright).chromium, executablePath: chromium }
+}
+
+/** The view's files: the working tree's, or those of a git revision. */
+function media(rev) {
+  const read = (name) =>
+    rev ? execFileSync('git', ['show', `${rev}:bindings/vscode/media/${name}`], { cwd: repo, encoding: 'utf8' }) : fs.readFileSync(path.join(root, 'media', name), 'utf8')
+  return { css: read('chat.css'), markdown: read('markdown.js'), chat: read('chat.js') }
+}
+
+/** The webview's body, as src/chat/view.ts writes it. */
+const BODY = `<div id="top"><select id="agent"></select><button id="new">New chat</button></div>
+<div id="log" role="log" aria-live="polite"></div>
+<div id="composer"><div id="chips"></div><textarea id="input" rows="3"></textarea>
+<div id="actions"><button id="addSel">+ Selection</button><button id="addFile">+ File</button><button id="addFiles">+ Files…</button><span class="grow"></span><button id="stop" disabled>Stop</button><button id="send">Send</button></div></div>
+<div id="stats" hidden></div>`
+
+/** A Markdown answer of about `bytes` bytes, as an agent writes one. */
+function markdownAnswer(bytes) {
+  const parts = []
+  let size = 0
+  for (let i = 0; size < bytes; i++) {
+    const part = [
+      `## Step ${i + 1}: the \`parser\` module`,
+      '',
+      `The function **parse${i}** reads the input once and keeps *every* token; see [the docs](https://example.com/${i}).`,
+      'It answers early when the input is empty, and otherwise walks it line by line.',
+      '',
+      `- keeps \`state.offset\` in step ${i}`,
+      '- never allocates in the loop',
+      '',
+      '```ts:src/parser.ts',
+      `export function parse${i}(input: string): Token[] {`,
+      '  const out: Token[] = [] // the tokens, in order',
+      `  for (let k = 0; k < input.length; k++) out.push({ at: k, text: "${i}" })`,
+      '  return out',
+      '}',
+      '```',
+      '',
+      '',
+    ].join('\n')
+    parts.push(part)
+    size += Buffer.byteLength(part)
+  }
+  return parts.join('').slice(0, bytes)
+}
+
+/** `text` cut into `n` pieces of (nearly) equal length. */
+function pieces(text, n) {
+  const out = []
+  for (let i = 0; i < n; i++) out.push(text.slice(Math.floor((i * text.length) / n), Math.floor(((i + 1) * text.length) / n)))
+  return out
+}
+
+/** Runs in the page: posts the pieces, one frame each; answers each frame's milliseconds and the answer's text on screen. */
+async function inPage(list) {
+  const post = (data) => window.dispatchEvent(new MessageEvent('message', { data }))
+  post({ type: 'clear' })
+  const ms = []
+  for (const text of list) {
+    post({ type: 'text', text, chunks: 1, t: Date.now() })
+    const t0 = performance.now()
+    window.__frame()
+    ms.push(performance.now() - t0)
+  }
+  post({ type: 'turnEnd', stopReason: 'end_turn' })
+  const shown = document.querySelector('.msg.agent')
+  return { ms, chars: shown ? shown.textContent.length : 0 }
+}
+
+async function measure(browser, view, list) {
+  const page = await browser.newPage()
+  // The bench calls the frame callback itself: one render per piece.
+  await page.setContent(`<!DOCTYPE html><html><head><style>${view.css}</style></head><body>${BODY}</body></html>`)
+  await page.evaluate(() => {
+    window.acquireVsCodeApi = () => ({ postMessage() {}, setState() {}, getState() {} })
+    window.requestAnimationFrame = (fn) => { window.__frame = fn; return 1 }
+  })
+  await page.addScriptTag({ content: view.markdown })
+  await page.addScriptTag({ content: view.chat })
+  const result = await page.evaluate(inPage, list)
+  await page.close()
+  return result
+}
+
+/**
+ * The browser's floor for the one-line case: the same pieces appended as
+ * text nodes to one paragraph in the view's log, and the layout forced, with
+ * no renderer at all.
+ */
+async function layoutFloor(browser, view, list) {
+  const page = await browser.newPage()
+  await page.setContent(`<!DOCTYPE html><html><head><style>${view.css}</style></head><body>${BODY}</body></html>`)
+  const ms = await page.evaluate((list) => {
+    const log = document.getElementById('log')
+    const p = log.appendChild(document.createElement('div')).appendChild(document.createElement('p'))
+    p.parentElement.className = 'msg agent md'
+    return list.map((text) => {
+      const t0 = performance.now()
+      p.appendChild(document.createTextNode(text))
+      log.scrollTop = log.scrollHeight
+      return performance.now() - t0
+    })
+  }, list)
+  await page.close()
+  return ms
+}
+
+const round = (x) => Math.round(x * 100) / 100
+function summary(ms) {
+  const s = [...ms].sort((a, b) => a - b)
+  const at = (q) => s[Math.min(s.length - 1, Math.floor(q * s.length))]
+  return { total: round(ms.reduce((a, b) => a + b, 0)), p50: round(at(0.5)), p95: round(at(0.95)), max: round(s[s.length - 1]) }
+}
+
+async function main() {
+  const { chromium, executablePath } = tools()
+  const browser = await chromium.launch({ executablePath, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] })
+  const cases = [
+    ['32 KB Markdown answer, 600 frames', markdownAnswer(32 * 1024)],
+    ['512 KB answer on one line, 600 frames', 'y'.repeat(512 * 1024)],
+  ]
+  const views = [
+    ['working tree', media()],
+    [`before 61484cf (${BEFORE})`, media(BEFORE)],
+  ]
+  const report = { browser: `${browser.version()}`, frames: FRAMES, runs, results: [] }
+  try {
+    for (const [name, text] of cases) {
+      for (const [version, view] of views) {
+        let best
+        for (let r = 0; r < runs; r++) {
+          const { ms, chars } = await measure(browser, view, pieces(text, FRAMES))
+          if (name.includes('one line') && chars !== text.length) throw new Error(`${version}: the answer on screen has ${chars} characters`)
+          const s = summary(ms)
+          if (!best || s.total < best.total) best = s
+        }
+        report.results.push({ case: name, view: version, bytes: text.length, ...best })
+        console.log(`${name} · ${version}: ${best.total} ms in all; a frame p50 ${best.p50} ms, p95 ${best.p95} ms, max ${best.max} ms (best of ${runs})`)
+      }
+      if (!name.includes('one line')) continue
+      const floor = summary(await layoutFloor(browser, views[0][1], pieces(text, FRAMES)))
+      report.results.push({ case: name, view: 'layout floor (text nodes appended, no renderer)', bytes: text.length, ...floor })
+      console.log(`${name} · layout floor (text nodes appended, no renderer): ${floor.total} ms in all; a frame p50 ${floor.p50} ms, p95 ${floor.p95} ms, max ${floor.max} ms`)
+    }
+  } finally {
+    await browser.close()
+  }
+  const json = arg('--json')
+  if (json) fs.writeFileSync(json, JSON.stringify(report, null, 2))
+}
+
+main().catch((e) => {
+  console.error(e && e.stack ? e.stack : e)
+  process.exit(1)
+})
