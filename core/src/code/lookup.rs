@@ -201,25 +201,28 @@ pub fn describe(
     anchor_path: &Path,
     anchor_text: &str,
 ) -> Vec<Value> {
-    let mut texts: BTreeMap<&Path, Option<String>> = BTreeMap::new();
+    // Each file is read, and its lines found, once.
+    let mut texts: BTreeMap<&Path, Option<(String, Vec<usize>, String)>> = BTreeMap::new();
     places
         .iter()
         .filter_map(|p| {
-            let text = texts.entry(&p.path).or_insert_with(|| {
-                if p.path == anchor_path {
+            let entry = texts.entry(&p.path).or_insert_with(|| {
+                let text = if p.path == anchor_path {
                     Some(anchor_text.to_owned())
                 } else {
                     file_text(&p.path, client)
-                }
+                }?;
+                let starts = line_starts(&text);
+                Some((text, starts, relative(root, &p.path)))
             });
-            let text = text.as_deref()?;
-            let starts = line_starts(text);
+            let (text, starts, shown) = entry.as_ref()?;
+            let (text, starts) = (text.as_str(), starts.as_slice());
             let line = starts.partition_point(|&s| s <= p.start);
             Some(json!({
-                "file": relative(root, &p.path),
+                "file": shown,
                 "line": line,
-                "column": display_column(text, &starts, p.start),
-                "text": line_text(text, &starts, line - 1).trim_end_matches('\r'),
+                "column": display_column(text, starts, p.start),
+                "text": line_text(text, starts, line - 1).trim_end_matches('\r'),
                 "definition": p.definition,
             }))
         })
