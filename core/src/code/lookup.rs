@@ -201,8 +201,9 @@ pub fn describe(
     anchor_path: &Path,
     anchor_text: &str,
 ) -> Vec<Value> {
-    // Each file is read, and its lines found, once.
-    let mut texts: BTreeMap<&Path, Option<(String, Vec<usize>, String)>> = BTreeMap::new();
+    // Each file is read, and its lines found, once: (text, line starts, path shown).
+    type Read = Option<(String, Vec<usize>, String)>;
+    let mut texts: BTreeMap<&Path, Read> = BTreeMap::new();
     places
         .iter()
         .filter_map(|p| {
