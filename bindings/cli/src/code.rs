@@ -8,10 +8,9 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 use radium_core::code::report;
-use radium_core::Request;
 use serde_json::{json, Value};
 
-use crate::daemon_client::through_daemon;
+use crate::daemon_client::send;
 
 /// The options every code command shares.
 #[derive(Args, Clone)]
@@ -103,24 +102,10 @@ impl CodeCall {
             }
             other => other,
         };
-        let mut request = Request::new(self.command, args);
-        request.tag = tag;
-        request.cwd = Some(workspace.to_string_lossy().into_owned());
-        let response = match through_daemon(&request) {
-            Ok(r) => r,
-            Err(e) => {
-                let _ = writeln!(std::io::stderr(), "rad: {e}");
-                return ExitCode::from(1);
-            }
+        let response = match send(self.command, args, tag, workspace) {
+            Ok(response) => response,
+            Err(code) => return code,
         };
-        let mut err = std::io::stderr().lock();
-        for warning in &response.warnings {
-            let _ = writeln!(err, "warning: {warning}");
-        }
-        if !response.ok {
-            let _ = writeln!(err, "rad: {}", response.error.unwrap_or_default());
-            return ExitCode::from(1);
-        }
         let data = response.data.unwrap_or(Value::Null);
         let mut text = if self.json {
             format!(

@@ -17,7 +17,7 @@ pub(crate) fn radium_home() -> PathBuf {
 /// as many connections as it may), is tried again for up to 10 s: once the
 /// request is sent, a lost answer is reported, never sent twice (the daemon
 /// may have applied the edit).
-pub(crate) fn through_daemon(request: &Request) -> Result<radium_core::Response, String> {
+fn through_daemon(request: &Request) -> Result<radium_core::Response, String> {
     let home = radium_home();
     let started = std::time::Instant::now();
     let mut pause = std::time::Duration::from_millis(10);
@@ -77,6 +77,32 @@ fn start_daemon(home: &Path) -> Result<std::os::unix::net::UnixStream, String> {
     }
 }
 
+/// Sends `command` for `workspace` through the daemon and prints its
+/// warnings on stderr; a failure is printed as `rad: ...` and is exit 1.
+pub(crate) fn send(
+    command: &str,
+    args: Value,
+    tag: Option<String>,
+    workspace: &Path,
+) -> Result<radium_core::Response, ExitCode> {
+    let mut request = Request::new(command, args);
+    request.tag = tag;
+    request.cwd = Some(workspace.to_string_lossy().into_owned());
+    let response = through_daemon(&request).map_err(|e| {
+        let _ = writeln!(std::io::stderr(), "rad: {e}");
+        ExitCode::from(1)
+    })?;
+    let mut err = std::io::stderr().lock();
+    for warning in &response.warnings {
+        let _ = writeln!(err, "warning: {warning}");
+    }
+    if !response.ok {
+        let _ = writeln!(err, "rad: {}", response.error.unwrap_or_default());
+        return Err(ExitCode::from(1));
+    }
+    Ok(response)
+}
+
 /// Edit commands: through the daemon, printing the result and `[tag: ...]`.
 pub(crate) fn run_edit(
     command: &str,
@@ -84,24 +110,10 @@ pub(crate) fn run_edit(
     tag: Option<String>,
     workspace: &Path,
 ) -> ExitCode {
-    let mut request = Request::new(command, args);
-    request.tag = tag;
-    request.cwd = Some(workspace.to_string_lossy().into_owned());
-    let response = match through_daemon(&request) {
-        Ok(r) => r,
-        Err(e) => {
-            let _ = writeln!(std::io::stderr(), "rad: {e}");
-            return ExitCode::from(1);
-        }
+    let response = match send(command, args, tag, workspace) {
+        Ok(response) => response,
+        Err(code) => return code,
     };
-    let mut err = std::io::stderr().lock();
-    for warning in &response.warnings {
-        let _ = writeln!(err, "warning: {warning}");
-    }
-    if !response.ok {
-        let _ = writeln!(err, "rad: {}", response.error.unwrap_or_default());
-        return ExitCode::from(1);
-    }
     let mut out = std::io::stdout().lock();
     let data = response.data.unwrap_or(Value::Null);
     let text = if let Some(text) = data.get("text").and_then(Value::as_str) {
