@@ -40,7 +40,7 @@ pub(super) enum Mode {
     Syntax,
 }
 
-fn engine_arg(command: &str, args: &Map<String, Value>) -> Result<Mode> {
+pub(super) fn engine_arg(command: &str, args: &Map<String, Value>) -> Result<Mode> {
     match optional_string_arg(command, args, "engine")? {
         None | Some("auto") => Ok(Mode::Auto),
         Some("lsp") => Ok(Mode::Lsp),

@@ -84,7 +84,7 @@ pub fn file_text(path: &Path, client: Option<&Client>) -> Option<String> {
 /// that know only what they are shown).
 pub fn show_workspace(client: &Client) {
     for file in source_files(&client.root, &client.spec.extensions, MAX_FILES) {
-        if client.open_doc(&file).is_none() {
+        if !client.is_open(&file) {
             if let Ok(text) = std::fs::read_to_string(&file) {
                 client.sync(&file, &text);
             }

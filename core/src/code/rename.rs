@@ -3,14 +3,14 @@
 
 use serde_json::{json, Map, Value};
 
-use super::commands::{target, CodeContext, Prepared};
+use super::commands::{engine_arg, target, CodeContext, Mode, Prepared};
 use super::edits::Plan;
 use super::imports::import_edits;
 use super::lookup::{ask, relative, server_name, show_workspace};
 use super::lsp::uri::path_uri;
 use super::servers::spec_for;
 use crate::error::{Error, Result};
-use crate::support::json::{optional_string_arg, string_arg};
+use crate::support::json::string_arg;
 
 /// Prepares moving `from` to `to` and updating what names it.
 pub async fn rename_file(ctx: &CodeContext, args: &Map<String, Value>) -> Result<Prepared> {
@@ -24,22 +24,9 @@ pub async fn rename_file(ctx: &CodeContext, args: &Map<String, Value>) -> Result
             "`{command}`: `{shown_new}` already exists: nothing was moved"
         )));
     }
-    let engine = match optional_string_arg(command, args, "engine")? {
-        None | Some("auto") => "auto",
-        Some(e @ ("lsp" | "syntax")) => e,
-        Some(other) => {
-            return Err(Error::InvalidArgument(format!(
-                "`{command}`: `engine` must be auto, lsp or syntax, got `{other}`"
-            )))
-        }
-    };
+    let mode = engine_arg(command, args)?;
     let (table, mut warnings) = ctx.table()?;
     let spec = spec_for(&table, &old.path).cloned();
-    let mode = match engine {
-        "syntax" => super::commands::Mode::Syntax,
-        "lsp" => super::commands::Mode::Lsp,
-        _ => super::commands::Mode::Auto,
-    };
     let mut client = ctx.server(spec.as_ref(), mode, &mut warnings).await?;
     if let Some(c) = client.clone() {
         let offers = !c.capabilities()["workspace"]["fileOperations"]["willRename"].is_null();
@@ -48,7 +35,7 @@ pub async fn rename_file(ctx: &CodeContext, args: &Map<String, Value>) -> Result
                 "the language server `{}` does not offer file renames",
                 c.spec.name()
             );
-            if mode == super::commands::Mode::Lsp {
+            if mode == Mode::Lsp {
                 return Err(Error::NotFound(why));
             }
             warnings.push(format!("{why}; the syntax rewrite updates the imports"));

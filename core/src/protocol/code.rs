@@ -7,6 +7,7 @@ use std::pin::Pin;
 
 use serde_json::{json, Value};
 
+use super::dispatch::outcome_response;
 use super::engine::Engine;
 use super::envelope::{Request, Response};
 use crate::code::{self, CodeContext, Prepared};
@@ -181,15 +182,7 @@ impl Engine {
                 work.await
             }
             .await;
-            match outcome {
-                Ok(outcome) => {
-                    let mut response = Response::success(outcome.data);
-                    response.tag = outcome.tag;
-                    response.warnings = outcome.warnings;
-                    response
-                }
-                Err(e) => Response::failure(&e),
-            }
+            outcome_response(outcome)
         })
     }
 }

@@ -11,7 +11,7 @@ use super::engine::{Engine, ABI_VERSION};
 use super::envelope::{Request, Response};
 use crate::agents::step::StepRequest;
 use crate::edit::commands::EditTool;
-use crate::edit::EDIT_COMMANDS;
+use crate::edit::{EditOutcome, EDIT_COMMANDS};
 use crate::editor::commands as editor;
 use crate::error::{Error, Result};
 use crate::hooks::commands as hooks;
@@ -20,6 +20,19 @@ use crate::support::json::{args_object, string_arg};
 
 /// A command's work: a `Send + 'static` future of its data.
 type Work = Pin<Box<dyn Future<Output = Result<Value>> + Send>>;
+
+/// The response to an edit's outcome: its data, dog tag and warnings.
+pub(super) fn outcome_response(outcome: Result<EditOutcome>) -> Response {
+    match outcome {
+        Ok(outcome) => {
+            let mut response = Response::success(outcome.data);
+            response.tag = outcome.tag;
+            response.warnings = outcome.warnings;
+            response
+        }
+        Err(e) => Response::failure(&e),
+    }
+}
 
 impl Engine {
     /// [`handle_async`](Self::handle_async) for a request the caller gives
@@ -46,7 +59,7 @@ impl Engine {
                 return match request.id.clone() {
                     Some(id) => {
                         let work = self.code(request);
-                        self.cancellable_response(&id, work)
+                        self.cancellable_as(&id, work, |e| Response::failure(&e))
                     }
                     None => self.code(request),
                 };
@@ -83,42 +96,27 @@ impl Engine {
     /// `work` under the cancel token of `id`: a `cancel` of that id ends it
     /// with `cancelled`, and dropping the work stops what it waits on (an
     /// agent's or a script's process group is killed).
-    fn cancellable(&self, id: &str, mut work: Work) -> Work {
-        let (token, guard) = self.inflight.register(id);
-        Box::pin(async move {
-            let mut cancelled = std::pin::pin!(token.cancelled());
-            std::future::poll_fn(|cx| {
-                if let Poll::Ready(result) = work.as_mut().poll(cx) {
-                    return Poll::Ready(result);
-                }
-                cancelled.as_mut().poll(cx).map(|()| {
-                    Err(Error::Cancelled(format!(
-                        "request `{}` was cancelled",
-                        guard.id
-                    )))
-                })
-            })
-            .await
-        })
+    fn cancellable(&self, id: &str, work: Work) -> Work {
+        self.cancellable_as(id, work, Err)
     }
 
-    /// [`cancellable`](Self::cancellable) for work that answers a whole
-    /// response (its tag and warnings).
-    fn cancellable_response(
+    /// [`cancellable`](Self::cancellable) for work of any answer: a cancel
+    /// answers `cancelled(error)`.
+    fn cancellable_as<T: Send + 'static>(
         &self,
         id: &str,
-        work: Pin<Box<dyn Future<Output = Response> + Send + 'static>>,
-    ) -> Pin<Box<dyn Future<Output = Response> + Send + 'static>> {
+        mut work: Pin<Box<dyn Future<Output = T> + Send + 'static>>,
+        cancelled: fn(Error) -> T,
+    ) -> Pin<Box<dyn Future<Output = T> + Send + 'static>> {
         let (token, guard) = self.inflight.register(id);
-        let mut work = work;
         Box::pin(async move {
-            let mut cancelled = std::pin::pin!(token.cancelled());
+            let mut stop = std::pin::pin!(token.cancelled());
             std::future::poll_fn(|cx| {
-                if let Poll::Ready(response) = work.as_mut().poll(cx) {
-                    return Poll::Ready(response);
+                if let Poll::Ready(answer) = work.as_mut().poll(cx) {
+                    return Poll::Ready(answer);
                 }
-                cancelled.as_mut().poll(cx).map(|()| {
-                    Response::failure(&Error::Cancelled(format!(
+                stop.as_mut().poll(cx).map(|()| {
+                    cancelled(Error::Cancelled(format!(
                         "request `{}` was cancelled",
                         guard.id
                     )))
@@ -154,15 +152,7 @@ impl Engine {
                 Ok((tool, args)) => tool.run(command, args).await,
                 Err(e) => Err(e),
             };
-            match outcome {
-                Ok(outcome) => {
-                    let mut response = Response::success(outcome.data);
-                    response.tag = outcome.tag;
-                    response.warnings = outcome.warnings;
-                    response
-                }
-                Err(e) => Response::failure(&e),
-            }
+            outcome_response(outcome)
         })
     }
 

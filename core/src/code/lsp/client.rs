@@ -308,6 +308,11 @@ impl Client {
         }
     }
 
+    /// Whether radium opened `path` in the server.
+    pub fn is_open(&self, path: &Path) -> bool {
+        lock(&self.docs).contains_key(path)
+    }
+
     /// The document radium opened at `path`, if it did.
     pub fn open_doc(&self, path: &Path) -> Option<OpenDoc> {
         lock(&self.docs).get(path).cloned()
