@@ -229,6 +229,10 @@ function M.define()
   cmd("RadiumRedo", guard(function() M.history("redo") end), { desc = "Redo the edit :RadiumUndo took back" })
   cmd("RadiumClipboard", guard(clipboard_cmd), { range = true, nargs = "*", complete = clipboard_complete,
     desc = "Clipboard mode: send the file or lines to the clipboard, receive an answer into the review" })
+  cmd("RadiumReferences", guard(function(o) require("radium.code").references(o.args ~= "" and o.args or nil) end),
+    { nargs = "?", desc = "The references of the name under the cursor (or the one given) across the project, in the quickfix list" })
+  cmd("RadiumRename", guard(function(o) require("radium.code").rename(o.args) end),
+    { nargs = 1, desc = "Rename the name under the cursor across the project, through the review" })
   cmd("RadiumChat", guard(function(o) require("radium.chat").open(o.args ~= "" and o.args or nil) end),
     { nargs = "?", complete = complete_from(M.agent_ids), desc = "Open a chat with an agent" })
 end

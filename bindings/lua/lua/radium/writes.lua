@@ -1,6 +1,7 @@
 -- Files radium changed on disk (an agent's write, :RadiumUndo) that are
 -- loaded in a buffer: the buffer takes the new text as one undo step, and
--- Neovim learns the file's new time so no W11/W12 warning follows.
+-- Neovim knows the file as read, so no W11/W12 warning and no "changed
+-- since reading it" question at the next :write follows.
 local M = {}
 
 --- The loaded buffer of `path` (absolute), or nil.
@@ -58,22 +59,24 @@ function M.sync(path)
   if not lines then
     return buf -- removed: the buffer keeps its text (the user may save it)
   end
-  local current = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
-  if not vim.deep_equal(current, lines) then
-    vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  end
-  -- Neovim stores the file's new time before it runs FileChangedShell; an
-  -- autocmd that chooses nothing keeps it quiet, and the buffer's text.
+  -- Neovim reloads the file itself when it sees its new time: the reload
+  -- is one undo step ('undoreload'), and Neovim then knows the file as
+  -- read, so the next :write asks nothing ("changed since reading it").
   local group = vim.api.nvim_create_augroup("radium_sync_" .. buf, { clear = true })
   vim.api.nvim_create_autocmd("FileChangedShell", {
     group = group,
     buffer = buf,
     callback = function()
-      vim.v.fcs_choice = ""
+      vim.v.fcs_choice = "reload"
     end,
   })
   pcall(vim.cmd, "checktime " .. buf)
   pcall(vim.api.nvim_del_augroup_by_id, group)
+  -- A time Neovim cannot tell apart (or a reload that failed): the text
+  -- goes in as an edit.
+  if vim.api.nvim_buf_is_valid(buf) and not vim.deep_equal(vim.api.nvim_buf_get_lines(buf, 0, -1, false), lines) then
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  end
   vim.bo[buf].modified = false
   return buf
 end
