@@ -54,7 +54,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let entry = engine.open_session("example", None).await?;
+        let entry = engine.open_session("example", None, None).await?;
         println!("session {} with agent `example` is open", entry.session.id);
         println!("\n> write hello.txt Hello, new world.");
         let mut events = entry.session.prompt(vec![

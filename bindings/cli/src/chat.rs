@@ -136,7 +136,7 @@ fn run(options: &ChatOptions, workspace: &Path) -> Result<u8, String> {
     let interactive = options.prompt.is_none() && std::io::stdin().is_terminal();
     local.block_on(async {
         let entry = engine
-            .open_session(&options.agent, None)
+            .open_session(&options.agent, None, None)
             .await
             .map_err(|e| e.to_string())?;
         let session = entry.session;

@@ -64,6 +64,17 @@ impl EditSession {
         Ok(tag)
     }
 
+    /// The conversation an agent session works in: `tag`'s (at its latest
+    /// state) when radium knows the tag, else a new one (saved at once).
+    /// Its tag is what the door records its own steps with (an accepted
+    /// review), so they and the agent's writes are one chain.
+    pub fn continue_conversation(&mut self, tag: Option<&str>) -> Result<String> {
+        match tag.filter(|t| self.history.session.tags.contains_key(*t)) {
+            Some(t) => Ok(self.latest_tag(t)),
+            None => self.start_conversation(),
+        }
+    }
+
     /// The tag of the latest state of `tag`'s conversation: `tag` itself
     /// when nothing was done since, or when radium does not know it (the
     /// request then starts a conversation of its own, as any unknown tag).

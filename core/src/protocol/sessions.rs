@@ -15,7 +15,7 @@ use super::envelope::Request;
 use crate::agents::config::untrusted_agent;
 use crate::error::{Error, Result};
 use crate::sessions::{AgentSession, Entry, PermissionAnswer, SessionSetup};
-use crate::support::json::{args_object, json_kind, string_arg};
+use crate::support::json::{args_object, json_kind, optional_string_arg, string_arg};
 
 /// The longest a `session-events` request waits for an event: 60 s.
 pub const MAX_EVENTS_WAIT: Duration = Duration::from_secs(60);
@@ -121,12 +121,14 @@ fn set_buffers(entry: &Entry, buffers: Option<&Value>) -> Result<()> {
 
 impl Engine {
     /// Opens a session with ACP agent `agent_id` in `workspace` (or the
-    /// engine's): the agent is started and answers `initialize` and
-    /// `session/new` before this resolves.
+    /// engine's), in the conversation of dog tag `tag` (`None`, or a tag
+    /// radium does not know: a new one): the agent is started and answers
+    /// `initialize` and `session/new` before this resolves.
     pub fn open_session(
         &self,
         agent_id: &str,
         workspace: Option<&Path>,
+        tag: Option<String>,
     ) -> impl Future<Output = Result<Entry>> + Send + 'static {
         let ws: Option<PathBuf> = workspace
             .map(Path::to_owned)
@@ -175,6 +177,7 @@ impl Engine {
                 history_depth: depth,
                 registry: registry.clone(),
                 rad_program,
+                tag,
             };
             let runtime = registry.runtime_handle()?;
             let session = runtime
@@ -196,18 +199,24 @@ impl Engine {
         let command = request.command.as_str();
         let work: Work = match command {
             "session-new" => {
-                let prepared = args_object(command, &request.args)
-                    .and_then(|args| string_arg(command, args, "agent").map(str::to_owned));
+                let prepared = args_object(command, &request.args).and_then(|args| {
+                    let agent = string_arg(command, args, "agent")?.to_owned();
+                    Ok((
+                        agent,
+                        optional_string_arg(command, args, "tag")?.map(str::to_owned),
+                    ))
+                });
                 match prepared {
-                    Ok(agent) => {
+                    Ok((agent, tag)) => {
                         let ws = self.workspace_for(request.cwd.as_deref());
-                        let open = self.open_session(&agent, ws.as_deref());
+                        let open = self.open_session(&agent, ws.as_deref(), tag);
                         Box::pin(async move {
                             let entry = open.await?;
                             let s = &entry.session;
-                            Ok(
-                                json!({"session": s.id, "agent": s.agent.id, "workspace": s.workspace}),
-                            )
+                            Ok(json!({
+                                "session": s.id, "agent": s.agent.id,
+                                "workspace": s.workspace, "tag": s.tag(),
+                            }))
                         })
                     }
                     Err(e) => Box::pin(std::future::ready(Err(e))),

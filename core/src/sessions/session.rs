@@ -103,6 +103,9 @@ pub struct SessionSetup {
     /// `rad`, offered to the agent as radium's MCP server (`rad mcp`) when
     /// the agent's `radium_mcp` allows it; `None`: no radium tools.
     pub rad_program: Option<PathBuf>,
+    /// The conversation to continue (a dog tag the door holds); `None` or
+    /// a tag radium does not know: the session starts its own.
+    pub tag: Option<String>,
 }
 
 impl AgentSession {
@@ -153,6 +156,7 @@ impl AgentSession {
             guard: Mutex::new(guard),
         });
         tokio::spawn(drive(Arc::downgrade(&session), incoming));
+        session.join_conversation(setup.tag).await;
         let init = session
             .call_within_start(
                 "initialize",
@@ -178,7 +182,7 @@ impl AgentSession {
         let new = session
             .call_within_start(
                 "session/new",
-                json!({"cwd": session.workspace, "mcpServers": session.mcp_servers(rad).await}),
+                json!({"cwd": session.workspace, "mcpServers": session.mcp_servers(rad)}),
             )
             .await?;
         let Some(acp_id) = new.get("sessionId").and_then(Value::as_str) else {

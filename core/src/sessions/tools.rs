@@ -149,39 +149,48 @@ impl AgentSession {
         Ok(outcome)
     }
 
-    /// The MCP servers `session/new` offers the agent: radium's own (`rad
-    /// mcp`) when the agent's `radium_mcp` allows it and `rad` is known. The
-    /// server continues this session's conversation (a tag started for it
-    /// now), so its edits and the session's are one chain that undo and
-    /// rewinds take back together.
-    pub(crate) async fn mcp_servers(&self, rad: Option<PathBuf>) -> Value {
-        let Some(rad) = rad.filter(|_| self.agent.radium_mcp) else {
-            return json!([]);
-        };
+    /// Gives the session its conversation before the agent is asked for
+    /// anything: `tag`'s when radium knows it, else a new one. The door
+    /// records its own steps with the session's tag (`session-new` answers
+    /// it), so a review accepted before the agent wrote anything is in the
+    /// same chain as the agent's writes. A history that cannot be written
+    /// leaves the session without a tag (its first write starts one).
+    pub(crate) async fn join_conversation(&self, tag: Option<String>) {
         let (root, home, depth) = (
             self.workspace.clone(),
             self.radium_home.clone(),
             self.history_depth,
         );
-        let started = tokio::task::spawn_blocking(move || {
-            EditSession::open(&root, &home, depth)?.start_conversation()
+        let joined = tokio::task::spawn_blocking(move || {
+            EditSession::open(&root, &home, depth)?.continue_conversation(tag.as_deref())
         })
         .await;
-        let tag = match started.map_err(|e| Error::Runtime(e.to_string())) {
-            Ok(Ok(tag)) => tag,
-            Ok(Err(e)) | Err(e) => {
+        if let Ok(Ok(tag)) = joined {
+            lock(&self.state).tag = Some(tag);
+        }
+    }
+
+    /// The MCP servers `session/new` offers the agent: radium's own (`rad
+    /// mcp`) when the agent's `radium_mcp` allows it and `rad` is known. The
+    /// server continues this session's conversation, so its edits and the
+    /// session's are one chain that undo and rewinds take back together.
+    pub(crate) fn mcp_servers(&self, rad: Option<PathBuf>) -> Value {
+        let Some(rad) = rad.filter(|_| self.agent.radium_mcp) else {
+            return json!([]);
+        };
+        let tag = {
+            let mut state = lock(&self.state);
+            let Some(tag) = state.tag.clone() else {
+                drop(state);
                 self.emit(json!({
                     "type": "notice",
-                    "message": format!("radium's tools are not offered to the agent: {e}"),
+                    "message": "radium's tools are not offered to the agent: the edit history could not be written",
                 }));
                 return json!([]);
-            }
-        };
-        {
-            let mut state = lock(&self.state);
-            state.tag = Some(tag.clone());
+            };
             state.shares_conversation = true;
-        }
+            tag
+        };
         json!([{
             "name": "radium",
             "command": rad,

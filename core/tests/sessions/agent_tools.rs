@@ -259,3 +259,83 @@ fn a_command_agent_holds_a_conversation_and_streams_its_output() {
         "{events:?}"
     );
 }
+
+#[test]
+fn a_session_has_its_conversation_from_the_start_and_a_door_can_continue_one() {
+    let e = env();
+    std::fs::write(e.ws.join("review.txt"), "before review\n").unwrap();
+    std::fs::write(e.ws.join("notes.txt"), "old\n").unwrap();
+    let r = e.call("session-new", json!({"agent": "example"}));
+    assert_eq!(r["ok"], true, "{r}");
+    let s = r["data"]["session"].as_str().unwrap().to_owned();
+    let tag = r["data"]["tag"]
+        .as_str()
+        .expect("a tag before any write")
+        .to_owned();
+    // The door accepts a review before the agent wrote anything: recorded
+    // with the session's tag, it is a step of the session's conversation.
+    std::fs::write(e.ws.join("review.txt"), "after review\n").unwrap();
+    let rec = e
+        .engine
+        .handle_json(json!({
+            "command": "record", "tag": tag, "follow": true,
+            "args": {"files": [{"path": "review.txt", "old_text": "before review\n"}]},
+        }))
+        .to_json();
+    assert_eq!(rec["ok"], true, "{rec}");
+    e.call(
+        "session-prompt",
+        json!({"session": s, "prompt": "write notes.txt new text"}),
+    );
+    let events = e.drain(&s, Some("allow"));
+    let end = events.last().unwrap();
+    assert_eq!(end["type"], "turn_end", "{events:?}");
+    let latest = end["tag"].as_str().unwrap();
+    // One conversation: two undos with its tag take back the agent's write
+    // and then the review.
+    let first = e.undo(latest);
+    assert_eq!(first["ok"], true, "{first}");
+    assert_eq!(
+        std::fs::read_to_string(e.ws.join("notes.txt")).unwrap(),
+        "old\n"
+    );
+    let second = e.undo(first["tag"].as_str().unwrap());
+    assert_eq!(second["ok"], true, "{second}");
+    assert_eq!(
+        std::fs::read_to_string(e.ws.join("review.txt")).unwrap(),
+        "before review\n",
+        "the review was in the same conversation: {second}"
+    );
+    // A session opened with a known tag continues that conversation; an
+    // unknown tag starts its own; a tag that is not text is refused.
+    let again = e.call(
+        "session-new",
+        json!({"agent": "example", "tag": second["tag"]}),
+    );
+    assert_eq!(again["ok"], true, "{again}");
+    let list = e.call("session-list", json!({}));
+    let listed = list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["session"] == again["data"]["session"])
+        .cloned()
+        .unwrap();
+    assert_eq!(listed["tag"], again["data"]["tag"], "{list}");
+    let unknown = e.call(
+        "session-new",
+        json!({"agent": "example", "tag": "nobody-knows"}),
+    );
+    assert_eq!(unknown["ok"], true, "{unknown}");
+    assert_ne!(unknown["data"]["tag"], "nobody-knows", "{unknown}");
+    assert!(unknown["data"]["tag"].is_string(), "{unknown}");
+    let bad = e.call("session-new", json!({"agent": "example", "tag": 7}));
+    assert_eq!(bad["code"], "invalid_argument", "{bad}");
+    assert!(
+        bad["error"]
+            .as_str()
+            .unwrap()
+            .contains("`tag` must be a string"),
+        "{bad}"
+    );
+}

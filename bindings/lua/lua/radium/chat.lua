@@ -252,12 +252,15 @@ local function create(agent, root, src)
       return
     end
     chat.session = session
+    -- The project's steps (accepted reviews, :RadiumApply) and this chat's
+    -- writes are one conversation from the start.
+    project.set_tag(root, session.tag)
     if chat.queued then
       local text = chat.queued
       chat.queued = nil
       start_turn(chat, text)
     end
-  end)
+  end, { tag = project.tag(root) })
   return chat
 end
 

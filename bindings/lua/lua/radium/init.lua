@@ -249,9 +249,11 @@ end
 --- blocking: `callback(session)` once the agent is ready, or
 --- `callback(nil, error, code)`. `handlers`: { on_event = fn(event),
 --- on_permission = fn(event, answer), on_close = fn() }, all run on the main loop.
-function Engine:session_open(agent, handlers, callback)
+--- `opts.tag`: the conversation (dog tag) to continue; `session.tag` is the
+--- session's from the start.
+function Engine:session_open(agent, handlers, callback, opts)
   ensure_watcher()
-  require("radium.session").open(self, agent, handlers, callback)
+  require("radium.session").open(self, agent, handlers, callback, opts)
 end
 
 --- Non-blocking chains still in flight (for tests and :checkhealth).

@@ -5,7 +5,12 @@
 --     on_event = function(event) ... end,          -- every event (docs/sessions.md)
 --     on_permission = function(event, answer) ... end,
 --     on_close = function() ... end,               -- the session ended
---   }, function(session, err) ... end)
+--   }, function(session, err) ... end, { tag = tag })
+--
+-- `session.tag` is the dog tag of the session's conversation from the start
+-- (the one in `opts.tag` continued, when radium knows it): record the
+-- editor's own steps (an accepted review) with it, and they are in the same
+-- chain as the agent's writes, for undo and rewinds.
 --
 -- `on_permission` decides a permission request: return "allow", "reject" or
 -- an option id to answer at once, or keep `answer` and call it later (after
@@ -55,19 +60,25 @@ end
 
 --- Opens a session with `agent` (an id from agents.toml) without blocking:
 --- the agent starts in the background; `callback(session)` runs on the main
---- loop once it is ready, or `callback(nil, error, code)`.
-function M.open(engine, agent, handlers, callback)
+--- loop once it is ready, or `callback(nil, error, code)`. `opts.tag`: the
+--- conversation to continue (a dog tag).
+function M.open(engine, agent, handlers, callback, opts)
   vim.validate({
     agent = { agent, "string" },
     handlers = { handlers, "table" },
     callback = { callback, "function" },
+    opts = { opts, "table", true },
   })
+  local tag = opts and opts.tag
+  if tag ~= nil and type(tag) ~= "string" then
+    error("radium: `tag` must be a dog tag (a string)", 2)
+  end
   for _, name in ipairs({ "on_event", "on_permission", "on_close" }) do
     if handlers[name] ~= nil and type(handlers[name]) ~= "function" then
       error(string.format("radium: handler `%s` must be a function", name), 2)
     end
   end
-  engine:request_async({ command = "session-new", args = { agent = agent } }, function(response)
+  engine:request_async({ command = "session-new", args = { agent = agent, tag = tag } }, function(response)
     if not response.ok then
       callback(nil, response.error, response.code)
       return
@@ -77,6 +88,7 @@ function M.open(engine, agent, handlers, callback)
       id = response.data.session,
       agent = response.data.agent,
       workspace = response.data.workspace,
+      tag = response.data.tag,
       closed = false,
     }, Session)
     local ok, err = pcall(engine._handle.session_subscribe, engine._handle, session.id, function(event)
