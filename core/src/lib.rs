@@ -69,6 +69,7 @@ pub use hooks::{
 pub use protocol::{Engine, EngineConfig, Request, Response, ABI_VERSION, COMMANDS};
 pub use support::atomic::write_atomic;
 pub use support::json::{check_json_depth, json_kind, parse_json, MAX_JSON_DEPTH};
+pub use support::log::{Entry as LogEntry, Level as LogLevel, Listener as LogListener, Log};
 pub use support::names::{ENV_TRUNCATED, MAX_ENV_VALUE};
 pub use support::paths::{PROTECTED_FOLDERS, SETTINGS_FILE};
 

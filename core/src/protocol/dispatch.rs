@@ -36,8 +36,18 @@ pub(super) fn outcome_response(outcome: Result<EditOutcome>) -> Response {
 
 impl Engine {
     /// [`handle_async`](Self::handle_async) for a request the caller gives
-    /// away (its data is moved, not copied).
+    /// away (its data is moved, not copied). A request that acts, or fails,
+    /// is an entry of the engine's log.
     pub fn handle_request_async(
+        &self,
+        request: Request,
+    ) -> Pin<Box<dyn Future<Output = Response> + Send + 'static>> {
+        let command = request.command.clone();
+        super::logged::logged(&self.log, &command, self.answer_async(request))
+    }
+
+    /// The answer to a request, as a future.
+    fn answer_async(
         &self,
         mut request: Request,
     ) -> Pin<Box<dyn Future<Output = Response> + Send + 'static>> {
@@ -164,6 +174,7 @@ impl Engine {
         let cwd = request.cwd.as_deref();
         match command {
             "ping" => Ok(json!("pong")),
+            "log" => super::logged::read(&self.log, args),
             "shutdown" => Ok(json!("nothing to shut down: this engine runs in-process")),
             "version" => Ok(json!({"version": crate::VERSION, "abi_version": ABI_VERSION})),
             "hooks-list" => Ok(hooks::list(&self.registry)),

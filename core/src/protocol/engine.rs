@@ -24,6 +24,7 @@ use crate::hooks::matcher::ToolMatcher;
 use crate::hooks::registry::{HookOptions, HookRegistry};
 use crate::sessions::Sessions;
 use crate::support::json::{json_depth, too_deep, MAX_JSON_DEPTH, SHALLOW_JSON};
+use crate::support::log::Log;
 
 pub use crate::support::names::COMMANDS;
 
@@ -48,6 +49,8 @@ pub struct Engine {
     /// The system clipboard, kept for the engine's life (on X11 a copied
     /// text lives while its owner does).
     pub(super) clipboard: Arc<crate::clipboard::SystemClipboard>,
+    /// What the engine did, for the door to show (the `log` request).
+    pub(super) log: Arc<Log>,
 }
 
 /// Runs a future on this thread: one poll with a no-op waker first (work
@@ -75,6 +78,7 @@ impl Engine {
     /// running hooks without the user's settings. Commands that run no hook
     /// work as usual; a fixed file is read by a new engine.
     pub fn new(config: EngineConfig) -> Result<Self> {
+        let log = Arc::new(Log::default());
         let engine = Engine {
             registry: HookRegistry::new(),
             config,
@@ -82,7 +86,8 @@ impl Engine {
             inflight: Arc::default(),
             sessions: Arc::default(),
             clipboard: Arc::default(),
-            servers: Arc::default(),
+            servers: Arc::new(crate::code::lsp::Servers::with_log(Arc::clone(&log))),
+            log,
         };
         let step_only = || HookOptions {
             matcher: ToolMatcher::new(STEP_TOOL).ok(),
@@ -120,6 +125,12 @@ impl Engine {
     /// The engine's hook registry.
     pub fn registry(&self) -> &HookRegistry {
         &self.registry
+    }
+
+    /// The engine's log: failed requests, agents and language servers
+    /// started and stopped, their stderr (see [`Log`]).
+    pub fn log(&self) -> &Arc<Log> {
+        &self.log
     }
 
     /// The engine's settings.

@@ -13,6 +13,7 @@ mod dispatch;
 pub(crate) mod engine;
 pub(crate) mod envelope;
 pub(crate) mod inflight;
+mod logged;
 mod sessions;
 
 pub use config::EngineConfig;

@@ -139,10 +139,11 @@ impl Engine {
             .as_deref()
             .filter(|w| !self.workspace_trusted(Some(w)))
             .and_then(|w| untrusted_agent(agent_id, w, &home));
-        let (registry, sessions, depth) = (
+        let (registry, sessions, depth, log) = (
             self.registry.clone(),
             Arc::clone(&self.sessions),
             self.config.history_depth,
+            Arc::clone(&self.log),
         );
         let rad_program = self
             .config
@@ -178,6 +179,7 @@ impl Engine {
                 registry: registry.clone(),
                 rad_program,
                 tag,
+                log,
             };
             let runtime = registry.runtime_handle()?;
             let session = runtime

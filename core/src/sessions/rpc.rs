@@ -13,9 +13,13 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::support::json::check_json_depth;
 use crate::support::lock::unpoisoned as lock;
+use crate::support::log::{Level, Log};
 
 /// The longest line an agent may send: 64 MiB (a whole file in a diff).
 pub const MAX_LINE: usize = 64 << 20;
+
+/// The longest line of an agent's stderr the log keeps as one entry.
+const STDERR_LINE: usize = 2000;
 
 /// How much of an agent's stderr is kept, from its end, for error messages.
 const STDERR_TAIL: usize = 4096;
@@ -64,11 +68,13 @@ impl Connection {
     /// Starts the reader and writer tasks on the current runtime; what the
     /// agent sends unasked arrives on the returned receiver, in order.
     /// `stderr` is `None` for an agent that is not a process of its own
-    /// (the adapter of a command agent).
+    /// (the adapter of a command agent); each of its lines is a `debug`
+    /// entry of `log` (source `session`), after `label`.
     pub(crate) fn start(
         stdin: impl AsyncWrite + Send + Unpin + 'static,
         stdout: impl AsyncRead + Send + Unpin + 'static,
         stderr: Option<impl AsyncRead + Send + Unpin + 'static>,
+        log: Option<(Arc<Log>, String)>,
     ) -> (Self, mpsc::UnboundedReceiver<Incoming>) {
         let (out, mut lines) = mpsc::unbounded_channel::<String>();
         let (incoming, received) = mpsc::unbounded_channel();
@@ -85,14 +91,31 @@ impl Connection {
         tokio::spawn(async move {
             let Some(mut stderr) = stderr else { return };
             let mut chunk = vec![0u8; 4096];
+            let mut line = Vec::new();
             while let Ok(n) = stderr.read(&mut chunk).await {
                 if n == 0 {
                     break;
                 }
-                let mut t = lock(&keep);
-                t.extend_from_slice(&chunk[..n]);
-                let over = t.len().saturating_sub(STDERR_TAIL);
-                t.drain(..over);
+                {
+                    let mut t = lock(&keep);
+                    t.extend_from_slice(&chunk[..n]);
+                    let over = t.len().saturating_sub(STDERR_TAIL);
+                    t.drain(..over);
+                }
+                let Some((log, label)) = &log else { continue };
+                for &b in &chunk[..n] {
+                    if b == b'\n' || line.len() >= STDERR_LINE {
+                        let text = String::from_utf8_lossy(&line);
+                        let text = text.trim_end();
+                        if !text.is_empty() {
+                            log.write(Level::Debug, "session", format!("{label} stderr: {text}"));
+                        }
+                        line.clear();
+                    }
+                    if b != b'\n' {
+                        line.push(b);
+                    }
+                }
             }
         });
         tokio::spawn(read_loop(stdout, incoming));

@@ -18,6 +18,7 @@ use crate::agents::config::{AgentConfig, AgentProtocol};
 use crate::error::{Error, Result};
 use crate::hooks::registry::HookRegistry;
 pub(crate) use crate::support::lock::unpoisoned as lock;
+use crate::support::log::{Level, Log};
 use crate::support::process::{spawn_process, ProcessGuard, ProcessSpec};
 
 /// The ACP version radium speaks.
@@ -86,6 +87,8 @@ pub struct AgentSession {
     pub(crate) acp_id: OnceLock<String>,
     pub(crate) state: Mutex<State>,
     guard: Mutex<Option<ProcessGuard>>,
+    /// The engine's log: the agent's start, end and stderr.
+    pub(crate) log: Arc<Log>,
 }
 
 /// What opening needs besides the agent.
@@ -106,6 +109,8 @@ pub struct SessionSetup {
     /// The conversation to continue (a dog tag the door holds); `None` or
     /// a tag radium does not know: the session starts its own.
     pub tag: Option<String>,
+    /// The engine's log.
+    pub log: Arc<Log>,
 }
 
 impl AgentSession {
@@ -130,14 +135,21 @@ impl AgentSession {
             let (to_agent, from_agent) =
                 super::command::start(agent.clone(), setup.workspace.clone());
             let (conn, incoming) =
-                Connection::start(to_agent, from_agent, None::<tokio::io::Empty>);
+                Connection::start(to_agent, from_agent, None::<tokio::io::Empty>, None);
             (conn, incoming, None)
         } else {
             let spec = process_spec(&agent, &setup.workspace);
             let spawned = spawn_process(&spec)
                 .map_err(|e| Error::AgentFailed(format!("agent `{}`: {e}", agent.id)))?;
-            let (conn, incoming) =
-                Connection::start(spawned.stdin, spawned.stdout, Some(spawned.stderr));
+            let (conn, incoming) = Connection::start(
+                spawned.stdin,
+                spawned.stdout,
+                Some(spawned.stderr),
+                Some((
+                    Arc::clone(&setup.log),
+                    format!("{} ({})", setup.id, agent.id),
+                )),
+            );
             (conn, incoming, Some(spawned.guard))
         };
         let rad = setup
@@ -154,6 +166,7 @@ impl AgentSession {
             acp_id: OnceLock::new(),
             state: Mutex::new(State::default()),
             guard: Mutex::new(guard),
+            log: setup.log,
         });
         tokio::spawn(drive(Arc::downgrade(&session), incoming));
         session.join_conversation(setup.tag).await;
@@ -193,6 +206,21 @@ impl AgentSession {
             )));
         };
         let _ = session.acp_id.set(acp_id.to_owned());
+        session.log.write(
+            Level::Info,
+            "session",
+            format!(
+                "{}: agent `{}` ({}) started in {}{}",
+                session.id,
+                session.agent.id,
+                session.agent.command.join(" "),
+                session.workspace.display(),
+                session
+                    .tag()
+                    .map(|t| format!(", tag {t}"))
+                    .unwrap_or_default()
+            ),
+        );
         Ok(session)
     }
 
@@ -213,7 +241,12 @@ impl AgentSession {
             ))),
             Ok(Ok(Ok(result))) => Ok(result),
         };
-        if outcome.is_err() {
+        if let Err(e) = &outcome {
+            self.log.write(
+                Level::Warn,
+                "session",
+                format!("{}: agent `{}` did not start: {e}", self.id, self.agent.id),
+            );
             self.close();
         }
         outcome
@@ -308,6 +341,8 @@ impl AgentSession {
         let mut state = lock(&self.state);
         if state.closed.is_none() {
             state.closed = Some("the session was closed".into());
+            self.log
+                .write(Level::Info, "session", format!("{}: closed", self.id));
         }
         if let Some(sink) = state.sink.take() {
             let _ = sink.send(
@@ -379,10 +414,14 @@ async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::UnboundedReceive
             Incoming::Repaired(message) => {
                 session.emit(json!({"type": "notice", "message": message}));
             }
-            Incoming::Garbage(line) => session.emit(json!({
-                "type": "notice",
-                "message": format!("the agent sent a line that is not JSON-RPC (ignored): {line}"),
-            })),
+            Incoming::Garbage(line) => {
+                let message =
+                    format!("the agent sent a line that is not JSON-RPC (ignored): {line}");
+                session
+                    .log
+                    .write(Level::Warn, "session", format!("{}: {message}", session.id));
+                session.emit(json!({"type": "notice", "message": message}));
+            }
             Incoming::Closed => {
                 // Its output ended: give the process a moment to exit, so
                 // the error can say how it ended.
@@ -399,6 +438,11 @@ async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::UnboundedReceive
                 session.conn.fail_pending();
                 let why = session.ended("");
                 let mut state = lock(&session.state);
+                if state.closed.is_none() {
+                    session
+                        .log
+                        .write(Level::Warn, "session", format!("{}: {why}", session.id));
+                }
                 state.closed.get_or_insert_with(|| why.to_string());
                 return;
             }

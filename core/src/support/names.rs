@@ -17,6 +17,7 @@ pub const COMMANDS: &[&str] = &[
     "agents",
     "step",
     "cancel",
+    "log",
     "ext-install",
     "ext-list",
     "ext-remove",

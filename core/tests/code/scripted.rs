@@ -235,6 +235,21 @@ fn an_unused_server_is_stopped_after_its_idle_time() {
         eventually(6, || !running()),
         "still running after its idle time"
     );
+    // The engine's log says both, for the editor's output panel.
+    let log = env.ok("log", json!({"level": "info"}));
+    let lines: Vec<&str> = log["data"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["source"] == "lsp")
+        .map(|e| e["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(
+        lines[0].contains("started for") && lines[0].contains(" ms"),
+        "{lines:?}"
+    );
+    assert!(lines[1].contains("stopped: unused for 1 s"), "{lines:?}");
 }
 
 #[test]

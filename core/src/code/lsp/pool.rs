@@ -12,6 +12,7 @@ use tokio::sync::OnceCell;
 use super::client::Client;
 use crate::code::servers::ServerSpec;
 use crate::support::lock::unpoisoned as lock;
+use crate::support::log::{Level, Log};
 
 type Key = (PathBuf, String);
 type Slot = Arc<OnceCell<Arc<Client>>>;
@@ -21,6 +22,8 @@ type Slot = Arc<OnceCell<Arc<Client>>>;
 pub struct Servers {
     slots: Mutex<HashMap<Key, Slot>>,
     runtime: Mutex<Option<tokio::runtime::Handle>>,
+    /// Where starts, stops and crashes are written.
+    log: Arc<Log>,
 }
 
 impl std::fmt::Debug for Servers {
@@ -32,6 +35,15 @@ impl std::fmt::Debug for Servers {
 }
 
 impl Servers {
+    /// No servers yet; what they do is written to `log`.
+    pub fn with_log(log: Arc<Log>) -> Self {
+        Servers {
+            slots: Mutex::default(),
+            runtime: Mutex::default(),
+            log,
+        }
+    }
+
     /// The running server of `spec.language` for `root`, started (and
     /// initialized) when there is none or the last one stopped. Must run on
     /// the engine's runtime.
@@ -52,6 +64,17 @@ impl Servers {
                 .is_some_and(|c| c.stopped().is_some() || c.spec.command != spec.command)
             {
                 if let Some(old) = slot.get() {
+                    if let Some(why) = old.stopped() {
+                        self.log.write(
+                            Level::Warn,
+                            "lsp",
+                            format!(
+                                "`{}` for {} had stopped ({why}): starting it again",
+                                spec.name(),
+                                root.display()
+                            ),
+                        );
+                    }
                     old.kill();
                 }
                 *slot = Slot::default();
@@ -60,7 +83,31 @@ impl Servers {
         };
         let client = slot
             .get_or_try_init(|| async {
-                let client = Client::start(spec, root).await?;
+                let client = match Client::start(spec, root).await {
+                    Ok(client) => client,
+                    Err(e) => {
+                        self.log.write(
+                            Level::Warn,
+                            "lsp",
+                            format!(
+                                "`{}` did not start for {}: {e}",
+                                spec.name(),
+                                root.display()
+                            ),
+                        );
+                        return Err(e);
+                    }
+                };
+                self.log.write(
+                    Level::Info,
+                    "lsp",
+                    format!(
+                        "`{}` started for {} in {} ms",
+                        spec.name(),
+                        root.display(),
+                        client.start_ms()
+                    ),
+                );
                 self.watch_idle(&key, &client);
                 Ok::<_, String>(client)
             })
@@ -91,6 +138,18 @@ impl Servers {
                     return;
                 }
                 if client.idle() >= idle {
+                    if let Some(servers) = servers.upgrade() {
+                        servers.log.write(
+                            Level::Info,
+                            "lsp",
+                            format!(
+                                "`{}` for {} stopped: unused for {} s",
+                                client.spec.name(),
+                                key.0.display(),
+                                idle.as_secs()
+                            ),
+                        );
+                    }
                     forget(&servers, &key, &client);
                     client.shutdown().await;
                     return;
