@@ -233,6 +233,8 @@ function M.define()
     { nargs = "?", desc = "The references of the name under the cursor (or the one given) across the project, in the quickfix list" })
   cmd("RadiumRename", guard(function(o) require("radium.code").rename(o.args) end),
     { nargs = 1, desc = "Rename the name under the cursor across the project, through the review" })
+  cmd("RadiumLog", guard(function() require("radium.log").open() end),
+    { desc = "The engine's log of the project: failed requests, agents and language servers" })
   cmd("RadiumChat", guard(function(o) require("radium.chat").open(o.args ~= "" and o.args or nil) end),
     { nargs = "?", complete = complete_from(M.agent_ids), desc = "Open a chat with an agent" })
 end
