@@ -6,8 +6,8 @@
 // - Radium: Apply Code Block (an `apply` of one of the answer's blocks, with a
 //   diff preview, as one undoable edit)
 // - Radium: List Agents (the `agents` request; picking one makes it the agent)
-// - the chat view's commands (src/chat/view.ts) and clipboard mode's
-//   (src/clipboard.ts)
+// - the chat view's commands (src/chat/view.ts), clipboard mode's
+//   (src/clipboard.ts) and code intelligence's (src/code.ts)
 // Its `activate` returns the API other extensions use to add JS hooks.
 
 import * as os from 'os'
@@ -16,6 +16,7 @@ import * as vscode from 'vscode'
 
 import { registerChat } from './chat/view'
 import { registerClipboard } from './clipboard'
+import { registerCode } from './code'
 import { changedRegion, editorContext, splitLines, type EditorContext } from './context'
 import { HookSet } from './hooks'
 import { loadRadium, type Engine, type HookFn, type HookOptions, type HookType, type Loaded, type Response } from './native'
@@ -460,6 +461,7 @@ export function activate(context: vscode.ExtensionContext): RadiumApi {
   }
   const chatView = registerChat(context, { engine: () => engineOf(vscode.window.activeTextEditor?.document), log, fail })
   registerClipboard(context, { engine: engineOf, log, fail }, chatView)
+  registerCode(context, { engine: engineOf, log, fail }, chatView)
   return {
     registerHook(name, hookType, fn, options) {
       const registration = hooks.register({ name, hookType, fn, options })

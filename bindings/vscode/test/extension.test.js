@@ -39,10 +39,27 @@ test('the manifest contributes the command and points at the compiled code', () 
     { command: 'radium.redo', title: 'Redo Change', category: 'Radium' },
     { command: 'radium.clipboard.copySelection', title: 'Copy Selection for a Chat', category: 'Radium' },
     { command: 'radium.clipboard.applyAnswer', title: 'Apply Answer from Clipboard', category: 'Radium' },
+    { command: 'radium.code.references', title: 'Find References', category: 'Radium' },
+    { command: 'radium.code.rename', title: 'Rename Symbol', category: 'Radium' },
   ])
-  // Clipboard mode: the copy in the editor's context menu, both in the palette when they can work.
-  assert.deepEqual(manifest.contributes.menus['editor/context'], [{ command: 'radium.clipboard.copySelection', when: 'editorTextFocus', group: '9_cutcopypaste@9' }])
-  assert.deepEqual(manifest.contributes.menus.commandPalette.map((m) => m.command), ['radium.clipboard.copySelection', 'radium.clipboard.applyAnswer'])
+  // Clipboard mode's copy in the editor's context menu, the code commands in
+  // its Radium submenu (with or without a selection: VS Code's own "Rename
+  // Symbol" may be there too), all of them in the palette when they can work.
+  assert.deepEqual(manifest.contributes.menus['editor/context'], [
+    { command: 'radium.clipboard.copySelection', when: 'editorTextFocus', group: '9_cutcopypaste@9' },
+    { submenu: 'radium.code', when: 'editorTextFocus && resourceScheme == file', group: '1_modification@90' },
+  ])
+  assert.deepEqual(manifest.contributes.submenus, [{ id: 'radium.code', label: 'Radium' }])
+  assert.deepEqual(manifest.contributes.menus['radium.code'].map((m) => m.command), ['radium.code.references', 'radium.code.rename'])
+  assert.deepEqual(manifest.contributes.menus.commandPalette.map((m) => m.command), [
+    'radium.clipboard.copySelection',
+    'radium.clipboard.applyAnswer',
+    'radium.code.references',
+    'radium.code.rename',
+  ])
+  for (const c of manifest.contributes.commands.filter((c) => c.command.startsWith('radium.code.'))) {
+    assert.ok(manifest.activationEvents.includes(`onCommand:${c.command}`), c.command)
+  }
   assert.ok(manifest.activationEvents.includes('onView:radium.chatView'))
   // The chat view lives in the panel (VS Code 1.100, engines.vscode, offers
   // view containers in the activity bar and the panel only), in a container
@@ -134,7 +151,7 @@ test('Radium: Show Version reports the version and ABI in a message and the Radi
       'radium.showVersion', 'radium.sendSelection', 'radium.applyCode', 'radium.listAgents',
       'radium.chat', 'radium.newChat', 'radium.stop', 'radium.attachSelection', 'radium.attachFile',
       'radium.attachFiles', 'radium.trust', 'radium.undo', 'radium.redo',
-      'radium.clipboard.copySelection', 'radium.clipboard.applyAnswer',
+      'radium.clipboard.copySelection', 'radium.clipboard.applyAnswer', 'radium.code.references', 'radium.code.rename',
     ])
     // Every command the extension registers is in the manifest, and the other way round.
     assert.deepEqual(Object.keys(calls.commands).sort(), manifest.contributes.commands.map((c) => c.command).sort())

@@ -32,6 +32,9 @@ class WorkspaceEdit {
   }
 }
 
+/** VS Code's default word pattern (DEFAULT_WORD_REGEXP). */
+const WORD = /(-?\d*\.\d\w*)|([^`~!@#$%^&*()\-=+[{\]}\\|;:'",.<>/?\s]+)/g
+
 /** Offsets <-> positions with VS Code's line breaks (\r\n, \n, \r). */
 function lineStarts(text) {
   const starts = [0]
@@ -81,8 +84,20 @@ class Document {
     }
     this.isDirty = false
   }
-  getText() {
-    return this.text
+  /** The whole text, or the text of a range. */
+  getText(range) {
+    if (!range) return this.text
+    return this.text.slice(this.offsetAt(range.start), this.offsetAt(range.end))
+  }
+  /** The word at (or just after) a position, with VS Code's default word pattern. */
+  getWordRangeAtPosition(pos) {
+    const line = this.text.slice(lineStarts(this.text)[pos.line]).split(/\r\n|\r|\n/)[0]
+    for (const m of line.matchAll(WORD)) {
+      if (m.index <= pos.character && pos.character <= m.index + m[0].length) {
+        return new Range(new Position(pos.line, m.index), new Position(pos.line, m.index + m[0].length))
+      }
+    }
+    return undefined
   }
   get lineCount() {
     return lineStarts(this.text).length

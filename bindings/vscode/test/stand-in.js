@@ -169,9 +169,11 @@ const vscode = {
       state.warnings.push(message)
       return Promise.resolve(undefined)
     },
-    showTextDocument: async (document) => {
+    showTextDocument: async (document, options) => {
       state.shown.push(document.uri.toString())
       if (state.editor?.document !== document) state.editor = editorOf(document, [0, 0])
+      const at = options?.selection
+      if (at) state.editor.selection = { start: at.start, end: at.end, active: at.end }
       return state.editor
     },
     tabGroups: {
@@ -291,7 +293,7 @@ const vscode = {
 }
 
 function editorOf(document, start, end = start) {
-  return { document, selection: { start: new Position(...start), end: new Position(...end) } }
+  return { document, selection: { start: new Position(...start), end: new Position(...end), active: new Position(...end) } }
 }
 
 // ---- the workspace, the engine's trust, and the extension ----
@@ -380,7 +382,7 @@ function setup() {
     require.cache.vscode = { id: 'vscode', filename: 'vscode', loaded: true, exports: vscode }
     reset()
     extension = require('../out/extension.js')
-    extension.activate({ extensionPath: root, extensionUri: Uri.file(root), subscriptions: [] })
+    spied.api = extension.activate({ extensionPath: root, extensionUri: Uri.file(root), subscriptions: [] })
   })
 
   after(() => {
@@ -413,8 +415,12 @@ function unsavedDocument() {
   return new Document(Uri.file(file), 'typescript', buffer)
 }
 
+/** What the activated extension returned (its API for other extensions: JS hooks). */
+const api = () => spied.api
+
 module.exports = {
   setup,
+  api,
   openView,
   docListeners,
   state,
