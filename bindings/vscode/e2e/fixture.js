@@ -1,9 +1,10 @@
 'use strict'
-// The e2e suite's world: a workspace with a few TypeScript files, a
-// RADIUM_HOME whose agents.toml has the bundled example agent, a sleeping
-// agent, a failing one and two scripted ACP agents (examples/acp-agent, and
-// e2e/edit-agent.mjs for a tool call whose diff has several hunks), and VS
-// Code user settings pointing at them.
+// The e2e suite's world: a workspace with a few TypeScript files and three
+// Python files, a RADIUM_HOME whose agents.toml has the bundled example
+// agent, a sleeping agent, a failing one and two scripted ACP agents
+// (examples/acp-agent, and e2e/edit-agent.mjs for a tool call whose diff has
+// several hunks) and whose lsp.toml has the scripted language server of
+// tests/lsp for Python, and VS Code user settings pointing at them.
 // `node fixture.js` writes it (scripts/test-vscode-e2e.sh does, before
 // code-server starts); run.js reads the same paths.
 
@@ -54,6 +55,10 @@ const files = {
   'src/b.ts': ['export const b = "old"', ''].join('\n'),
   // The agent's tool call reviewed per hunk.
   'src/tool.ts': ['export const first = 1', '', 'export const middle = 0', '', 'export const last = 9', ''].join('\n'),
+  // Find References and Rename Symbol (e2e/code-steps.js), answered by the scripted language server.
+  'app.py': ['from util import total', '', 'print("😀", total)', ''].join('\n'),
+  'util.py': ['total = 1', ''].join('\n'),
+  'more.py': ['from util import total', 'x = total + 1', ''].join('\n'),
 }
 
 function setup() {
@@ -95,6 +100,10 @@ function setup() {
       `command = ["/bin/sh", "-c", ${JSON.stringify("cat >/dev/null; echo 'the failing agent gave up' >&2; exit 3")}]`,
       '',
     ].join('\n'),
+  )
+  fs.writeFileSync(
+    path.join(p.home, 'lsp.toml'),
+    ['[python]', `command = ["python3", ${JSON.stringify(path.join(p.repo, 'tests/lsp/scripted_server.py'))}]`, ''].join('\n'),
   )
   const settings = {
     'radium.radiumHome': p.home,
