@@ -110,6 +110,15 @@ int main(int argc, char **argv) {
   CHECK(strstr(r, "\"code\":\"edit\"") && strstr(r, "already exists"), "%s", r);
   radium_string_free(r);
 
+  /* The engine's log has the server's start and the failed requests. */
+  r = request(engine, "{\"command\":\"log\",\"args\":{\"level\":\"info\"}}");
+  CHECK(strstr(r, "\"source\":\"lsp\"") && strstr(r, "started for"), "%s", r);
+  CHECK(strstr(r, "read-var failed after") && strstr(r, "(not_found)"), "%s", r);
+  radium_string_free(r);
+  r = request(engine, "{\"command\":\"log\",\"args\":{\"since\":\"x\"}}");
+  CHECK(strstr(r, "\"code\":\"invalid_argument\"") && strstr(r, "`since` must be"), "%s", r);
+  radium_string_free(r);
+
   /* The server stops with the engine. */
   radium_engine_free(engine);
   snprintf(mk, sizeof mk, "rm -rf '%s'", dir);
