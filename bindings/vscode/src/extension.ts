@@ -18,6 +18,7 @@ import { registerChat } from './chat/view'
 import { registerClipboard } from './clipboard'
 import { registerCode } from './code'
 import { changedRegion, editorContext, splitLines, type EditorContext } from './context'
+import { EngineLogs } from './engineLog'
 import { HookSet } from './hooks'
 import { loadRadium, type Engine, type HookFn, type HookOptions, type HookType, type Loaded, type Response } from './native'
 import {
@@ -98,6 +99,10 @@ const engines = new Map<string, Engine>()
 let answer: Answer | undefined
 let stepSeq = 0
 const hooks = new HookSet((line) => channel().appendLine(line))
+const engineLogs = new EngineLogs(
+  (line) => channel().appendLine(line),
+  () => vscode.workspace.getConfiguration('radium').get<string>('logLevel', 'info'),
+)
 
 function channel(): vscode.OutputChannel {
   output ??= vscode.window.createOutputChannel('Radium')
@@ -147,6 +152,7 @@ function engineFor(context: vscode.ExtensionContext, workspace: string | undefin
     engine = new radium.Engine({ workspace: workspace ?? null, radium_home: radiumHome ?? null })
     engines.set(key, engine)
     hooks.attach(engine)
+    engineLogs.follow(engine, workspace ? path.basename(workspace) : '')
   }
   return engine
 }
@@ -446,6 +452,10 @@ export function activate(context: vscode.ExtensionContext): RadiumApi {
     vscode.commands.registerCommand('radium.sendSelection', () => sendSelection(context, previews)),
     vscode.commands.registerCommand('radium.applyCode', () => offerBlocks(previews)),
     vscode.commands.registerCommand('radium.listAgents', () => listAgents(context)),
+    vscode.commands.registerCommand('radium.showLog', async () => {
+      await engineLogs.flush()
+      channel().show(true)
+    }),
     vscode.workspace.registerTextDocumentContentProvider(PREVIEW_SCHEME, previews),
     {
       dispose: () => {
@@ -480,6 +490,7 @@ export function activate(context: vscode.ExtensionContext): RadiumApi {
 export function deactivate(): void {
   cached = undefined
   engines.clear()
+  engineLogs.dispose()
   hooks.detachAll()
   answer = undefined
 }

@@ -365,13 +365,14 @@ function setup() {
     spied.proto = proto
     spied.request = proto.request
     spied.requestAsync = proto.requestAsync
+    // The log follower's polls (`log`, every second) are not the user's doing.
     proto.request = function (req) {
-      state.requests.push({ how: 'request', req })
+      if (req && req.command !== 'log') state.requests.push({ how: 'request', req, engine: this })
       return spied.request.call(this, req)
     }
     proto.requestAsync = function (req) {
       const promise = spied.requestAsync.call(this, req)
-      state.requests.push({ how: 'requestAsync', req, promise })
+      if (req && req.command !== 'log') state.requests.push({ how: 'requestAsync', req, promise, engine: this })
       return promise
     }
 

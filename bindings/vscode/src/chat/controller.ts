@@ -117,10 +117,13 @@ export class ChatController {
     this.session = undefined
     const { engine } = this.host.engine()
     this.post({ type: 'notice', message: `starting ${this.agent}…` })
-    this.opening = ChatSession.open(engine, this.agent, (batch) => this.onBatch(batch))
+    // The chat's conversation goes on (a review applied before, another
+    // agent picked): the session continues it; a new chat starts one.
+    this.opening = ChatSession.open(engine, this.agent, (batch) => this.onBatch(batch), this.lastTag)
     try {
       this.session = await this.opening
-      this.host.log(`chat: session ${this.session.id} with ${this.agent}`)
+      if (this.session.tag) this.lastTag = this.session.tag
+      this.host.log(`chat: session ${this.session.id} with ${this.agent}, tag ${this.session.tag ?? '(none)'}`)
       return this.session
     } finally {
       this.opening = undefined
@@ -401,6 +404,7 @@ export class ChatController {
   /** A new chat: the session closed, the view and the chips cleared. */
   reset(): void {
     this.closeSession()
+    this.lastTag = undefined
     for (const r of this.reviews.values()) void closeDiffs(r)
     this.reviews.clear()
     this.tools.clear()

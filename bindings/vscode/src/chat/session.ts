@@ -43,15 +43,24 @@ export class ChatSession {
     readonly engine: Engine,
     readonly id: string,
     readonly agent: string,
+    /** The dog tag of the session's conversation from the start (undefined: the engine could not keep a history). */
+    readonly tag: string | undefined,
     onBatch: (events: SessionEvent[]) => void,
   ) {
     this.ended = this.pump(onBatch)
   }
 
-  /** Opens a session with `agent` (the agent starts in the background); `onBatch` gets its events as they come. */
-  static async open(engine: Engine, agent: string, onBatch: (events: SessionEvent[]) => void): Promise<ChatSession> {
-    const data = checked(await engine.requestAsync({ command: 'session-new', args: { agent } }), 'session-new')
-    return new ChatSession(engine, String(data.session), String(data.agent ?? agent), onBatch)
+  /**
+   * Opens a session with `agent` (the agent starts in the background) in the
+   * conversation of `tag` when given (else a new one); `onBatch` gets its
+   * events as they come.
+   */
+  static async open(engine: Engine, agent: string, onBatch: (events: SessionEvent[]) => void, tag?: string): Promise<ChatSession> {
+    const args: Record<string, unknown> = { agent }
+    if (tag) args.tag = tag
+    const data = checked(await engine.requestAsync({ command: 'session-new', args }), 'session-new')
+    const given = typeof data.tag === 'string' ? data.tag : undefined
+    return new ChatSession(engine, String(data.session), String(data.agent ?? agent), given, onBatch)
   }
 
   private async pump(onBatch: (events: SessionEvent[]) => void): Promise<void> {
