@@ -13,7 +13,7 @@ const assert = require('node:assert/strict')
 const { files } = require('./fixture')
 
 module.exports = function codeSteps(step, h) {
-  const { runCommand, openFile, screenshot, until, disk, text, activeEditorLines, toast, clearNotifications, log } = h
+  const { runCommand, openFile, screenshot, until, disk, text, activeEditorLines, toast, clearNotifications, log, outputShows } = h
   const page = () => h.page()
   const chat = () => page().frameLocator('iframe.webview.ready').frameLocator('#active-frame')
   const quickRows = () => page().locator('.quick-input-widget .monaco-list-row')
@@ -132,5 +132,13 @@ module.exports = function codeSteps(step, h) {
     await until('app.py in its editor is back', async () => (await text(activeEditorLines())).includes('from util import total'))
     await screenshot('code-rename-undone')
     await clearNotifications()
+  })
+
+  step('15c. the engine\'s log: Radium: Show Engine Log shows its entries (the undo just made) in the Radium output channel', async () => {
+    await runCommand('Radium: Show Engine Log')
+    // The end of the channel is in view: the undo of step 15b is the engine's last entry.
+    await outputShows('info  request: undo done in')
+    await screenshot('engine-log')
+    await runCommand('Radium: Open Chat') // the output had the panel: the chat comes back
   })
 }

@@ -339,7 +339,7 @@ step('6. a JS hook registered through the extension\'s API by another extension 
 
 const helpers = {
   page: () => page, runCommand, openFile, selectLines, screenshot, until, disk, text, activeEditorLines, toast,
-  clearNotifications, log, p, out,
+  clearNotifications, log, p, out, outputShows,
 }
 require('./chat-steps')(step, helpers)
 require('./clipboard-steps')(step, helpers)
