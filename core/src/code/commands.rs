@@ -114,7 +114,7 @@ impl CodeContext {
 /// What a fallback answer says about itself.
 fn fallback_warning(syntax: bool) -> String {
     if syntax {
-        "found by the syntax tree, not type-aware: a different variable of the same name is listed too".into()
+        "found by the syntax tree, not type-aware: a name bound in a function is kept to it, but another variable of the same name elsewhere may be listed too".into()
     } else {
         "found as plain words (radium has no grammar for this language): comments and strings are included".into()
     }
@@ -242,8 +242,14 @@ pub async fn read_var(
         places
     } else {
         {
-            let (mut found, syntax) =
-                fallback_places(&ctx.root, &q.target.path, q.spec.as_ref(), &q.name, &q.text);
+            let (mut found, syntax) = fallback_places(
+                &ctx.root,
+                &q.target.path,
+                q.spec.as_ref(),
+                &q.name,
+                &q.text,
+                &q.at,
+            );
             engine = if syntax { "syntax" } else { "text" };
             q.warnings.push(fallback_warning(syntax));
             q.client = None;
@@ -389,8 +395,14 @@ pub async fn modify_var(ctx: &CodeContext, args: &Map<String, Value>) -> Result<
         }
     }
     if !done {
-        let (places, syntax) =
-            fallback_places(&ctx.root, &q.target.path, q.spec.as_ref(), &q.name, &q.text);
+        let (places, syntax) = fallback_places(
+            &ctx.root,
+            &q.target.path,
+            q.spec.as_ref(),
+            &q.name,
+            &q.text,
+            &q.at,
+        );
         engine = if syntax { "syntax" } else { "text" };
         q.warnings.push(fallback_warning(syntax));
         q.client = None;

@@ -150,13 +150,17 @@ pub fn location(value: &Value, client: &Client) -> Option<(PathBuf, usize, usize
 
 /// Every occurrence of `name` in the workspace by the syntax tree (or as
 /// words where radium has no grammar): the files of `spec`'s language, or
-/// of `path`'s extension. True when every file had a grammar.
+/// of `path`'s extension, in the scope of the anchor `at` (in `path`): a
+/// name bound in a function is looked for in that function only; one bound
+/// outside every function is not looked for where a function binds the
+/// same name. True when every file had a grammar.
 pub fn fallback_places(
     root: &Path,
     path: &Path,
     spec: Option<&ServerSpec>,
     name: &str,
     anchor_text: &str,
+    at: &Occurrence,
 ) -> (Vec<Place>, bool) {
     let extensions = spec.map_or_else(
         || vec![super::servers::extension(path)],
@@ -181,14 +185,22 @@ pub fn fallback_places(
                 Err(_) => continue,
             }
         };
+        if at.scope.is_some() && file != path {
+            continue;
+        }
         let (found, grammar) = occurrences(&file, text, name);
         syntax &= grammar || found.is_empty();
-        places.extend(found.into_iter().map(|o| Place {
-            path: file.clone(),
-            start: o.start,
-            end: o.end,
-            definition: o.definition,
-        }));
+        places.extend(
+            found
+                .into_iter()
+                .filter(|o| o.scope == at.scope)
+                .map(|o| Place {
+                    path: file.clone(),
+                    start: o.start,
+                    end: o.end,
+                    definition: o.definition,
+                }),
+        );
     }
     (places, syntax)
 }

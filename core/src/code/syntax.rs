@@ -68,6 +68,85 @@ pub struct Occurrence {
     /// Whether the syntax says it is where the name is defined (a
     /// declaration, an assignment's target, a parameter).
     pub definition: bool,
+    /// The byte range of the function the name is bound in here (a
+    /// parameter or a local of it, seen from this place); `None`: bound
+    /// outside every function (the module's, or another file's, name).
+    pub scope: Option<(usize, usize)>,
+}
+
+/// Node kinds that open a scope of their own: functions, methods, lambdas
+/// and closures of the five grammars.
+const FUNCTION_KINDS: &[&str] = &[
+    "function_definition",
+    "lambda",
+    "function_declaration",
+    "function_expression",
+    "function",
+    "generator_function_declaration",
+    "generator_function",
+    "arrow_function",
+    "method_definition",
+    "function_item",
+    "closure_expression",
+];
+
+/// The functions around `node`, innermost first.
+fn functions_around(node: Node<'_>) -> Vec<Node<'_>> {
+    let mut out = Vec::new();
+    let mut at = node.parent();
+    while let Some(n) = at {
+        if FUNCTION_KINDS.contains(&n.kind()) {
+            out.push(n);
+        }
+        at = n.parent();
+    }
+    out
+}
+
+/// Gives each occurrence the function its name is bound in, where the
+/// grammar makes that simple: a function binds the name when one of its
+/// own definitions (a parameter, an assignment, a `let`/`local`/`const`)
+/// is of it and it does not say `global`/`nonlocal` of it. A function's
+/// own name is bound in the scope around it.
+fn set_scopes(nodes: &[Node<'_>], found: &mut [Occurrence]) {
+    let mut binding: Vec<(usize, usize)> = Vec::new();
+    let mut escaped: Vec<(usize, usize)> = Vec::new();
+    for (node, o) in nodes.iter().zip(found.iter()) {
+        let around = scopes_of(*node);
+        let parent = node.parent();
+        if parent.is_some_and(|p| matches!(p.kind(), "global_statement" | "nonlocal_statement")) {
+            if let Some(f) = around.first() {
+                escaped.push((f.start_byte(), f.end_byte()));
+            }
+            continue;
+        }
+        if !o.definition {
+            continue;
+        }
+        if let Some(f) = around.first() {
+            binding.push((f.start_byte(), f.end_byte()));
+        }
+    }
+    binding.retain(|b| !escaped.contains(b));
+    for (node, o) in nodes.iter().zip(found.iter_mut()) {
+        o.scope = scopes_of(*node)
+            .into_iter()
+            .map(|f| (f.start_byte(), f.end_byte()))
+            .find(|r| binding.contains(r));
+    }
+}
+
+/// The functions whose scope `node` is in, innermost first: those around
+/// it, but not the one it names (a function's name is bound outside it).
+fn scopes_of(node: Node<'_>) -> Vec<Node<'_>> {
+    let mut around = functions_around(node);
+    if around
+        .first()
+        .is_some_and(|f| f.child_by_field_name("name") == Some(node))
+    {
+        around.remove(0);
+    }
+    around
 }
 
 /// Node kinds whose identifier children are definitions.
@@ -108,9 +187,10 @@ fn defines(node: Node<'_>) -> bool {
     is("name") || is("pattern") || kind.ends_with("declarator") && !is("value")
 }
 
-/// Every identifier of `tree` whose text is `name`.
+/// Every identifier of `tree` whose text is `name`, each with its scope.
 pub fn identifiers(tree: &Tree, text: &str, name: &str) -> Vec<Occurrence> {
     let mut found = Vec::new();
+    let mut nodes = Vec::new();
     let mut cursor = tree.walk();
     loop {
         let node = cursor.node();
@@ -123,7 +203,9 @@ pub fn identifiers(tree: &Tree, text: &str, name: &str) -> Vec<Occurrence> {
                 start: range.start,
                 end: range.end,
                 definition: defines(node),
+                scope: None,
             });
+            nodes.push(node);
         }
         // Depth first, skipping subtrees that cannot hold the name.
         let descend = range.len() >= name.len() && cursor.goto_first_child();
@@ -132,6 +214,7 @@ pub fn identifiers(tree: &Tree, text: &str, name: &str) -> Vec<Occurrence> {
         }
         while !cursor.goto_next_sibling() {
             if !cursor.goto_parent() {
+                set_scopes(&nodes, &mut found);
                 return found;
             }
         }
@@ -158,6 +241,7 @@ pub fn words(text: &str, name: &str) -> Vec<Occurrence> {
             start: at,
             end: at + name.len(),
             definition: false,
+            scope: None,
         })
         .collect()
 }
@@ -211,5 +295,39 @@ mod tests {
                 "{file}: {found:?}"
             );
         }
+    }
+
+    /// The lines of the occurrences of `name` whose scope is the one of
+    /// the occurrence on line `line`.
+    fn same_scope(file: &str, text: &str, name: &str, line: usize) -> Vec<usize> {
+        let (found, _) = occurrences(Path::new(file), text, name);
+        let line_of = |o: &Occurrence| text[..o.start].matches('\n').count() + 1;
+        let scope = found
+            .iter()
+            .find(|o| line_of(o) == line)
+            .expect("on the line")
+            .scope;
+        found
+            .iter()
+            .filter(|o| o.scope == scope)
+            .map(line_of)
+            .collect()
+    }
+
+    #[test]
+    fn a_name_bound_in_a_function_is_kept_to_it() {
+        let py = "total = 1\ndef f(total):\n    return total + 1\ndef g():\n    total = 2\n    return total\ndef h():\n    global total\n    total = 3\ndef total_user():\n    return total\ndef total():\n    pass\n";
+        assert_eq!(same_scope("a.py", py, "total", 1), [1, 8, 9, 11, 12]);
+        assert_eq!(same_scope("a.py", py, "total", 3), [2, 3]);
+        assert_eq!(same_scope("a.py", py, "total", 6), [5, 6]);
+        let ts = "const count = 1;\nfunction inc(count: number) {\n  return count + 1;\n}\nconst show = () => count;\n";
+        assert_eq!(same_scope("a.ts", ts, "count", 1), [1, 5]);
+        assert_eq!(same_scope("a.ts", ts, "count", 3), [2, 3]);
+        let rs = "fn a() -> u8 { let n = 1; n }\nfn b(n: u8) -> u8 {\n    n + 1\n}\n";
+        assert_eq!(same_scope("a.rs", rs, "n", 3), [2, 3]);
+        assert_eq!(same_scope("a.rs", rs, "n", 1), [1, 1]);
+        let lua = "local n = 1\nlocal function f(n)\n  return n\nend\nprint(n)\n";
+        assert_eq!(same_scope("a.lua", lua, "n", 5), [1, 5]);
+        assert_eq!(same_scope("a.lua", lua, "n", 3), [2, 3]);
     }
 }

@@ -52,6 +52,47 @@ fn a_name_in_a_comment_or_a_string_is_not_renamed() {
 }
 
 #[test]
+fn the_fallback_keeps_a_rename_to_the_name_s_scope() {
+    let app = "total = 0\n\n\ndef add(total, n):\n    return total + n\n\n\ndef show():\n    return total\n";
+    let env = Env::new(
+        &[
+            ("app.py", app),
+            (
+                "b.py",
+                "from app import total\n\n\ndef f(total):\n    return total\n",
+            ),
+        ],
+        NO_SERVERS,
+    );
+    // The module's name: not the parameters that shadow it, here or in b.py.
+    let r = env.ok(
+        "modify-var",
+        json!({"file": "app.py", "from": "total", "to": "grand", "line": 1}),
+    );
+    assert_eq!(r["data"]["engine"], "syntax", "{r:#}");
+    assert_eq!(
+        env.read("app.py").unwrap(),
+        "grand = 0\n\n\ndef add(total, n):\n    return total + n\n\n\ndef show():\n    return grand\n"
+    );
+    assert_eq!(
+        env.read("b.py").unwrap(),
+        "from app import grand\n\n\ndef f(total):\n    return total\n"
+    );
+    env.ok("undo", json!({}));
+    // The parameter: its function only.
+    let r = env.ok(
+        "read-var",
+        json!({"file": "app.py", "var": "total", "line": 5}),
+    );
+    assert_eq!(
+        places(&r["data"]),
+        [("app.py".into(), 4, 9), ("app.py".into(), 5, 12)],
+        "{r:#}"
+    );
+    assert_eq!(r["data"]["definition"]["line"], 4);
+}
+
+#[test]
 fn a_language_without_a_grammar_is_searched_as_words_and_says_so() {
     let env = Env::new(
         &[
