@@ -41,18 +41,8 @@ local function failed(r, receive)
   notify(msg, levels.ERROR)
 end
 
--- Runs request `req` without blocking; `handle(response)` runs on the main
--- loop under the guard, then `on_done(response)`.
 local function request(root, req, handle, on_done)
-  local engine = project().engine(root)
-  engine:request_async(req, function(r)
-    M.running = M.running - 1
-    project().guard(handle, r)
-    if on_done then
-      on_done(r)
-    end
-  end)
-  M.running = M.running + 1 -- the callback runs later, on the main loop
+  project().request_async(M, root, req, handle, on_done)
 end
 
 local function lines_said(first, last)

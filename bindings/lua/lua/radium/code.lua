@@ -22,17 +22,8 @@ local function notify(msg, level)
   project().notify(msg, level)
 end
 
--- Runs request `req` without blocking; `handle(response)` runs on the main
--- loop under the guard, then `on_done(response)`.
 local function request(root, req, handle, on_done)
-  project().engine(root):request_async(req, function(r)
-    M.running = M.running - 1
-    project().guard(handle, r)
-    if on_done then
-      on_done(r)
-    end
-  end)
-  M.running = M.running + 1
+  project().request_async(M, root, req, handle, on_done)
 end
 
 local function failed(r)

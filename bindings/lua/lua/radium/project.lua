@@ -62,6 +62,21 @@ function M.guard(fn, ...)
   return unpack(results, 2)
 end
 
+--- Runs request `req` on project `root`'s engine without blocking, counted
+--- in `owner.running` (the module's requests in flight, which tests wait
+--- on): `handle(response)` runs on the main loop under the guard, then
+--- `on_done(response)`.
+function M.request_async(owner, root, req, handle, on_done)
+  M.engine(root):request_async(req, function(r)
+    owner.running = owner.running - 1
+    M.guard(handle, r)
+    if on_done then
+      on_done(r)
+    end
+  end)
+  owner.running = owner.running + 1 -- the callback runs later, on the main loop
+end
+
 --- Merges options. Hooks, engines and chats are kept; engines are made
 --- again (with the hooks) when `workspace` or `radium_home` changed.
 ---@param opts radium.Config|nil
