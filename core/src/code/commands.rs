@@ -1,7 +1,7 @@
 //! `read-var`, `modify-var` and `lsp-list`: their arguments, the server or
 //! the fallback that answers, and the answer.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
@@ -132,6 +132,25 @@ struct Query {
     warnings: Vec<String>,
 }
 
+impl Query {
+    /// The places the fallback finds in `root` for the query's anchor, and
+    /// the engine to name (`syntax`, or `text` without a grammar); the
+    /// warning is added and the server set aside.
+    fn fallback(&mut self, root: &Path) -> (Vec<Place>, &'static str) {
+        let (places, syntax) = fallback_places(
+            root,
+            &self.target.path,
+            self.spec.as_ref(),
+            &self.name,
+            &self.text,
+            &self.at,
+        );
+        self.warnings.push(fallback_warning(syntax));
+        self.client = None;
+        (places, if syntax { "syntax" } else { "text" })
+    }
+}
+
 async fn query(
     ctx: &CodeContext,
     command: &str,
@@ -242,17 +261,8 @@ pub async fn read_var(
         places
     } else {
         {
-            let (mut found, syntax) = fallback_places(
-                &ctx.root,
-                &q.target.path,
-                q.spec.as_ref(),
-                &q.name,
-                &q.text,
-                &q.at,
-            );
-            engine = if syntax { "syntax" } else { "text" };
-            q.warnings.push(fallback_warning(syntax));
-            q.client = None;
+            let (mut found, said) = q.fallback(&ctx.root);
+            engine = said;
             // One definition is marked: the anchor's, else the first in
             // its file, else the first anywhere.
             let chosen = found
@@ -395,17 +405,8 @@ pub async fn modify_var(ctx: &CodeContext, args: &Map<String, Value>) -> Result<
         }
     }
     if !done {
-        let (places, syntax) = fallback_places(
-            &ctx.root,
-            &q.target.path,
-            q.spec.as_ref(),
-            &q.name,
-            &q.text,
-            &q.at,
-        );
-        engine = if syntax { "syntax" } else { "text" };
-        q.warnings.push(fallback_warning(syntax));
-        q.client = None;
+        let (places, said) = q.fallback(&ctx.root);
+        engine = said;
         let mut by_file: std::collections::BTreeMap<PathBuf, Vec<(usize, usize, String)>> =
             std::collections::BTreeMap::default();
         for p in places {

@@ -109,30 +109,29 @@ fn functions_around(node: Node<'_>) -> Vec<Node<'_>> {
 /// is of it and it does not say `global`/`nonlocal` of it. A function's
 /// own name is bound in the scope around it.
 fn set_scopes(nodes: &[Node<'_>], found: &mut [Occurrence]) {
+    // The byte ranges of the functions each occurrence is in, innermost first.
+    let around: Vec<Vec<(usize, usize)>> = nodes
+        .iter()
+        .map(|n| {
+            scopes_of(*n)
+                .iter()
+                .map(|f| (f.start_byte(), f.end_byte()))
+                .collect()
+        })
+        .collect();
     let mut binding: Vec<(usize, usize)> = Vec::new();
     let mut escaped: Vec<(usize, usize)> = Vec::new();
-    for (node, o) in nodes.iter().zip(found.iter()) {
-        let around = scopes_of(*node);
+    for ((node, o), around) in nodes.iter().zip(found.iter()).zip(&around) {
         let parent = node.parent();
         if parent.is_some_and(|p| matches!(p.kind(), "global_statement" | "nonlocal_statement")) {
-            if let Some(f) = around.first() {
-                escaped.push((f.start_byte(), f.end_byte()));
-            }
-            continue;
-        }
-        if !o.definition {
-            continue;
-        }
-        if let Some(f) = around.first() {
-            binding.push((f.start_byte(), f.end_byte()));
+            escaped.extend(around.first());
+        } else if o.definition {
+            binding.extend(around.first());
         }
     }
     binding.retain(|b| !escaped.contains(b));
-    for (node, o) in nodes.iter().zip(found.iter_mut()) {
-        o.scope = scopes_of(*node)
-            .into_iter()
-            .map(|f| (f.start_byte(), f.end_byte()))
-            .find(|r| binding.contains(r));
+    for (o, around) in found.iter_mut().zip(around) {
+        o.scope = around.into_iter().find(|r| binding.contains(r));
     }
 }
 

@@ -42,8 +42,8 @@ impl Engine {
         &self,
         request: Request,
     ) -> Pin<Box<dyn Future<Output = Response> + Send + 'static>> {
-        let command = request.command.clone();
-        super::logged::logged(&self.log, &command, self.answer_async(request))
+        let command = super::logged::name(&request.command);
+        super::logged::logged(&self.log, command, self.answer_async(request))
     }
 
     /// The answer to a request, as a future.

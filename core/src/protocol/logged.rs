@@ -2,6 +2,7 @@
 //! may look for later (an edit, a session, a rename...) or that failed is an
 //! entry; the `log` request reads the entries back.
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -13,6 +14,7 @@ use super::envelope::Response;
 use crate::error::{Error, Result};
 use crate::support::json::json_kind;
 use crate::support::log::{Level, Log};
+use crate::support::names::COMMANDS;
 
 /// Requests that succeed too often to be worth a line each (hook chains,
 /// context building, polling): only their failures are logged.
@@ -33,15 +35,23 @@ const QUIET: &[&str] = &[
     "log",
 ];
 
+/// The name of `command` for the log: the protocol's own (no copy on every
+/// request), or a copy of an unknown one.
+pub(super) fn name(command: &str) -> Cow<'static, str> {
+    COMMANDS
+        .iter()
+        .find(|c| **c == command)
+        .map_or_else(|| Cow::Owned(command.to_owned()), |c| Cow::Borrowed(*c))
+}
+
 /// `work` (the answer to `command`), writing a log entry when it ends: the
 /// failure with its code, or for the commands that act, how long it took.
 pub(super) fn logged(
     log: &Arc<Log>,
-    command: &str,
+    command: Cow<'static, str>,
     work: Pin<Box<dyn Future<Output = Response> + Send + 'static>>,
 ) -> Pin<Box<dyn Future<Output = Response> + Send + 'static>> {
     let log = Arc::clone(log);
-    let command = command.to_owned();
     let started = Instant::now();
     Box::pin(async move {
         let response = work.await;
@@ -54,7 +64,7 @@ pub(super) fn logged(
                 "request",
                 format!("{command} failed after {ms:.1} ms ({code}): {error}"),
             );
-        } else if !QUIET.contains(&command.as_str()) {
+        } else if !QUIET.contains(&command.as_ref()) {
             let tag = response
                 .tag
                 .as_deref()
