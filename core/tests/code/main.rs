@@ -12,6 +12,7 @@ use serde_json::Value;
 
 mod fallback;
 mod real;
+mod rust_moves;
 mod scripted;
 
 /// A workspace, a `$RADIUM_HOME` and an engine on them.

@@ -2,7 +2,8 @@
 //! and the moved file's own relative imports, rewritten by the syntax tree
 //! for JS/TS (every import and export form, `require`, dynamic `import()`),
 //! Python (`import`, `from ... import`, relative imports), Lua (`require`)
-//! and Rust (`mod` and `crate::` paths, for a move within its folder).
+//! and Rust (`mod` items and every path that names the module, in its
+//! crate and, by the crate's name, in its tests, examples and binaries).
 
 use std::path::{Component, Path, PathBuf};
 
@@ -11,8 +12,9 @@ use tree_sitter::Node;
 use super::syntax::Grammar;
 
 mod js;
-mod lua_rust;
+mod lua;
 mod python;
+mod rust;
 
 /// A byte range of a file and its new text.
 pub type Edit = (usize, usize, String);
@@ -82,8 +84,8 @@ pub fn import_edits(
             js::js_edits(root, old, new, read, &mut out);
         }
         Some(Grammar::Python) => python::py_edits(root, old, new, read, &mut out),
-        Some(Grammar::Lua) => lua_rust::lua_edits(root, old, new, read, &mut out),
-        Some(Grammar::Rust) => lua_rust::rust_edits(root, old, new, read, &mut out, &mut warnings),
+        Some(Grammar::Lua) => lua::lua_edits(root, old, new, read, &mut out),
+        Some(Grammar::Rust) => rust::rust_edits(root, old, new, read, &mut out, &mut warnings),
         None => warnings.push(
             "radium does not know this kind of file's imports: nothing that names it was changed"
                 .into(),
