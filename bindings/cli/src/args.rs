@@ -178,9 +178,8 @@ pub(crate) enum Command {
         /// The name.
         #[arg(long)]
         var: String,
-        /// The line (1-based) of the occurrence meant (default: its definition in the file).
-        #[arg(long)]
-        line: Option<u64>,
+        #[command(flatten)]
+        at: code::At,
         #[command(flatten)]
         options: code::CodeOptions,
     },
@@ -195,9 +194,8 @@ pub(crate) enum Command {
         /// Its new name.
         #[arg(long)]
         to: String,
-        /// The line (1-based) of the occurrence meant.
-        #[arg(long)]
-        line: Option<u64>,
+        #[command(flatten)]
+        at: code::At,
         /// Print the edits and their diff, write nothing.
         #[arg(long)]
         dry_run: bool,

@@ -24,6 +24,19 @@ pub(crate) struct CodeOptions {
     engine: String,
 }
 
+/// Which occurrence of a name is meant.
+#[derive(Args, Clone, Copy)]
+pub(crate) struct At {
+    /// The line (1-based) of the occurrence meant (default: its definition
+    /// in the file).
+    #[arg(long)]
+    line: Option<u64>,
+    /// With --line: its column (1-based, in characters), when the name is on
+    /// that line more than once.
+    #[arg(long, requires = "line")]
+    column: Option<u64>,
+}
+
 /// `rad lsp ...`.
 #[derive(Subcommand)]
 pub(crate) enum LspCommand {
@@ -46,10 +59,11 @@ pub(crate) struct CodeCall {
 
 impl CodeCall {
     /// `read-var`.
-    pub(crate) fn read_var(file: &str, var: &str, line: Option<u64>, o: &CodeOptions) -> Self {
+    pub(crate) fn read_var(file: &str, var: &str, at: At, o: &CodeOptions) -> Self {
         CodeCall {
             command: "read-var",
-            args: json!({"file": file, "var": var, "line": line, "engine": o.engine}),
+            args: json!({"file": file, "var": var, "line": at.line, "column": at.column,
+                "engine": o.engine}),
             json: o.json,
             dry_run: false,
         }
@@ -60,14 +74,14 @@ impl CodeCall {
         file: &str,
         from: &str,
         to: &str,
-        line: Option<u64>,
+        at: At,
         dry_run: bool,
         o: &CodeOptions,
     ) -> Self {
         CodeCall {
             command: "modify-var",
-            args: json!({"file": file, "from": from, "to": to, "line": line,
-                "engine": o.engine, "apply": !dry_run}),
+            args: json!({"file": file, "from": from, "to": to, "line": at.line,
+                "column": at.column, "engine": o.engine, "apply": !dry_run}),
             json: o.json,
             dry_run,
         }

@@ -255,18 +255,18 @@ fn main() -> ExitCode {
         Command::ReadVar {
             file,
             var,
-            line,
+            at,
             options,
-        } => Some(code::CodeCall::read_var(file, var, *line, options)),
+        } => Some(code::CodeCall::read_var(file, var, *at, options)),
         Command::ModifyVar {
             file,
             from,
             to,
-            line,
+            at,
             dry_run,
             options,
         } => Some(code::CodeCall::modify_var(
-            file, from, to, *line, *dry_run, options,
+            file, from, to, *at, *dry_run, options,
         )),
         Command::RenameFile {
             old,

@@ -105,8 +105,8 @@ export function referenceItems(occurrences: Occurrence[]): ReferenceItem[] {
   }))
 }
 
-/** The name under the cursor, its 1-based line, and the file; or a message to show instead. */
-function target(editor: vscode.TextEditor | undefined): { name: string; line: number; document: vscode.TextDocument } | string {
+/** The name under the cursor, its 1-based line and column (in characters: of two on one line, this one is meant), and the file; or a message to show instead. */
+function target(editor: vscode.TextEditor | undefined): { name: string; line: number; column: number; document: vscode.TextDocument } | string {
   if (!editor) return 'open a file and put the cursor on a name first'
   const document = editor.document
   if (document.uri.scheme !== 'file' || document.isUntitled) return 'save the file in the workspace first: names are looked up in the workspace\'s files'
@@ -114,7 +114,8 @@ function target(editor: vscode.TextEditor | undefined): { name: string; line: nu
   const range = document.getWordRangeAtPosition(at)
   const name = range ? document.getText(range) : ''
   if (name === '' || badName(name)) return 'no name under the cursor: put the cursor on one'
-  return { name, line: at.line + 1, document }
+  const before = document.getText(new vscode.Range(new vscode.Position(at.line, 0), range!.start))
+  return { name, line: at.line + 1, column: Array.from(before).length + 1, document }
 }
 
 /** The file as the engine is given it: relative to the workspace when inside it (its messages then name it so), else absolute (refused). */
@@ -144,9 +145,9 @@ export async function findReferences(host: CodeHost): Promise<void> {
       void vscode.window.showInformationMessage(`Radium: ${t}`)
       return
     }
-    const { name, line, document } = t
+    const { name, line, column, document } = t
     const { engine, workspace } = host.engine(document)
-    const args: Record<string, unknown> = { file: fileArg(workspace, document), var: name, line }
+    const args: Record<string, unknown> = { file: fileArg(workspace, document), var: name, line, column }
     if (document.isDirty) args.text = document.getText()
     const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Radium: references of ${name}…` }, () =>
       timedRequestAsync(engine, { command: 'read-var', args }, host.log),
@@ -193,7 +194,7 @@ export async function renameSymbol(host: CodeHost, view: ChatView): Promise<void
       void vscode.window.showInformationMessage(`Radium: ${t}`)
       return
     }
-    const { name, line, document } = t
+    const { name, line, column, document } = t
     const { engine, workspace } = host.engine(document)
     if (!workspace) {
       host.fail('open a folder first: a rename changes the files of a workspace')
@@ -220,7 +221,7 @@ export async function renameSymbol(host: CodeHost, view: ChatView): Promise<void
       void vscode.window.showInformationMessage(`Radium: \`${name}\` is already its name`)
       return
     }
-    const args = { file: fileArg(workspace, document), from: name, to, line, apply: false }
+    const args = { file: fileArg(workspace, document), from: name, to, line, column, apply: false }
     const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Radium: renaming ${name}…` }, () =>
       timedRequestAsync(engine, { command: 'modify-var', args }, host.log),
     )

@@ -66,7 +66,7 @@ test('Find References: the quick pick lists the definition first, with file:line
   assert.deepEqual([...state.errors, ...state.warnings], [])
   const [{ how, req }] = requestsOf('read-var')
   assert.equal(how, 'requestAsync', 'the extension host is not blocked')
-  assert.deepEqual(req.args, { file: 'app.py', var: 'total', line: 3 }, 'a saved file: no text sent')
+  assert.deepEqual(req.args, { file: 'app.py', var: 'total', line: 3, column: 12 }, 'a saved file: no text sent; the column counts characters')
   assert.equal(state.picks.length, 1)
   const { options, items } = state.picks[0]
   assert.equal(options.title, 'Radium: 5 references of total in 3 files · lsp (python3)')
@@ -109,7 +109,7 @@ test('Find References: an unsaved buffer is searched as the editor shows it; the
   reset({ editor: editor('app.py', 0, 19, unsaved) })
   await references()
   const [{ req }] = requestsOf('read-var')
-  assert.deepEqual(req.args, { file: 'app.py', var: 'total', line: 1, text: unsaved })
+  assert.deepEqual(req.args, { file: 'app.py', var: 'total', line: 1, column: 18, text: unsaved })
   const { options, items } = state.picks[0]
   assert.ok(items.some((i) => i.description === 'app.py:4' && i.detail === 'y = total * 2'), 'the unsaved line counts')
   assert.match(options.title, /^Radium: 6 references of total in 3 files · lsp \(python3\)$/)
@@ -128,7 +128,7 @@ test('Find References: a name that is not there is a warning; no editor, no name
   // `total` in a comment is not code.
   reset({ editor: editor('notes.py', 0, 4) })
   await references()
-  assert.deepEqual(state.warnings, ['Radium: `total` is not on line 1 of `notes.py` (as code)'])
+  assert.deepEqual(state.warnings, ['Radium: `total` is not at line 1, column 3 of `notes.py` (as code)'])
   assert.deepEqual([...state.errors, ...state.picks], [])
 
   reset({})
@@ -168,7 +168,7 @@ test('Rename Symbol: the new name asked, the rename of three files reviewed in t
   assert.equal(box.value, 'total')
   const [{ how, req }] = requestsOf('modify-var')
   assert.equal(how, 'requestAsync')
-  assert.deepEqual(req.args, { file: 'app.py', from: 'total', to: 'amount', line: 3, apply: false })
+  assert.deepEqual(req.args, { file: 'app.py', from: 'total', to: 'amount', line: 3, column: 12, apply: false })
   assert.deepEqual(state.info, ['Radium: review the rename `total` → `amount` in the chat view: app.py, more.py, util.py · lsp (python3)'])
   assert.ok(state.executed.some((e) => e.id === 'radium.chatView.focus'), 'the chat view is shown')
   const posted = v.posted.slice(from)
@@ -248,7 +248,7 @@ test('Rename Symbol: refused when the file, or another file it changes, has unsa
   files({ notes: true })
   reset({ editor: editor('notes.py', 0, 4), input: 'amount' })
   await rename()
-  assert.deepEqual(state.warnings, ['Radium: `total` is not on line 1 of `notes.py` (as code)'])
+  assert.deepEqual(state.warnings, ['Radium: `total` is not at line 1, column 3 of `notes.py` (as code)'])
   files()
   assert.deepEqual(state.errors, [])
   noTrace()

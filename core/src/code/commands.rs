@@ -165,13 +165,14 @@ async fn query(
         )));
     }
     let line = line_arg(command, args, "line")?;
+    let column = line_arg(command, args, "column")?;
     let engine = engine_arg(command, args)?;
     let target = target(ctx, command, shown)?;
     let text = match optional_string_arg(command, args, "text")? {
         Some(text) => text.to_owned(),
         None => crate::edit::read_text(&target.path, shown)?,
     };
-    let at = anchor(&target.path, shown, &text, &name, line)?;
+    let at = anchor(&target.path, shown, &text, &name, (line, column))?;
     let (table, mut warnings) = ctx.table()?;
     let spec = spec_for(&table, &target.path).cloned();
     let client = ctx.server(spec.as_ref(), engine, &mut warnings).await?;

@@ -33,17 +33,24 @@ pub struct Place {
 }
 
 /// Where `name` is in `text` (of `path`): the occurrence on `line`
-/// (1-based) when given, else its definition in the file, else its first
-/// occurrence as code.
+/// (1-based) when given, the one at `column` of it (1-based, in characters,
+/// the name's first character to the one after its last) when that is
+/// given too, else its definition in the file, else its first occurrence
+/// as code.
 pub fn anchor(
     path: &Path,
     shown: &str,
     text: &str,
     name: &str,
-    line: Option<usize>,
+    (line, column): (Option<usize>, Option<usize>),
 ) -> Result<Occurrence> {
     let (found, _) = occurrences(path, text, name);
     let starts = line_starts(text);
+    if column.is_some() && line.is_none() {
+        return Err(Error::InvalidArgument(
+            "`column` is a column of `line`: give both".into(),
+        ));
+    }
     if let Some(line) = line {
         if line == 0 || line > starts.len() {
             return Err(Error::InvalidArgument(format!(
@@ -51,12 +58,28 @@ pub fn anchor(
                 starts.len()
             )));
         }
-        return found
+        if column == Some(0) {
+            return Err(Error::InvalidArgument("`column` counts from 1".into()));
+        }
+        let mut on_line = found
             .into_iter()
-            .find(|o| starts.partition_point(|&s| s <= o.start) == line)
-            .ok_or_else(|| {
+            .filter(|o| starts.partition_point(|&s| s <= o.start) == line);
+        let Some(column) = column else {
+            return on_line.next().ok_or_else(|| {
                 Error::NotFound(format!(
                     "`{name}` is not on line {line} of `{shown}` (as code)"
+                ))
+            });
+        };
+        return on_line
+            .find(|o| {
+                let first = display_column(text, &starts, o.start);
+                let after = display_column(text, &starts, o.end);
+                (first..=after).contains(&column)
+            })
+            .ok_or_else(|| {
+                Error::NotFound(format!(
+                    "`{name}` is not at line {line}, column {column} of `{shown}` (as code)"
                 ))
             });
     }

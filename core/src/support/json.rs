@@ -60,7 +60,7 @@ pub(crate) fn line_arg(
             usize::try_from(n.as_u64().unwrap_or(0)).unwrap_or(usize::MAX),
         )),
         Some(other) => Err(Error::InvalidArgument(format!(
-            "`{command}`: argument `{name}` must be a line number, got {}",
+            "`{command}`: argument `{name}` must be a number (lines and columns count from 1), got {}",
             json_kind(other)
         ))),
     }

@@ -93,6 +93,35 @@ fn the_fallback_keeps_a_rename_to_the_name_s_scope() {
 }
 
 #[test]
+fn a_column_picks_which_of_two_names_on_a_line_is_renamed() {
+    let text = "let a = 1; function g(a) { return a; }\nconsole.log(a);\n";
+    let env = Env::new(&[("m.js", text)], NO_SERVERS);
+    let rename = |column: u64| {
+        env.ok(
+            "modify-var",
+            json!({"file": "m.js", "from": "a", "to": "b", "line": 1, "column": column}),
+        );
+        let after = env.read("m.js").unwrap();
+        env.ok("undo", json!({}));
+        after
+    };
+    // The parameter (its first character, and just after its last).
+    assert_eq!(
+        rename(23),
+        "let a = 1; function g(b) { return b; }\nconsole.log(a);\n"
+    );
+    assert_eq!(
+        rename(24),
+        "let a = 1; function g(b) { return b; }\nconsole.log(a);\n"
+    );
+    assert_eq!(
+        rename(5),
+        "let b = 1; function g(a) { return a; }\nconsole.log(b);\n"
+    );
+    assert_eq!(env.read("m.js").unwrap(), text);
+}
+
+#[test]
 fn a_language_without_a_grammar_is_searched_as_words_and_says_so() {
     let env = Env::new(
         &[
@@ -256,6 +285,30 @@ fn bad_input_is_refused_with_a_clear_error_and_nothing_written() {
             json!({"file": "app.py", "var": "total", "line": 9}),
             "invalid_argument",
             "line",
+        ),
+        (
+            "read-var",
+            json!({"file": "app.py", "var": "total", "column": 1}),
+            "invalid_argument",
+            "give both",
+        ),
+        (
+            "read-var",
+            json!({"file": "app.py", "var": "total", "line": 1, "column": 0}),
+            "invalid_argument",
+            "from 1",
+        ),
+        (
+            "modify-var",
+            json!({"file": "app.py", "from": "total", "to": "t", "line": 1, "column": 9}),
+            "not_found",
+            "column 9",
+        ),
+        (
+            "read-var",
+            json!({"file": "app.py", "var": "total", "line": 1, "column": "2"}),
+            "invalid_argument",
+            "column",
         ),
         (
             "read-var",

@@ -44,7 +44,8 @@ local function engine_said(d)
 end
 
 -- What the command is about: buffer, its file, the project, the name and
--- the line it is on (the cursor's, when the name is the word under it).
+-- the line and column it is at (the cursor's, when the name is the word
+-- under it: of two on one line, the one under the cursor is meant).
 local function target(name)
   local buf = vim.api.nvim_get_current_buf()
   local file = vim.api.nvim_buf_get_name(buf)
@@ -60,10 +61,12 @@ local function target(name)
     end
     name = word
   end
+  local column
   if name == word then
     line = vim.api.nvim_win_get_cursor(0)[1]
+    column = vim.fn.charcol(".")
   end
-  return buf, file, project().root(buf), name, line
+  return buf, file, project().root(buf), name, line, column
 end
 
 -- The byte column (0-based) of character column `col` (1-based) of `text`.
@@ -78,8 +81,8 @@ end
 ---@param name string|nil
 ---@param on_done fun(response: table)|nil
 function M.references(name, on_done)
-  local buf, file, root, var, line = target(name)
-  local args = { file = file, var = var, line = line }
+  local buf, file, root, var, line, column = target(name)
+  local args = { file = file, var = var, line = line, column = column }
   if vim.bo[buf].modified then
     args.text = require("radium.record").saved_text(buf)
   end
@@ -127,7 +130,7 @@ function M.rename(new, on_done)
   if type(new) ~= "string" or not new:find("^[%w_$]+$") then
     error(string.format("radium: :RadiumRename takes the new name (letters, digits, _), not `%s`", tostring(new or "")), 0)
   end
-  local buf, file, root, var, line = target(nil)
+  local buf, file, root, var, line, column = target(nil)
   if var == new then
     return notify(string.format("`%s` is already its name", var))
   end
@@ -135,7 +138,7 @@ function M.rename(new, on_done)
     error("radium: the buffer has unsaved changes; :w first (the rename is worked out from the files on disk)", 0)
   end
   notify(string.format("renaming `%s` to `%s`...", var, new))
-  request(root, { command = "modify-var", args = { file = file, from = var, to = new, line = line, apply = false } },
+  request(root, { command = "modify-var", args = { file = file, from = var, to = new, line = line, column = column, apply = false } },
     function(r)
       if not r.ok then
         return failed(r)

@@ -234,7 +234,10 @@ test("a flood of text: long lines shown broken at character boundaries, highligh
   timer:stop()
   timer:close()
   local ms = (vim.uv.hrtime() - t0) / 1e6
-  check(ticks >= ms / 10 / 4, string.format("the main loop kept running (%d ticks in %.0f ms)", ticks, ms))
+  -- A 10 ms timer ticks about ms/10 times when the loop runs; a loop held
+  -- by the stream would tick once at most, at its end. On a loaded machine
+  -- (CI on 2 busy cores) an eighth of the ticks, and at least 2, are asked.
+  check(ticks >= math.max(2, ms / 10 / 8), string.format("the main loop kept running (%d ticks in %.0f ms)", ticks, ms))
   check(not chat.plain, "highlighting is back after the turn")
   local lines = vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false)
   local answer, longest = {}, 0

@@ -184,3 +184,27 @@ test(":RadiumRename refuses unsaved buffers and bad names, says when nothing cha
   done()
   vim.fn.delete(p.ws, "rf")
 end)
+
+test(":RadiumRename renames the name under the cursor when two share its line", function()
+  local p = setup(false)
+  vim.fn.writefile({ "[typescript]", "disabled = true" }, p.home .. "/lsp.toml", "a")
+  local notes = pt.notes()
+  local js = { "let a = 1; function g(a) { return a; }", "console.log(a);" }
+  vim.fn.writefile(js, p.ws .. "/m.js")
+  vim.cmd("edit " .. p.ws .. "/m.js")
+  vim.api.nvim_win_set_cursor(0, { 1, 22 }) -- on g's parameter
+  vim.cmd("RadiumRename b")
+  idle()
+  require("radium.review").all(true)
+  eq(disk(p, "m.js"), { "let a = 1; function g(b) { return b; }", "console.log(a);" }, "the parameter: " .. notes.text())
+  vim.cmd("RadiumUndo")
+  vim.api.nvim_win_set_cursor(0, { 1, 4 }) -- on the outer `a`
+  vim.cmd("RadiumRename c")
+  idle()
+  require("radium.review").all(true)
+  eq(disk(p, "m.js"), { "let c = 1; function g(a) { return a; }", "console.log(c);" }, "the outer one: " .. notes.text())
+  no_trace(notes, "column")
+  notes.stop()
+  done()
+  vim.fn.delete(p.ws, "rf")
+end)
