@@ -80,6 +80,8 @@ pub struct Client {
     last_used: Mutex<Instant>,
     guard: Mutex<Option<ProcessGuard>>,
     stderr: Arc<Mutex<Vec<u8>>>,
+    /// True once the server's stderr has ended.
+    stderr_done: watch::Receiver<bool>,
     /// Its process id.
     pub pid: Option<u32>,
     start_ms: AtomicU64,
@@ -114,6 +116,7 @@ impl Client {
         let stderr: Arc<Mutex<Vec<u8>>> = Arc::default();
         let tail = Arc::clone(&stderr);
         let mut err = spawned.stderr;
+        let (stderr_ended, stderr_done) = watch::channel(false);
         tokio::spawn(async move {
             let mut buf = [0u8; 4096];
             while let Ok(n) = err.read(&mut buf).await {
@@ -125,6 +128,7 @@ impl Client {
                 let over = kept.len().saturating_sub(STDERR_TAIL);
                 kept.drain(..over);
             }
+            let _ = stderr_ended.send(true);
         });
         let client = Arc::new(Client {
             spec: spec.clone(),
@@ -140,6 +144,7 @@ impl Client {
             pid: spawned.guard.pid(),
             guard: Mutex::new(Some(spawned.guard)),
             stderr,
+            stderr_done,
             start_ms: AtomicU64::new(0),
         });
         tokio::spawn(read_loop(spawned.stdout, Arc::downgrade(&client)));
@@ -162,7 +167,7 @@ impl Client {
             Err(e) => {
                 let mut why = format!("`{}` did not start: {e}", spec.name());
                 let tail = client.stderr_tail();
-                if !tail.is_empty() {
+                if !tail.is_empty() && !why.contains(&tail) {
                     why = format!("{why}; its stderr ends with: {tail}");
                 }
                 client.kill();
@@ -339,9 +344,7 @@ impl Client {
 
     /// The end of what the server wrote on stderr.
     pub fn stderr_tail(&self) -> String {
-        String::from_utf8_lossy(&lock(&self.stderr))
-            .trim()
-            .to_owned()
+        stderr_summary(&String::from_utf8_lossy(&lock(&self.stderr)))
     }
 
     /// Ends the server's process group now.
@@ -435,6 +438,10 @@ async fn read_loop(stdout: tokio::process::ChildStdout, client: Weak<Client>) {
         }
     };
     if let Some(client) = client.upgrade() {
+        // What it wrote last on stderr may still be on its way (a moment
+        // at most: a child of the server may hold stderr open).
+        let mut done = client.stderr_done.clone();
+        let _ = tokio::time::timeout(Duration::from_millis(300), done.wait_for(|d| *d)).await;
         let tail = client.stderr_tail();
         let why = if tail.is_empty() {
             why
@@ -446,5 +453,50 @@ async fn read_loop(stdout: tokio::process::ChildStdout, client: Weak<Client>) {
             true
         });
         lock(&client.pending).clear();
+    }
+}
+
+/// What a server's stderr says, in one line: its first error line (a
+/// rustup proxy's "Unknown binary", a missing module) or else its last
+/// line, at most 300 characters; with the fix when rustup says the
+/// component is missing.
+fn stderr_summary(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let line = lines
+        .iter()
+        .find(|l| l.to_ascii_lowercase().starts_with("error"))
+        .or(lines.last())
+        .copied()
+        .unwrap_or_default();
+    let mut out: String = line.chars().take(300).collect();
+    if line.contains("Unknown binary") {
+        if let Some(name) = line.split('\'').nth(1) {
+            out = format!("{out} (install it: rustup component add {name})");
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod stderr_tests {
+    use super::stderr_summary;
+
+    #[test]
+    fn a_server_s_stderr_is_said_in_one_line() {
+        let rustup = "error: Unknown binary 'rust-analyzer' in official toolchain 'stable'.\n\nStack backtrace:\n   0: anyhow::kind::Adhoc::new\n  15: <unknown>\n";
+        assert_eq!(
+            stderr_summary(rustup),
+            "error: Unknown binary 'rust-analyzer' in official toolchain 'stable'. (install it: rustup component add rust-analyzer)"
+        );
+        assert_eq!(
+            stderr_summary("starting\nlistening\nno workspace found\n"),
+            "no workspace found"
+        );
+        assert_eq!(stderr_summary(""), "");
+        assert_eq!(stderr_summary(&"x".repeat(1000)).len(), 300);
     }
 }
