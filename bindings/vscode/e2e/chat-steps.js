@@ -197,6 +197,18 @@ module.exports = function chatSteps(step, h) {
     assert.equal(await page().locator('.tabs-container .tab.active.dirty').count(), 0, 'saved')
     await chat().locator('.write', { hasText: 'wrote src/tool.ts' }).last().waitFor()
     await screenshot('chat-tool-review-applied')
+    // The take-back joined the agent's step: one Radium: Undo takes the tool
+    // call back as accepted, one Redo brings back the accepted hunk only.
+    await clearNotifications()
+    await runCommand('Radium: Undo Last Change')
+    await until('tool.ts on disk as before the tool call', () => disk('src/tool.ts') === files['src/tool.ts'])
+    await until('tool.ts in its editor as before', async () => {
+      const shown = await text(activeEditorLines())
+      return shown.includes('first = 1') && !shown.includes('first = 100')
+    })
+    await runCommand('Radium: Redo Change')
+    await until('tool.ts on disk: the accepted hunk again', () => disk('src/tool.ts') === kept)
+    await clearNotifications()
   })
 
   step('10. chat: the stop button cancels a slow turn; the status bar shows the turn while it runs', async () => {

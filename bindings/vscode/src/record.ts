@@ -19,6 +19,8 @@ export interface RecordedStep {
   files: string[]
   seq: number | null
   warnings: string[]
+  /** With `amend`: whether the step joined the agent's (false: a step of its own). */
+  amended?: boolean
 }
 
 /**
@@ -27,11 +29,11 @@ export interface RecordedStep {
  * agent or an undo did since the tag was issued); without one the step
  * starts a conversation of its own.
  */
-export function recordRequest(files: RecordedFile[], tag: string | undefined): Request & { follow?: boolean } {
-  const request: Request & { follow?: boolean } = {
-    command: 'record',
-    args: { files: files.map((f) => ({ path: f.path, old_text: f.oldText, new_text: f.newText })) },
-  }
+export function recordRequest(files: RecordedFile[], tag: string | undefined, amend?: number): Request & { follow?: boolean } {
+  const args: Record<string, unknown> = { files: files.map((f) => ({ path: f.path, old_text: f.oldText, new_text: f.newText })) }
+  // The take-back of a tool call's rejected hunks joins the agent's step (its write's seq).
+  if (amend !== undefined) args.amend = amend
+  const request: Request & { follow?: boolean } = { command: 'record', args }
   if (tag) {
     request.tag = tag
     request.follow = true
@@ -50,20 +52,21 @@ export function engineMessage(r: Response, fallback: string): string {
  * Throws an Error whose message is one line for the user (the engine's
  * message and code) when the engine refuses.
  */
-export async function recordStep(engine: Engine, files: RecordedFile[], tag: string | undefined): Promise<RecordedStep> {
+export async function recordStep(engine: Engine, files: RecordedFile[], tag: string | undefined, amend?: number): Promise<RecordedStep> {
   let r: Response
   try {
-    r = await engine.requestAsync(recordRequest(files, tag))
+    r = await engine.requestAsync(recordRequest(files, tag, amend))
   } catch (e) {
     throw new Error(`the record request failed: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}`)
   }
   if (!r.ok) throw new Error(engineMessage(r, 'the record request failed'))
-  const data = (r.data ?? {}) as { files?: Array<{ path?: string }>; seq?: number | null }
+  const data = (r.data ?? {}) as { files?: Array<{ path?: string }>; seq?: number | null; amended?: boolean }
   return {
     tag: r.tag,
     files: (data.files ?? []).map((f) => String(f.path ?? '')),
     seq: typeof data.seq === 'number' ? data.seq : null,
     warnings: r.warnings ?? [],
+    ...(typeof data.amended === 'boolean' ? { amended: data.amended } : {}),
   }
 }
 

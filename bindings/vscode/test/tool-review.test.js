@@ -4,8 +4,9 @@
 // ACP agent (e2e/edit-agent.mjs, which writes a whole file of several lines)
 // against the stand-in `vscode` module. Accepting one hunk and rejecting the
 // other allows the write, then takes the rejected hunk back through the
-// editor, recorded with the chat's tag: Radium: Undo takes the take-back
-// back, a second undo the agent's write. Every hunk rejected rejects the
+// editor, recorded with the chat's tag and joined to the agent's write
+// (`amend`): one Radium: Undo takes the tool call back as accepted, one
+// Redo brings it back so. Every hunk rejected rejects the
 // call; a prompt nobody answers closes the review as timed out.
 
 const { test, after } = require('node:test')
@@ -78,7 +79,7 @@ async function openReview(v, perm) {
 
 const lastReview = (v) => v.posted.findLast((m) => m.type === 'review')
 
-test('accept one hunk, reject the other: the write is allowed, the rejected hunk taken back in the editor and on disk, recorded with the chat\'s tag; undo twice', async () => {
+test('accept one hunk, reject the other: the write is allowed, the rejected hunk taken back in the editor and on disk, recorded with the chat\'s tag, joined to the agent\'s step; one undo', async () => {
   fs.writeFileSync(file, OLD)
   const doc = new Document(Uri.file(file), 'typescript', OLD, { isDirty: false })
   reset({ editor: editorOf(doc, [0, 0]) })
@@ -101,7 +102,7 @@ test('accept one hunk, reject the other: the write is allowed, the rejected hunk
   await v.send({ type: 'review', id: review.id, action: 'apply' })
   const done = await until('the take-back', () => /took back/.test(lastReview(v).summary ?? '') && lastReview(v))
   assert.deepEqual(state.errors, [])
-  assert.equal(done.summary, 'allowed with 1 of 2 hunk(s); took back 1 rejected hunk(s) of src/two.ts after the agent wrote it · radium.undo takes it back')
+  assert.equal(done.summary, 'allowed with 1 of 2 hunk(s); took back 1 rejected hunk(s) of src/two.ts after the agent wrote it · one radium.undo takes back the tool call as accepted')
   const after = v.posted.slice(from)
   assert.deepEqual(after.find((m) => m.type === 'decided')?.allowed, true)
   const agentWrite = after.find((m) => m.type === 'write' && m.tag && m.path === 'src/two.ts' && m.by !== 'review')
@@ -113,17 +114,19 @@ test('accept one hunk, reject the other: the write is allowed, the rejected hunk
   assert.deepEqual(req.args.files, [{ path: 'src/two.ts', old_text: NEW, new_text: KEEP }])
   assert.equal(req.tag, agentWrite.tag)
   assert.equal(req.follow, true)
-  assert.equal((await promise).ok, true)
+  assert.ok(Number.isInteger(req.args.amend) && req.args.amend > 0, `amend: the agent's write's seq (${req.args.amend})`)
+  const answer = await promise
+  assert.equal(answer.ok, true)
+  assert.equal(answer.data.amended, true, JSON.stringify(answer))
   const takeBack = v.posted.at(-1)
   assert.deepEqual(takeBack, { type: 'write', path: 'src/two.ts', tag: takeBack.tag, by: 'review' })
   await until('the turn end', () => v.posted.slice(from).some((m) => m.type === 'turnEnd'))
 
   await commands['radium.undo']()
-  assert.equal(state.info.at(-1), 'Radium: undid record (src/two.ts)')
-  assert.equal(disk(), NEW, 'the take-back undone: the agent\'s whole edit')
-  await commands['radium.undo']()
-  assert.equal(disk(), OLD, 'then the agent\'s write')
+  assert.equal(disk(), OLD, 'one undo: the take-back and the agent\'s write')
   assert.equal(doc.getText(), OLD)
+  await commands['radium.redo']()
+  assert.equal(disk(), KEEP, 'one redo: the tool call as accepted')
   assert.deepEqual(state.errors, [])
 })
 

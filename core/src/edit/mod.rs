@@ -87,9 +87,18 @@ fn step_json(sets: &[Changeset]) -> Value {
     let Some(head) = sets.first() else {
         return Value::Null;
     };
-    let mut step = json!({"seq": head.seq, "command": head.command, "file": head.file});
+    // An amended step (a take-back joined to an agent's write) is named by
+    // the command that began it, and names each file once.
+    let first = sets.iter().min_by_key(|cs| cs.seq).unwrap_or(head);
+    let mut step = json!({"seq": head.seq, "command": first.command, "file": head.file});
     if sets.len() > 1 {
-        step["files"] = sets.iter().map(|cs| cs.file.as_str()).collect();
+        let mut files: Vec<&str> = Vec::new();
+        for cs in sets {
+            if !files.contains(&cs.file.as_str()) {
+                files.push(&cs.file);
+            }
+        }
+        step["files"] = files.into();
     }
     step
 }
@@ -130,7 +139,7 @@ impl EditSession {
     ) -> Result<EditOutcome> {
         let read_only =
             command == "view" || (command == "solve-conflict" && args.get("id").is_none());
-        let (chain, warnings) = match tag {
+        let (chain, mut warnings) = match tag {
             Some(tag) => self.rewind(tag),
             None => (None, Vec::new()),
         };
@@ -158,7 +167,7 @@ impl EditSession {
                 json!({"redone": step_json(&sets)})
             }
             "solve-conflict" => self.solve_conflict(args)?,
-            "record" => self.record(args)?,
+            "record" => self.record(args, &mut warnings)?,
             other => return Err(Error::UnknownCommand(other.to_owned())),
         };
         let chain = self.chain.clone();

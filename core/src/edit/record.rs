@@ -7,6 +7,14 @@
 //! disk must hold the new text already; `new_text`, when given, is checked
 //! against it, so a save that did not happen (or a formatter that ran on
 //! save) is caught instead of recorded wrong. Nothing is written.
+//!
+//! `amend: seq` joins the edits to the conversation's last step when that
+//! step holds changeset `seq` (a `write` event's `seq`): the hunks a user
+//! rejected of an agent's tool call, taken back after the agent wrote it,
+//! are one step with that write, so one `undo` takes the tool call back as
+//! the user accepted it. When the conversation has moved on since (the
+//! agent wrote again, or the step was undone), the edits are a step of
+//! their own and a warning says so (`amended: false`).
 
 use std::collections::BTreeSet;
 
@@ -28,7 +36,20 @@ fn invalid(message: impl std::fmt::Display) -> Error {
 
 impl EditSession {
     /// Runs `record` (see the module's documentation).
-    pub(super) fn record(&mut self, args: &Map<String, Value>) -> Result<Value> {
+    pub(super) fn record(
+        &mut self,
+        args: &Map<String, Value>,
+        warnings: &mut Vec<String>,
+    ) -> Result<Value> {
+        let amend = match args.get("amend") {
+            None | Some(Value::Null) => None,
+            Some(Value::Number(n)) if n.as_u64().is_some_and(|n| n > 0) => n.as_u64(),
+            Some(_) => {
+                return Err(invalid(
+                    "`amend` must be the number (seq) of a changeset of the step to join",
+                ))
+            }
+        };
         let files = match args.get("files") {
             Some(Value::Array(files)) if !files.is_empty() => files,
             Some(Value::Array(_)) => return Err(invalid("`files` is empty")),
@@ -90,14 +111,30 @@ impl EditSession {
         if changes.is_empty() {
             return Ok(json!({"files": [], "seq": null}));
         }
+        let group = match amend {
+            Some(seq) => {
+                let group = self.history.amend_group(&self.chain, seq)?;
+                if group.is_none() {
+                    warnings.push(format!(
+                        "recorded as a step of its own: the conversation's last step is not the one of [seq:{seq}] (it moved on, or that step was undone)"
+                    ));
+                }
+                group
+            }
+            None => None,
+        };
         let sets = self
             .history
-            .record_group(&self.chain, "record", &changes, false)?;
+            .record_into(&self.chain, "record", &changes, false, group)?;
         let files: Vec<Value> = sets
             .iter()
             .map(|cs| json!({"path": cs.file, "created": !cs.existed_before, "seq": cs.seq}))
             .collect();
-        Ok(json!({"files": files, "seq": sets.first().map(|cs| cs.seq)}))
+        let mut data = json!({"files": files, "seq": sets.first().map(|cs| cs.seq)});
+        if amend.is_some() {
+            data["amended"] = json!(group.is_some());
+        }
+        Ok(data)
     }
 }
 

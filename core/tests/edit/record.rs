@@ -186,3 +186,78 @@ fn bad_record_requests_are_refused_with_what_is_wrong_and_record_nothing() {
     );
     assert_eq!(same["data"], json!({"files": [], "seq": null}), "{same}");
 }
+
+#[test]
+fn a_take_back_amends_the_agents_step_so_one_undo_takes_the_tool_call_back() {
+    let env = env();
+    write(&env, "a.rs", "one\ntwo\nthree\n");
+    write(&env, "b.rs", "b\n");
+    let t0 = tag(&env.call("view", json!({"path": "a.rs"}), None));
+    // The agent's write: two hunks.
+    let agent = env.call(
+        "str-replace",
+        json!({"path": "a.rs", "old": "one\ntwo\nthree\n", "new": "ONE\ntwo\nTHREE\n"}),
+        Some(&t0),
+    );
+    assert_eq!(agent["ok"], true, "{agent}");
+    let seq = agent["data"]["seq"].as_u64().expect("the write's seq");
+    // The user rejected the second hunk: the editor takes it back and
+    // records it, joining the agent's step.
+    write(&env, "a.rs", "ONE\ntwo\nthree\n");
+    let back = env.call(
+        "record",
+        json!({"files": [{"path": "a.rs", "old_text": "ONE\ntwo\nTHREE\n"}], "amend": seq}),
+        Some(&tag(&agent)),
+    );
+    assert_eq!(back["ok"], true, "{back}");
+    assert_eq!(back["data"]["amended"], true, "{back}");
+    // One undo: back to before the agent's write; one redo: as accepted.
+    let undo = env.call("undo", Value::Null, Some(&tag(&back)));
+    assert_eq!(undo["ok"], true, "{undo}");
+    assert_eq!(env.read("a.rs"), "one\ntwo\nthree\n");
+    let redo = env.call("redo", Value::Null, Some(&tag(&undo)));
+    assert_eq!(redo["ok"], true, "{redo}");
+    assert_eq!(env.read("a.rs"), "ONE\ntwo\nthree\n");
+    // An untagged undo (another client) takes the whole step too.
+    let plain = env.call("undo", Value::Null, None);
+    assert_eq!(plain["ok"], true, "{plain}");
+    assert_eq!(env.read("a.rs"), "one\ntwo\nthree\n");
+    let again = env.call("redo", Value::Null, None);
+    assert_eq!(again["ok"], true, "{again}");
+    assert_eq!(env.read("a.rs"), "ONE\ntwo\nthree\n");
+
+    // The agent wrote again since: the take-back is a step of its own.
+    let later = env.call(
+        "str-replace",
+        json!({"path": "b.rs", "old": "b\n", "new": "B\n"}),
+        Some(&tag(&again)),
+    );
+    assert_eq!(later["ok"], true, "{later}");
+    write(&env, "a.rs", "ONE\n");
+    let own = env.call(
+        "record",
+        json!({"files": [{"path": "a.rs", "old_text": "ONE\ntwo\nthree\n"}], "amend": seq}),
+        Some(&tag(&later)),
+    );
+    assert_eq!(own["ok"], true, "{own}");
+    assert_eq!(own["data"]["amended"], false, "{own}");
+    assert!(
+        own["warnings"].to_string().contains("a step of its own"),
+        "{own}"
+    );
+    let undo = env.call("undo", Value::Null, Some(&tag(&own)));
+    assert_eq!(undo["ok"], true, "{undo}");
+    assert_eq!(env.read("a.rs"), "ONE\ntwo\nthree\n");
+    assert_eq!(env.read("b.rs"), "B\n", "the agent's later write stays");
+
+    // A bad `amend` is refused, nothing recorded.
+    for bad in [json!("7"), json!(0), json!(-1)] {
+        let out = env.call(
+            "record",
+            json!({"files": [{"path": "a.rs", "old_text": "x"}], "amend": bad}),
+            Some(&tag(&undo)),
+        );
+        assert_eq!(out["code"], "invalid_argument", "{out}");
+        assert!(out["error"].as_str().unwrap().contains("`amend`"), "{out}");
+    }
+}

@@ -58,7 +58,7 @@ export class ChatController {
     this.tools = new ToolReviews({
       post,
       answer: (id, choice) => this.answer(id, choice),
-      record: (review, applied, save) => this.record(review, applied, save),
+      record: (review, applied, save, amend) => this.record(review, applied, save, amend),
       workspace: () => this.host.engine().workspace,
       log: (line) => this.host.log(line),
       error: (message) => this.showError(message),
@@ -326,7 +326,7 @@ export class ChatController {
    * file that could not be saved, nothing is recorded (Ctrl+Z in each editor
    * still takes it back). Never throws: a refusal is a notification.
    */
-  async record(id: number, applied: Applied, save: boolean): Promise<{ note: string; tag?: string; files: string[] }> {
+  async record(id: number, applied: Applied, save: boolean, amend?: number): Promise<{ note: string; tag?: string; files: string[] }> {
     const ctrlZ = 'Ctrl+Z in each editor takes it back'
     if (!save) {
       this.host.log(`review ${id}: not saved (radium.review.saveAfterApply is off), so not recorded as a radium step`)
@@ -350,11 +350,13 @@ export class ChatController {
         const shown = workspace ? path.relative(workspace, f.path) : f.path
         return { ...f, path: shown && !shown.startsWith('..') && !path.isAbsolute(shown) ? shown : f.path }
       })
-      const step = await recordStep(engine, files, this.lastTag)
+      const step = await recordStep(engine, files, this.lastTag, amend)
       for (const w of step.warnings) this.host.log(`warning: ${w}`)
-      this.host.log(`review ${id}: recorded as step [seq:${step.seq}] of ${step.files.length} file(s) (${step.files.join(', ')}), tag ${step.tag}`)
+      const joined = step.amended ? ` joined to the agent's step [seq:${amend}]` : ''
+      this.host.log(`review ${id}: recorded as step [seq:${step.seq}] of ${step.files.length} file(s) (${step.files.join(', ')})${joined}, tag ${step.tag}`)
       if (step.files.length === 0) return { note: '', files: [] }
       if (step.tag) this.lastTag = step.tag
+      if (step.amended) return { note: ' · one radium.undo takes back the tool call as accepted', tag: step.tag, files: step.files }
       return { note: ' · radium.undo takes it back', tag: step.tag, files: step.files }
     } catch (e) {
       this.showError(`the applied review was not recorded, so radium.undo will not take it back (${ctrlZ}): ${e instanceof Error ? e.message : String(e)}`)

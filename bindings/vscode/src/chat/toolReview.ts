@@ -3,9 +3,11 @@
 // (hunks accepted or rejected, the diff editor). Its Apply answers the
 // permission: no hunk accepted rejects the call; otherwise the call is
 // allowed, and once the agent has written the file (at the end of its turn)
-// its rejected hunks are taken back through the editor (one WorkspaceEdit, saved) and recorded with
-// the chat's tag as one radium step (`record`), so Radium: Undo takes the
-// take-back back, and the agent's write before it.
+// its rejected hunks are taken back through the editor (one WorkspaceEdit,
+// saved) and recorded with the chat's tag, joined to the agent's write
+// (`record` with `amend`: its seq), so one Radium: Undo takes the tool call
+// back as the user accepted it. If the agent wrote again after it, the
+// take-back is a step of its own (two undos), and the log says so.
 
 import * as path from 'path'
 import * as vscode from 'vscode'
@@ -24,7 +26,7 @@ export interface ToolReviewHost {
   /** Answers a permission request. */
   answer(id: string, choice: 'once' | 'reject'): void
   /** Records an applied edit as one step of the chat's conversation (never throws). */
-  record(review: number, applied: Applied, save: boolean): Promise<{ note: string; tag?: string; files: string[] }>
+  record(review: number, applied: Applied, save: boolean, amend?: number): Promise<{ note: string; tag?: string; files: string[] }>
   workspace(): string | undefined
   log(line: string): void
   /** An error in the view and a notification. */
@@ -46,6 +48,8 @@ interface Open {
   waiting: Set<string>
   /** Written by the agent, not taken back yet. */
   written: Set<string>
+  /** The seq of the agent's latest write of these files (the step a take-back joins). */
+  seq?: number
   summary?: string
 }
 
@@ -136,7 +140,10 @@ export class ToolReviews {
           this.show(o, e.by === 'timeout' ? 'timed out: rejected' : `the tool call was ${e.allowed ? 'allowed' : 'rejected'} as a whole`, true)
         } else if (e.type === 'write' && typeof e.path === 'string') {
           const abs = path.resolve(workspace, e.path)
-          if (o.waiting.delete(abs)) o.written.add(abs)
+          if (o.waiting.delete(abs)) {
+            o.written.add(abs)
+            if (typeof e.seq === 'number') o.seq = Math.max(o.seq ?? 0, e.seq)
+          }
         } else if ((e.type === 'turn_end' || e.type === 'error') && o.decision && (o.waiting.size > 0 || o.written.size > 0)) {
           const missing = [...o.waiting].map((p) => path.relative(workspace, p))
           o.waiting.clear()
@@ -167,7 +174,7 @@ export class ToolReviews {
       }
       const save = vscode.workspace.getConfiguration('radium').get<boolean>('review.saveAfterApply', true)
       const applied = await applyReview(backReview(o.review.id, files), save)
-      const recorded = await this.host.record(o.review.id, applied, save)
+      const recorded = await this.host.record(o.review.id, applied, save, o.seq)
       const back = files.reduce((n, t) => n + t.rejected, 0)
       this.host.log(`tool review ${o.review.id}: took back ${back} hunk(s) of ${names}${recorded.note}`)
       this.show(o, `allowed with ${o.decision?.accepted} of ${o.decision?.of} hunk(s); took back ${back} rejected hunk(s) of ${names} after the agent wrote ${files.length === 1 ? 'it' : 'them'}${recorded.note}`, true)

@@ -4,6 +4,7 @@
 //! share `group`, the number of the first. Undo and redo check every file of
 //! a group before they write any, so a group is never left half undone.
 
+use std::collections::HashSet;
 use std::path::Path;
 
 use super::{io, sides, Changeset, History};
@@ -36,8 +37,50 @@ impl History {
         changes: &[FileChange<'_>],
         write: bool,
     ) -> Result<Vec<Changeset>> {
+        self.record_into(chain, command, changes, write, None)
+    }
+
+    /// The group the chain's last applied step is, for changesets that join
+    /// it (`record` with `amend`), when that step holds changeset `seq`:
+    /// None when it does not (the conversation moved on, or the step was
+    /// undone). A step of one changeset becomes a group of its own first.
+    pub fn amend_group(&mut self, chain: &str, seq: u64) -> Result<Option<u64>> {
+        let Some((last, earlier)) = self.applied(chain) else {
+            return Ok(None);
+        };
+        let mut sets = self.step_from(last, earlier.iter().rev().copied())?;
+        if !sets.iter().any(|cs| cs.seq == seq) {
+            return Ok(None);
+        }
+        if let [only] = sets.as_mut_slice() {
+            if only.group.is_none() {
+                only.group = Some(only.seq);
+                let text = serde_json::to_string(&*only).unwrap_or_default();
+                write_atomic(&self.changeset_path(only.seq), &text)?;
+            }
+        }
+        Ok(sets[0].group)
+    }
+
+    /// The chain's applied operations: the last, and those before it.
+    fn applied(&self, chain: &str) -> Option<(u64, Vec<u64>)> {
+        let c = self.session.chains.get(chain)?;
+        let n = usize::try_from(c.len.saturating_sub(c.base)).unwrap_or(0);
+        let (&last, earlier) = c.ops[..n.min(c.ops.len())].split_last()?;
+        Some((last, earlier.to_vec()))
+    }
+
+    /// [`History::record_group`], the changesets joining `group` when given.
+    pub fn record_into(
+        &mut self,
+        chain: &str,
+        command: &str,
+        changes: &[FileChange<'_>],
+        write: bool,
+        group: Option<u64>,
+    ) -> Result<Vec<Changeset>> {
         let first = self.session.next_seq;
-        let group = (changes.len() > 1).then_some(first);
+        let group = group.or((changes.len() > 1).then_some(first));
         let sets: Vec<Changeset> = (first..)
             .zip(changes)
             .map(|(seq, change)| {
@@ -102,16 +145,16 @@ impl History {
     /// the group it belongs to. Refuses, changing nothing, when one of the
     /// files no longer shows what the step wrote.
     pub fn undo_step(&mut self, chain: &str) -> Result<Vec<Changeset>> {
-        let applied = self.session.chains.get(chain).map(|c| {
-            let n = usize::try_from(c.len.saturating_sub(c.base)).unwrap_or(0);
-            c.ops[..n.min(c.ops.len())].to_vec()
-        });
-        let Some((&last, earlier)) = applied.as_deref().and_then(<[u64]>::split_last) else {
+        let Some((last, earlier)) = self.applied(chain) else {
             // The plain undo says why there is nothing.
             return self.undo(chain).map(|cs| vec![cs]);
         };
         let sets = self.step_from(last, earlier.iter().rev().copied())?;
-        for cs in &sets {
+        // A file changed twice in the step (an amended step) is checked
+        // against its last change: each undo leaves what the one before
+        // wrote.
+        let mut seen = HashSet::new();
+        for cs in sets.iter().filter(|cs| seen.insert(cs.file.clone())) {
             // Confined again: the tree may have changed since.
             let current = read_text_file(&self.project.confine(&cs.file)?).ok();
             if !sides(cs, current.as_deref()).1 {
@@ -131,7 +174,8 @@ impl History {
             return self.redo(chain).map(|cs| vec![cs]);
         };
         let sets = self.step_from(next, later.iter().copied())?;
-        for cs in &sets {
+        let mut seen = HashSet::new();
+        for cs in sets.iter().filter(|cs| seen.insert(cs.file.clone())) {
             // Confined again: the tree may have changed since.
             let current = read_text_file(&self.project.confine(&cs.file)?).ok();
             if !sides(cs, current.as_deref()).0 {
