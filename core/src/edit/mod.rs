@@ -113,6 +113,10 @@ pub struct EditSession {
     history: History,
     /// The chain (conversation) of the request being run.
     chain: String,
+    /// The step a rewind took back whole because the tag it rewound to was
+    /// inside it (a step joined by `record`'s `amend`): an `undo` with that
+    /// tag is then done already.
+    rewound_past: Option<Vec<Changeset>>,
     _lock: ProjectLock,
 }
 
@@ -126,6 +130,7 @@ impl EditSession {
             project,
             history,
             chain: String::new(),
+            rewound_past: None,
             _lock: lock,
         })
     }
@@ -139,6 +144,7 @@ impl EditSession {
     ) -> Result<EditOutcome> {
         let read_only =
             command == "view" || (command == "solve-conflict" && args.get("id").is_none());
+        self.rewound_past = None;
         let (chain, mut warnings) = match tag {
             Some(tag) => self.rewind(tag),
             None => (None, Vec::new()),
@@ -151,7 +157,9 @@ impl EditSession {
             "str-replace" => self.str_replace(args)?,
             "insert" => self.insert(args)?,
             "undo" => {
-                let sets = if tagged {
+                let sets = if let Some(sets) = self.rewound_past.take() {
+                    sets
+                } else if tagged {
                     self.history.undo_step(&self.chain)?
                 } else {
                     self.undo_latest()?

@@ -148,8 +148,14 @@ impl EditSession {
             ));
             while self.history.session.chain_len(&chain) > point.at {
                 match self.history.undo_step(&chain) {
-                    Ok(sets) => warnings
-                        .extend(sets.iter().map(|cs| format!("  undone: {}", cs.describe()))),
+                    Ok(sets) => {
+                        warnings
+                            .extend(sets.iter().map(|cs| format!("  undone: {}", cs.describe())));
+                        if self.history.session.chain_len(&chain) < point.at {
+                            // The tag was inside that step: it is undone whole.
+                            self.rewound_past = Some(sets);
+                        }
+                    }
                     Err(e) => {
                         let left = self.history.session.chain_len(&chain) - point.at;
                         warnings.push(format!(

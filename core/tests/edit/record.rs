@@ -218,6 +218,23 @@ fn a_take_back_amends_the_agents_step_so_one_undo_takes_the_tool_call_back() {
     let redo = env.call("redo", Value::Null, Some(&tag(&undo)));
     assert_eq!(redo["ok"], true, "{redo}");
     assert_eq!(env.read("a.rs"), "ONE\ntwo\nthree\n");
+    // An undo with the tag the agent's write answered (the chat's Undo on
+    // that write) takes back the whole step, and no more.
+    let by_write = env.call("undo", Value::Null, Some(&tag(&agent)));
+    assert_eq!(by_write["ok"], true, "{by_write}");
+    assert_eq!(env.read("a.rs"), "one\ntwo\nthree\n");
+    assert_eq!(
+        by_write["data"]["undone"]["command"], "str-replace",
+        "{by_write}"
+    );
+    assert_eq!(
+        by_write["data"]["undone"]["files"],
+        json!(["a.rs"]),
+        "{by_write}"
+    );
+    let redo = env.call("redo", Value::Null, Some(&tag(&by_write)));
+    assert_eq!(redo["ok"], true, "{redo}");
+    assert_eq!(env.read("a.rs"), "ONE\ntwo\nthree\n");
     // An untagged undo (another client) takes the whole step too.
     let plain = env.call("undo", Value::Null, None);
     assert_eq!(plain["ok"], true, "{plain}");

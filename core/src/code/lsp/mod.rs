@@ -5,6 +5,7 @@ pub mod client;
 pub mod framing;
 pub mod pool;
 pub mod replies;
+mod stderr;
 pub mod uri;
 
 pub use client::{Client, LspError, OpenDoc};
