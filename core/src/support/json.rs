@@ -101,28 +101,35 @@ pub(crate) fn bool_arg(command: &str, args: &Map<String, Value>, name: &str) -> 
 pub const MAX_JSON_DEPTH: usize = 127;
 
 /// How deep the arrays and objects of JSON text are nested, at least (the
-/// text need not be valid JSON: brackets inside strings do not count). Text
-/// with few opening brackets is answered by counting them, which is fast;
-/// other text is walked.
+/// text need not be valid JSON: brackets inside strings do not count). The
+/// text is walked, jumping through strings (the bulk of a request: a
+/// context, an answer) to their next unescaped quote with SIMD.
 pub(crate) fn json_depth(text: &[u8]) -> usize {
-    // Text with n opening brackets cannot be nested deeper than n.
-    let opening = text.iter().filter(|&&b| b == b'[' || b == b'{').count();
-    if opening <= SHALLOW_JSON {
-        return opening;
-    }
-    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
-    for &byte in text {
-        if in_string {
-            match byte {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
+    let (mut depth, mut deepest, mut i) = (0usize, 0usize, 0usize);
+    while i < text.len() {
+        match text[i] {
+            b'"' => {
+                // To the string's closing quote: the next quote not escaped
+                // (an even run of backslashes before it).
+                let start = i + 1;
+                i = start;
+                loop {
+                    let Some(at) = memchr::memchr(b'"', &text[i..]) else {
+                        return deepest;
+                    };
+                    let quote = i + at;
+                    let run = text[start..quote]
+                        .iter()
+                        .rev()
+                        .take_while(|&&b| b == b'\\')
+                        .count();
+                    i = quote;
+                    if run % 2 == 0 {
+                        break;
+                    }
+                    i += 1;
+                }
             }
-            continue;
-        }
-        match byte {
-            b'"' => in_string = true,
             b'[' | b'{' => {
                 depth += 1;
                 deepest = deepest.max(depth);
@@ -130,6 +137,7 @@ pub(crate) fn json_depth(text: &[u8]) -> usize {
             b']' | b'}' => depth = depth.saturating_sub(1),
             _ => {}
         }
+        i += 1;
     }
     deepest
 }
@@ -158,4 +166,59 @@ pub(crate) fn too_deep() -> String {
 pub fn parse_json(text: &str) -> std::result::Result<Value, String> {
     check_json_depth(text.as_bytes())?;
     serde_json::from_str(text).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::json_depth;
+
+    /// The byte-by-byte walk the SIMD one must agree with.
+    fn walked(text: &[u8]) -> usize {
+        let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0, false, false);
+        for &byte in text {
+            if in_string {
+                match byte {
+                    _ if escaped => escaped = false,
+                    b'\\' => escaped = true,
+                    b'"' => in_string = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match byte {
+                b'"' => in_string = true,
+                b'[' | b'{' => {
+                    depth += 1;
+                    deepest = deepest.max(depth);
+                }
+                b']' | b'}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        deepest
+    }
+
+    #[test]
+    fn the_depth_skips_strings_escapes_and_brackets_in_them() {
+        let deep = format!("{}{}", "[".repeat(40), "]".repeat(40));
+        let code = "fn main() { let v = [1, 2]; if x { y[0] } }".repeat(20);
+        let cases = [
+            deep.clone(),
+            format!("{{\"a\": \"{code}\", \"b\": {deep}}}"),
+            format!("{{\"a\": \"\\\"{{{{[[\\\\\", \"b\": {deep}}}"),
+            format!("{deep}\"unterminated {{{{{{ [[[ \\"),
+            format!("{deep}\"ends on a backslash \\"),
+            format!("{}\"x\\\"\"{}", "{".repeat(20), "}".repeat(20)),
+            "[\"\\\\\", [[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]".to_owned(),
+        ];
+        for text in &cases {
+            assert_eq!(
+                json_depth(text.as_bytes()),
+                walked(text.as_bytes()),
+                "{text}"
+            );
+        }
+        assert_eq!(json_depth(deep.as_bytes()), 40);
+        assert_eq!(json_depth(cases[1].as_bytes()), 41);
+    }
 }
