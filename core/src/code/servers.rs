@@ -113,7 +113,33 @@ fn locate(program: &str) -> Option<PathBuf> {
         let path = PathBuf::from(program);
         return path.is_file().then_some(path);
     }
-    find_on_path(program)
+    let path = find_on_path(program)?;
+    let rustup_home = std::env::var_os("RUSTUP_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".rustup")));
+    (!rustup_proxy_without(&path, program, rustup_home.as_deref())).then_some(path)
+}
+
+/// Whether `path` is a rustup proxy (`~/.cargo/bin/rust-analyzer`, a link
+/// to `rustup`) for a `program` no toolchain under `rustup_home` has: such
+/// a proxy fails at once ("Unknown binary"), so it is not installed.
+fn rustup_proxy_without(path: &Path, program: &str, rustup_home: Option<&Path>) -> bool {
+    let proxy = std::fs::canonicalize(path)
+        .ok()
+        .and_then(|p| {
+            p.file_name()
+                .map(|n| n.to_string_lossy().starts_with("rustup"))
+        })
+        .unwrap_or(false);
+    if !proxy || program.starts_with("rustup") {
+        return false;
+    }
+    let Some(Ok(toolchains)) = rustup_home.map(|h| std::fs::read_dir(h.join("toolchains"))) else {
+        return false;
+    };
+    !toolchains
+        .flatten()
+        .any(|t| t.path().join("bin").join(program).is_file())
 }
 
 fn default_specs() -> Vec<ServerSpec> {
@@ -308,5 +334,33 @@ pub fn language_id(path: &Path) -> &'static str {
         "go" => "go",
         "lua" => "lua",
         _ => "plaintext",
+    }
+}
+
+#[cfg(test)]
+mod rustup_tests {
+    use super::rustup_proxy_without;
+
+    #[test]
+    fn a_rustup_proxy_counts_only_when_a_toolchain_has_the_program() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let bin = dir.path().join("cargo-bin");
+        let home = dir.path().join("rustup-home");
+        let toolchain = home.join("toolchains/stable/bin");
+        std::fs::create_dir_all(&bin).expect("bin");
+        std::fs::create_dir_all(&toolchain).expect("toolchain");
+        std::fs::write(bin.join("rustup"), "").expect("rustup");
+        std::os::unix::fs::symlink("rustup", bin.join("rust-analyzer")).expect("proxy");
+        std::fs::write(bin.join("gopls"), "").expect("gopls");
+        let proxy = bin.join("rust-analyzer");
+        assert!(rustup_proxy_without(&proxy, "rust-analyzer", Some(&home)));
+        std::fs::write(toolchain.join("rust-analyzer"), "").expect("component");
+        assert!(!rustup_proxy_without(&proxy, "rust-analyzer", Some(&home)));
+        assert!(!rustup_proxy_without(
+            &bin.join("gopls"),
+            "gopls",
+            Some(&home)
+        ));
+        assert!(!rustup_proxy_without(&proxy, "rust-analyzer", None));
     }
 }
