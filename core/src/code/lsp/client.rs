@@ -92,10 +92,12 @@ impl Client {
     /// spec's time limit (at least 20 s: a cold start loads a lot).
     pub async fn start(spec: &ServerSpec, root: &Path) -> Result<Arc<Client>, String> {
         let program = spec.program.clone().ok_or_else(|| {
-            format!(
-                "`{}` is not installed (not found on PATH)",
-                spec.command.first().map_or("", String::as_str)
-            )
+            let name = spec.command.first().map_or("", String::as_str);
+            if name == "rust-analyzer" {
+                "`rust-analyzer` is not installed (not on PATH, or rustup's proxy without the component: rustup component add rust-analyzer)".to_owned()
+            } else {
+                format!("`{name}` is not installed (not found on PATH)")
+            }
         })?;
         let started = Instant::now();
         let spawned = spawn_process(&ProcessSpec {
