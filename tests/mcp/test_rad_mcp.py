@@ -185,6 +185,11 @@ async def test_code_tools_read_rename_and_move():
         check(r.is_error and "does not occur" in text_of(r) and "not_found" in text_of(r), f"missing name: {text_of(r)}")
         r = await session.call_tool("rename_file", {"from": "main.py", "to": "pkg/__init__.py"})
         check(r.is_error and "already exists" in text_of(r), f"existing destination: {text_of(r)}")
+        # Two uses on one line: `column` picks the one meant (the second).
+        r = await session.call_tool("read_var", {"file": "main.py", "var": "total", "line": 2, "column": 16})
+        check(not r.is_error and "main.py:2:16: print('total', total)" in text_of(r), f"read_var at a column: {text_of(r)}")
+        r = await session.call_tool("read_var", {"file": "main.py", "var": "total", "line": 2, "column": 9})
+        check(r.is_error and "not at line 2, column 9" in text_of(r), f"a column where the name is a string: {text_of(r)}")
 
     await with_client(ws, body)
     ws.close()
