@@ -12,8 +12,8 @@ use super::Env;
 const NO_SERVERS: &str = "[rust]\ndisabled = true\n";
 
 const LIB: &str = "//! A demo crate.\npub mod a;\npub mod util;\npub mod x;\n\nuse crate::{a::run, util::VERSION};\n\n/// Everything.\npub fn top() -> u32 {\n    run() + VERSION + util::twice(1)\n}\n";
-const A: &str = "mod b;\npub mod d;\n\npub use self::b::parse;\npub use b::LIMIT;\nuse crate::a::b::{helper, Token};\n\n/// Runs.\npub fn run() -> u32 {\n    b::parse(\"2\") + helper() + Token::default().0\n}\n";
-const B: &str = "//! Parsing.\nuse super::d::Tokenizer;\n\n/// A token.\n#[derive(Default)]\npub struct Token(pub u32);\n/// The limit.\npub const LIMIT: u32 = 10;\n\n/// Parses.\npub fn parse(s: &str) -> u32 {\n    s.len() as u32 + Tokenizer::count() + self::helper() - helper()\n}\n\n/// Helps.\npub fn helper() -> u32 {\n    crate::a::b::LIMIT - LIMIT\n}\n";
+const A: &str = "mod b;\npub mod d;\n\npub use self::b::parse;\npub use b::LIMIT;\nuse crate::a::b::{helper, Token};\n\n/// Runs.\npub fn run() -> u32 {\n    b::parse(\"2\") + helper() + Token::default().0\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn runs() {\n        assert_eq!(super::b::LIMIT, 10);\n    }\n}\n";
+const B: &str = "//! Parsing.\nuse super::d::Tokenizer;\n\n/// A token.\n#[derive(Default)]\npub struct Token(pub u32);\n/// The limit.\npub const LIMIT: u32 = 10;\n\n/// Parses.\npub fn parse(s: &str) -> u32 {\n    s.len() as u32 + Tokenizer::count() + self::helper() - helper()\n}\n\n/// Helps.\npub fn helper() -> u32 {\n    crate::a::b::LIMIT - LIMIT\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn parses() {\n        assert_eq!(parse(\"\"), helper());\n    }\n}\n";
 const D: &str = "use crate::a::{b::Token, run};\n\n/// Counts.\npub struct Tokenizer;\n\nimpl Tokenizer {\n    /// Zero.\n    pub fn count() -> u32 {\n        super::b::LIMIT - 10\n    }\n}\n\n/// Twice.\npub fn twice() -> u32 {\n    assert!(super::b::parse(\"x\") > 0);\n    crate::a::b::parse(\"y\") * 2 + Token(0).0 + run() * 0\n}\n";
 const X: &str = "//! Where things go.\n\n/// One.\npub fn here() -> u32 {\n    1\n}\n";
 const UTIL: &str = "/// The version.\npub const VERSION: u32 = 3;\n\n/// Twice.\npub fn twice(n: u32) -> u32 {\n    n * 2\n}\n";
@@ -64,7 +64,7 @@ fn a_rust_module_moved_to_another_folder_keeps_the_crate_compiling() {
     );
     assert_eq!(
         env.read("src/a.rs").unwrap(),
-        "pub mod d;\n\npub use crate::x::c::parse;\npub use crate::x::c::LIMIT;\nuse crate::x::c::{helper, Token};\n\n/// Runs.\npub fn run() -> u32 {\n    crate::x::c::parse(\"2\") + helper() + Token::default().0\n}\n"
+        "pub mod d;\n\npub use crate::x::c::parse;\npub use crate::x::c::LIMIT;\nuse crate::x::c::{helper, Token};\n\n/// Runs.\npub fn run() -> u32 {\n    crate::x::c::parse(\"2\") + helper() + Token::default().0\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn runs() {\n        assert_eq!(crate::x::c::LIMIT, 10);\n    }\n}\n"
     );
     // A `use` list item that named it leaves the list for a line of its
     // own; `super::b` in a sibling and in a macro call are rewritten.
@@ -77,7 +77,8 @@ fn a_rust_module_moved_to_another_folder_keeps_the_crate_compiling() {
         .replace("super::b::", "crate::x::c::")
         .replace("crate::a::b::", "crate::x::c::")
     );
-    // Its own `super::` is written from the crate; `self::` stays.
+    // Its own `super::` is written from the crate; `self::` stays, and so
+    // does `super::*` in its inline test module (that `super` moves along).
     assert_eq!(
         env.read("src/x/c.rs").unwrap(),
         B.replace("use super::d::", "use crate::a::d::")

@@ -38,7 +38,9 @@ pub(super) struct Found {
 struct File<'a, 's> {
     m: &'a Move,
     source: &'s str,
-    here: Option<&'a [String]>,
+    /// The module the node being read is in: the file's, and the inline
+    /// `mod x { ... }` it is inside.
+    here: Option<Vec<String>>,
     /// The file is the moved module's own: its `super::` paths change.
     moved: bool,
     /// The file imports the module by its own name (`use crate::a::b;`).
@@ -55,7 +57,7 @@ pub(super) fn rewrite(m: &Move, source: &str, here: Option<&[String]>, moved: bo
     let mut file = File {
         m,
         source,
-        here,
+        here: here.map(<[String]>::to_vec),
         moved,
         imported: false,
         found: Found::default(),
@@ -116,6 +118,23 @@ impl<'s> File<'_, 's> {
             "token_tree" if !imports_only => {
                 self.token_runs(node);
                 return;
+            }
+            "mod_item" if self.here.is_some() => {
+                // An inline module: its paths are read from inside it.
+                if let (Some(name), Some(body)) = (
+                    node.child_by_field_name("name"),
+                    node.child_by_field_name("body"),
+                ) {
+                    let name = self.source[name.byte_range()].to_owned();
+                    if let Some(here) = &mut self.here {
+                        here.push(name);
+                    }
+                    self.visit(body, imports_only);
+                    if let Some(here) = &mut self.here {
+                        here.pop();
+                    }
+                    return;
+                }
             }
             _ => {}
         }
@@ -204,7 +223,7 @@ impl<'s> File<'_, 's> {
     fn resolve(&self, segs: &[Seg<'_>]) -> Option<(Vec<String>, Vec<Option<usize>>)> {
         let words: Vec<&str> = segs.iter().map(|s| s.text).collect();
         let from = &self.m.from;
-        let (base, skip): (Vec<String>, usize) = match (words[0], self.here) {
+        let (base, skip): (Vec<String>, usize) = match (words[0], self.here.as_deref()) {
             ("crate", Some(_)) => (Vec::new(), 1),
             ("self", Some(here)) => (here.to_vec(), 1),
             ("super", Some(here)) => {
@@ -261,6 +280,7 @@ impl<'s> File<'_, 's> {
         if !self.moved
             && self
                 .here
+                .as_ref()
                 .is_none_or(|h| !h.starts_with(&to[..to.len() - 1]))
         {
             self.found.from_outside = true;
@@ -295,7 +315,7 @@ impl<'s> File<'_, 's> {
 
     fn is_child(&self, segs: &[Seg<'_>]) -> bool {
         let from = &self.m.from;
-        self.here.is_some_and(|h| {
+        self.here.as_ref().is_some_and(|h| {
             from.len() > h.len() && from.starts_with(h) && from[h.len()] == segs[0].text
         })
     }
