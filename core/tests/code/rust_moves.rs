@@ -151,6 +151,17 @@ fn rust_moves_that_cannot_be_followed_say_so() {
         warnings.contains("no file holds the module `fresh`: declare `pub mod util;` in it"),
         "{warnings}"
     );
+    std::fs::write(env.root.join("src/x.rs"), "pub(super) fn near() {}\n").unwrap();
+    let moved = env.ok(
+        "rename-file",
+        json!({"from": "src/x.rs", "to": "src/a/x.rs"}),
+    );
+    assert!(
+        moved["warnings"]
+            .to_string()
+            .contains("now visible to its new parent"),
+        "{moved:#}"
+    );
     let moved = env.ok("rename-file", json!({"from": "src/a.rs", "to": "src/e.rs"}));
     assert!(
         moved["warnings"].to_string().contains("submodules in"),

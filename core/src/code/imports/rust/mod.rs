@@ -201,6 +201,14 @@ pub(super) fn rust_edits(
         }
     }
     move_item(&m, read, outside, out, warnings);
+    let parent_changed = m.from[..m.from.len() - 1] != m.to[..m.to.len() - 1];
+    let narrowed = read(old).is_some_and(|t| t.contains("pub(super)") || t.contains("pub(in "));
+    if parent_changed && narrowed {
+        warnings.push(
+            "the module has `pub(super)` or `pub(in ...)` items: they are now visible to its new parent, not its old one"
+                .into(),
+        );
+    }
     if old.with_extension("").is_dir() {
         warnings.push(format!(
             "the module's own submodules in `{}/` were not moved with it",
