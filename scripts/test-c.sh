@@ -6,6 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-apt.sh valgrind:valgrind pkg-config:pkg-config gcc:gcc g++:g++ nm:binutils
 
+# Every valgrind run uses --fair-sched=yes: valgrind runs one thread at a
+# time, and without a fair lock a thread that waits by spinning (the
+# engine's runtime, a parked worker) can keep the others from running: the
+# static C test took 2 s to 12 min (measured 2026-11-26), 2.5 s every time
+# with it.
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 prefix="$work/prefix"
 bash scripts/install-c.sh "$prefix" >/dev/null
@@ -42,25 +47,25 @@ gcc -std=c11 "${warn[@]}" $cflags "$work/readme.c" -o "$work/readme-example" $li
 "$work/readme-example" | grep -q '"stopped_by":{"hook":"guard"' || { echo "README example output changed"; "$work/readme-example"; exit 1; }
 
 echo "--- shared vectors and an agent step through the C JSON door"
-valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 \
+valgrind -q --fair-sched=yes --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 \
   --suppressions=tests/c/valgrind.supp "$work/vectors" tests/vectors/requests.txt "$PWD/examples/agents/example-agent.sh"
 
 echo "--- inputs that once crashed a C host (deep JSON, SIGPIPE) under valgrind"
-valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 \
+valgrind -q --fair-sched=yes --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 \
   --suppressions=tests/c/valgrind.supp "$work/hardening" "$(command -v true)"
 
 echo "--- an agent session from C (events on a callback) under valgrind"
-valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 \
+valgrind -q --fair-sched=yes --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 \
   --suppressions=tests/c/valgrind.supp "$work/sessions" "$PWD/examples/acp-agent/agent.mjs"
 
 echo "--- code intelligence from C (a language server the engine starts and stops) under valgrind"
-valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 \
+valgrind -q --fair-sched=yes --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 \
   --suppressions=tests/c/valgrind.supp "$work/code" "$PWD/tests/lsp/scripted_server.py"
 
 status=0
 for bin in c-shared c-static cpp-shared cpp-static readme-example; do
   echo "--- $bin under valgrind"
-  if ! valgrind -q --leak-check=full --show-leak-kinds=definite,indirect,possible \
+  if ! valgrind -q --fair-sched=yes --leak-check=full --show-leak-kinds=definite,indirect,possible \
        --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 \
        --suppressions=tests/c/valgrind.supp "$work/$bin"; then
     echo "FAILED: $bin"; status=1
