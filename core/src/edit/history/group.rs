@@ -154,7 +154,7 @@ impl History {
         // against its last change: each undo leaves what the one before
         // wrote.
         let mut seen = HashSet::new();
-        for cs in sets.iter().filter(|cs| seen.insert(cs.file.clone())) {
+        for cs in sets.iter().filter(|cs| seen.insert(cs.file.as_str())) {
             // Confined again: the tree may have changed since.
             let current = read_text_file(&self.project.confine(&cs.file)?).ok();
             if !sides(cs, current.as_deref()).1 {
@@ -175,7 +175,7 @@ impl History {
         };
         let sets = self.step_from(next, later.iter().copied())?;
         let mut seen = HashSet::new();
-        for cs in sets.iter().filter(|cs| seen.insert(cs.file.clone())) {
+        for cs in sets.iter().filter(|cs| seen.insert(cs.file.as_str())) {
             // Confined again: the tree may have changed since.
             let current = read_text_file(&self.project.confine(&cs.file)?).ok();
             if !sides(cs, current.as_deref()).0 {

@@ -211,11 +211,10 @@ impl<'s> File<'_, 's> {
     }
 
     fn flush(&mut self, run: &mut Vec<Seg<'s>>) {
-        if run.len() > 1 {
-            let segs = std::mem::take(run);
+        let segs = std::mem::take(run);
+        if segs.len() > 1 {
             self.check(&segs, 0, None, false);
         }
-        run.clear();
     }
 
     /// The module path `segs` names, and for each segment the index of the
