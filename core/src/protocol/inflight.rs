@@ -39,6 +39,11 @@ impl Inflight {
         (token, guard)
     }
 
+    /// Whether no request with an `id` is in flight.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.lock().is_empty()
+    }
+
     /// Cancels every request in flight with `id`; answers how many.
     pub(crate) fn cancel(&self, id: &str) -> usize {
         let tokens = self.lock().remove(id).unwrap_or_default();

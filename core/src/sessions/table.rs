@@ -128,17 +128,26 @@ impl Entry {
     }
 }
 
+/// The last session id given in this process: ids are unique across the
+/// engines of a process (the daemon keeps one engine per project and finds a
+/// session's engine by its id).
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+
 /// The sessions of one engine.
 #[derive(Default)]
 pub struct Sessions {
     open: Mutex<BTreeMap<String, Entry>>,
-    next: AtomicU64,
 }
 
 impl Sessions {
-    /// A new session id (`s1`, `s2`, ...).
+    /// A new session id (`s1`, `s2`, ...), unique in the process.
     pub fn next_id(&self) -> String {
-        format!("s{}", self.next.fetch_add(1, Ordering::Relaxed) + 1)
+        format!("s{}", NEXT_ID.fetch_add(1, Ordering::Relaxed) + 1)
+    }
+
+    /// Whether no session is open.
+    pub fn is_empty(&self) -> bool {
+        lock(&self.open).is_empty()
     }
 
     /// Adds an opened session.

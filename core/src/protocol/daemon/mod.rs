@@ -4,14 +4,15 @@
 //! framed the same way. Frames over [`MAX_FRAME`] are refused. The daemon
 //! exits after [`DEFAULT_IDLE`] without requests, or on `shutdown`.
 //! `session-subscribe` turns a connection into a stream of a session's
-//! events until the session ends ([`SUBSCRIBE`]).
+//! events until the session ends ([`SUBSCRIBE`]). Each project is answered
+//! by an engine of its own (`projects.rs`).
 
 use std::io::{Read, Write};
 use std::os::fd::AsRawFd as _;
 use std::os::unix::fs::{MetadataExt as _, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -19,6 +20,9 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::protocol::engine::Engine;
+use projects::Projects;
+
+mod projects;
 use crate::protocol::envelope::{Request, Response};
 use crate::support::json::check_json_depth;
 use crate::support::lock::lock_file;
@@ -83,11 +87,11 @@ pub fn read_frame(stream: &mut impl Read, limit: u32) -> std::io::Result<Frame> 
 enum Reply {
     /// Answer it (and stop the daemon after, for `shutdown`).
     Answer(Response, bool),
-    /// Stream session `id`'s events ([`SUBSCRIBE`]).
-    Subscribe(String),
+    /// Stream session `id`'s events ([`SUBSCRIBE`]) from the engine that holds it.
+    Subscribe(Engine, String),
 }
 
-fn answer(engine: &Engine, payload: &[u8]) -> Reply {
+fn answer(projects: &Projects, payload: &[u8]) -> Reply {
     let parsed = check_json_depth(payload)
         .and_then(|()| serde_json::from_slice::<Value>(payload).map_err(|e| e.to_string()));
     let value: Value = match parsed {
@@ -101,20 +105,44 @@ fn answer(engine: &Engine, payload: &[u8]) -> Reply {
             )
         }
     };
+    let engine = projects.route(&value);
     match value.get("command").and_then(Value::as_str) {
         Some("shutdown") => Reply::Answer(
             Response::success(Value::String("shutting down".into())),
             true,
         ),
         Some(SUBSCRIBE) => Reply::Subscribe(
+            engine,
             value
                 .pointer("/args/session")
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_owned(),
         ),
+        // A request is cancelled in whichever engine runs it.
+        Some("cancel") if value.pointer("/args/id").is_some_and(Value::is_string) => {
+            let response = engine.handle_json(value.clone());
+            let id = value.pointer("/args/id").and_then(Value::as_str);
+            let others: usize = projects
+                .engines()
+                .iter()
+                .filter(|e| !Arc::ptr_eq(&e.inflight, &engine.inflight))
+                .map(|e| e.cancel(id.unwrap_or_default()))
+                .sum();
+            Reply::Answer(add_cancelled(response, others), false)
+        }
         _ => Reply::Answer(engine.handle_json(value), false),
     }
+}
+
+/// `cancel`'s answer counting the requests other engines cancelled too.
+fn add_cancelled(mut response: Response, others: usize) -> Response {
+    if let Some(Value::Object(data)) = response.data.as_mut() {
+        if let Some(n) = data.get("cancelled").and_then(Value::as_u64) {
+            data.insert("cancelled".into(), Value::from(n + others as u64));
+        }
+    }
+    response
 }
 
 /// The daemon's own command that streams a session's events.
@@ -160,10 +188,10 @@ fn stream_session(engine: &Engine, stream: &mut UnixStream, id: &str) -> bool {
 
 /// One open connection, counted while it lives: the daemon does not exit
 /// for idleness while any is open.
-struct Counted(Arc<std::sync::atomic::AtomicUsize>);
+struct Counted(Arc<AtomicUsize>);
 
 impl Counted {
-    fn new(count: Arc<std::sync::atomic::AtomicUsize>) -> Self {
+    fn new(count: Arc<AtomicUsize>) -> Self {
         count.fetch_add(1, Ordering::SeqCst);
         Counted(count)
     }
@@ -184,18 +212,28 @@ pub const MAX_CONNECTIONS: usize = 64;
 /// daemon alive.
 pub const MAX_SILENCE: Duration = Duration::from_secs(60);
 
-fn serve_connection(
-    engine: &Engine,
-    mut stream: UnixStream,
-    last: &Mutex<Instant>,
-    stop: &AtomicBool,
-) {
+/// What the connections share with the accept loop.
+struct Shared {
+    projects: Projects,
+    /// When the last frame arrived.
+    last: Mutex<Instant>,
+    /// Set to stop: by `shutdown`, idleness, or the socket file's loss.
+    stop: AtomicBool,
+    /// Connections open.
+    active: Arc<AtomicUsize>,
+    /// Requests being answered: a stopping daemon waits for them.
+    working: Arc<AtomicUsize>,
+}
+
+fn serve_connection(shared: &Shared, mut stream: UnixStream) {
     loop {
         // A truncated frame or an I/O error drops the connection.
         let Ok(frame) = read_frame(&mut stream, MAX_FRAME) else {
             return;
         };
-        *last
+        let working = Counted::new(Arc::clone(&shared.working));
+        *shared
+            .last
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = Instant::now();
         let (response, shutdown) = match frame {
@@ -211,11 +249,12 @@ fn serve_connection(
             // connection and the daemon's bookkeeping go on.
             Frame::Data(payload) => {
                 match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    answer(engine, &payload)
+                    answer(&shared.projects, &payload)
                 })) {
                     Ok(Reply::Answer(response, shutdown)) => (response, shutdown),
-                    Ok(Reply::Subscribe(id)) => {
-                        if stream_session(engine, &mut stream, &id) {
+                    Ok(Reply::Subscribe(engine, id)) => {
+                        drop(working);
+                        if stream_session(&engine, &mut stream, &id) {
                             continue;
                         }
                         return;
@@ -232,14 +271,60 @@ fn serve_connection(
             return;
         }
         if shutdown {
-            stop.store(true, Ordering::SeqCst);
+            shared.stop.store(true, Ordering::SeqCst);
+        }
+        // A stopping daemon takes no further request on an open connection.
+        if shared.stop.load(Ordering::SeqCst) {
             return;
         }
     }
 }
 
+/// How long a project's engine is kept unused (at most the daemon's idle
+/// time): its language servers stop with it.
+pub const PROJECT_IDLE: Duration = Duration::from_secs(300);
+
+/// How long a stopping daemon waits for the requests it is answering.
+const FINISH: Duration = Duration::from_secs(10);
+
+/// Answers `busy` to every connection waiting to be accepted, so its
+/// client tries again (with a new daemon) instead of losing its answer.
+fn turn_away(listener: &UnixListener) {
+    if listener.set_nonblocking(true).is_err() {
+        return;
+    }
+    while let Ok((mut stream, _)) = listener.accept() {
+        let _ = stream.set_nonblocking(false);
+        let busy = Response::failure(&Error::Busy(
+            "the daemon is stopping; a new one answers the next try".into(),
+        ));
+        let _ = write_frame(&mut stream, busy.to_json().to_string().as_bytes());
+    }
+}
+
+/// Waits up to `timeout` for the listener to have a connection waiting.
+fn wait_readable(listener: &UnixListener, timeout: Duration) -> bool {
+    let mut fds = libc::pollfd {
+        fd: listener.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let ms = libc::c_int::try_from(timeout.as_millis()).unwrap_or(libc::c_int::MAX);
+    // SAFETY: one pollfd that lives across the call, for a descriptor the
+    // listener owns.
+    let n = unsafe { libc::poll(&raw mut fds, 1, ms) };
+    n > 0 && fds.revents & libc::POLLIN != 0
+}
+
 /// Serves `engine` on the socket in `radium_home` until idle for `idle` or
 /// asked to shut down. Refuses to start when another daemon answers there.
+/// A request with a `cwd` is answered by an engine made for that project
+/// with `engine`'s settings (see `projects.rs`); one without, by `engine`.
+///
+/// Stopping never drops a request a client sent: the socket file is
+/// removed first (a client then starts a new daemon), the connections
+/// already waiting are answered `busy` (tried again, nothing was carried
+/// out), and the requests being answered are finished.
 pub fn serve(engine: &Engine, radium_home: &Path, idle: Duration) -> Result<()> {
     std::fs::create_dir_all(radium_home).map_err(io_err(radium_home))?;
     let _ = std::fs::set_permissions(radium_home, std::fs::Permissions::from_mode(0o700));
@@ -265,60 +350,51 @@ pub fn serve(engine: &Engine, radium_home: &Path, idle: Duration) -> Result<()> 
     let inode = std::fs::symlink_metadata(&path)
         .map_err(io_err(&path))?
         .ino();
-    let last = Arc::new(Mutex::new(Instant::now()));
-    let stop = Arc::new(AtomicBool::new(false));
-    let active = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    // The watchdog ends the accept loop when idle, asked to stop, or when the
-    // socket file is gone, by setting `stop` and shutting the listener down
-    // to wake the blocking accept.
-    let listening = listener.as_raw_fd();
-    let watchdog = {
-        let (last, stop, active, path) = (
-            Arc::clone(&last),
-            Arc::clone(&stop),
-            Arc::clone(&active),
-            path.clone(),
-        );
-        std::thread::spawn(move || loop {
-            std::thread::sleep(Duration::from_millis(50));
-            let idle_for = last
+    let shared = Arc::new(Shared {
+        projects: Projects::new(engine.clone(), idle.min(PROJECT_IDLE)),
+        last: Mutex::new(Instant::now()),
+        stop: AtomicBool::new(false),
+        active: Arc::default(),
+        working: Arc::default(),
+    });
+    let ours = || std::fs::symlink_metadata(&path).is_ok_and(|m| m.ino() == inode);
+    let silence = idle.min(MAX_SILENCE).max(Duration::from_millis(100));
+    let mut backoff = Duration::from_millis(10);
+    let mut swept = Instant::now();
+    loop {
+        if shared.stop.load(Ordering::SeqCst) {
+            break;
+        }
+        if !wait_readable(&listener, Duration::from_millis(50)) {
+            let idle_for = shared
+                .last
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .elapsed();
             // A socket file removed or replaced (its RADIUM_HOME deleted)
             // means no client can reach this daemon any more.
-            let gone = std::fs::symlink_metadata(&path).map_or(true, |m| m.ino() != inode);
-            if stop.load(Ordering::SeqCst)
-                || gone
-                || (idle_for >= idle && active.load(Ordering::SeqCst) == 0)
+            if shared.stop.load(Ordering::SeqCst)
+                || !ours()
+                || (idle_for >= idle && shared.active.load(Ordering::SeqCst) == 0)
             {
-                stop.store(true, Ordering::SeqCst);
-                // Wakes the blocked accept (Linux answers it with EINVAL).
-                // SAFETY: shutdown(2) on the listener's descriptor, which
-                // lives until `serve` returns, after this thread is done.
-                unsafe {
-                    libc::shutdown(listening, libc::SHUT_RDWR);
-                }
-                return;
+                break;
             }
-        })
-    };
-    let silence = idle.min(MAX_SILENCE).max(Duration::from_millis(100));
-    let mut backoff = Duration::from_millis(10);
-    for stream in listener.incoming() {
-        if stop.load(Ordering::SeqCst) {
-            break;
+            if swept.elapsed() >= Duration::from_secs(1) {
+                shared.projects.sweep();
+                swept = Instant::now();
+            }
+            continue;
         }
         // Out of descriptors (or another passing failure): wait before the
         // next accept instead of spinning.
-        let Ok(mut stream) = stream else {
+        let Ok((mut stream, _)) = listener.accept() else {
             std::thread::sleep(backoff);
             backoff = (backoff * 2).min(Duration::from_secs(1));
             continue;
         };
         backoff = Duration::from_millis(10);
 
-        if active.load(Ordering::SeqCst) >= MAX_CONNECTIONS {
+        if shared.active.load(Ordering::SeqCst) >= MAX_CONNECTIONS {
             let busy = Response::failure(&Error::Busy(format!(
                 "the daemon is serving {MAX_CONNECTIONS} connections already; try again"
             )));
@@ -326,23 +402,26 @@ pub fn serve(engine: &Engine, radium_home: &Path, idle: Duration) -> Result<()> 
             continue;
         }
         let _ = stream.set_read_timeout(Some(silence));
-        let (engine, last, stop, active) = (
-            engine.clone(),
-            Arc::clone(&last),
-            Arc::clone(&stop),
-            Arc::clone(&active),
-        );
-        let counted = Counted::new(active);
+        let counted = Counted::new(Arc::clone(&shared.active));
+        let shared = Arc::clone(&shared);
         std::thread::spawn(move || {
             // The count goes down when the thread ends, even by a panic.
             let _counted = counted;
-            serve_connection(&engine, stream, &last, &stop);
+            serve_connection(&shared, stream);
         });
     }
-    let _ = watchdog.join();
+    shared.stop.store(true, Ordering::SeqCst);
     // Only our own socket: another daemon may have taken the path since.
-    if std::fs::symlink_metadata(&path).is_ok_and(|m| m.ino() == inode) {
+    if ours() {
         let _ = std::fs::remove_file(&path);
+    }
+    // A client that found the file before it went may still be connecting.
+    turn_away(&listener);
+    std::thread::sleep(Duration::from_millis(50));
+    turn_away(&listener);
+    let finishing = Instant::now();
+    while shared.working.load(Ordering::SeqCst) > 0 && finishing.elapsed() < FINISH {
+        std::thread::sleep(Duration::from_millis(10));
     }
     Ok(())
 }
