@@ -166,3 +166,44 @@ fn an_agent_s_start_stderr_and_end_are_written() {
     );
     assert!(all.contains("info request session-new done in "), "{all}");
 }
+
+#[test]
+fn huge_unknown_command_names_and_messages_are_kept_short() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ws, home) = (dir.path().join("ws"), dir.path().join("home"));
+    std::fs::create_dir_all(&ws).unwrap();
+    let e = engine(&ws, &home);
+    let huge = "é".repeat(5 << 20); // 10 MB of two-byte characters
+    for _ in 0..30 {
+        let answer = call(&e, json!({"command": huge}));
+        assert_eq!(
+            answer["code"],
+            "unknown_command",
+            "{}",
+            &answer.to_string()[..200]
+        );
+        assert!(
+            answer["error"].as_str().unwrap().len() <= radium_core::protocol::MAX_ERROR_MESSAGE
+        );
+    }
+    // A long message written by any part is cut too, at a character boundary.
+    e.log()
+        .write(radium_core::LogLevel::Warn, "test", "ü".repeat(100_000));
+    let entries = call(&e, json!({"command": "log", "args": {"since": 0}}));
+    let all = messages(&entries["data"]);
+    assert_eq!(
+        all.len(),
+        31,
+        "{:?}",
+        all.iter().map(|m| &m[..60]).collect::<Vec<_>>()
+    );
+    for message in &all {
+        assert!(message.len() <= 4200, "an entry of {} bytes", message.len());
+    }
+    assert!(all[0].contains("… ("), "{}", &all[0][..200]);
+    assert!(
+        all[30].ends_with("more bytes)"),
+        "{}",
+        &all[30][all[30].len() - 80..]
+    );
+}

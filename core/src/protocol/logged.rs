@@ -35,13 +35,25 @@ const QUIET: &[&str] = &[
     "log",
 ];
 
+/// The most of an unknown command's name the log keeps, in bytes.
+const MAX_UNKNOWN_NAME: usize = 64;
+
 /// The name of `command` for the log: the protocol's own (no copy on every
-/// request), or a copy of an unknown one.
+/// request), or the first [`MAX_UNKNOWN_NAME`] bytes of an unknown one.
 pub(super) fn name(command: &str) -> Cow<'static, str> {
-    COMMANDS
-        .iter()
-        .find(|c| **c == command)
-        .map_or_else(|| Cow::Owned(command.to_owned()), |c| Cow::Borrowed(*c))
+    COMMANDS.iter().find(|c| **c == command).map_or_else(
+        || {
+            if command.len() <= MAX_UNKNOWN_NAME {
+                return Cow::Owned(command.to_owned());
+            }
+            let mut end = MAX_UNKNOWN_NAME;
+            while !command.is_char_boundary(end) {
+                end -= 1;
+            }
+            Cow::Owned(format!("{}… ({} bytes)", &command[..end], command.len()))
+        },
+        |c| Cow::Borrowed(*c),
+    )
 }
 
 /// `work` (the answer to `command`), writing a log entry when it ends: the

@@ -78,6 +78,11 @@ impl Entry {
     }
 }
 
+/// The longest message an entry keeps, in bytes: a longer one is cut at a
+/// character boundary and says how much was cut, so the log's memory stays
+/// bounded (at most [`CAPACITY`] entries of this size) whatever it is given.
+pub const MAX_MESSAGE: usize = 4096;
+
 /// A function called with every entry written.
 pub type Listener = Arc<dyn Fn(&Entry) + Send + Sync>;
 
@@ -112,6 +117,15 @@ impl Log {
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
         let mut message: String = message.into();
+        if message.len() > MAX_MESSAGE {
+            let mut end = MAX_MESSAGE - 64;
+            while !message.is_char_boundary(end) {
+                end -= 1;
+            }
+            let cut = message.len() - end;
+            message.truncate(end);
+            message.push_str(&format!("… ({cut} more bytes)"));
+        }
         if message.contains('\n') {
             message = message.replace('\n', " ⏎ ");
         }
