@@ -192,3 +192,32 @@ fn engine_config_is_validated_and_applies_the_workspace_file() {
         .to_string();
     assert!(err.contains("hooks.toml:2:"), "{err}");
 }
+
+#[test]
+fn a_tag_too_long_to_be_radiums_is_refused_without_being_echoed() {
+    let e = engine();
+    let dir = tempfile::tempdir().unwrap();
+    let huge = "t".repeat(1 << 20);
+    let answer = call(
+        &e,
+        json!({"command": "view", "args": {"path": "."}, "tag": huge, "cwd": dir.path()}),
+    );
+    assert_eq!(
+        answer["code"],
+        "invalid_argument",
+        "{}",
+        &answer.to_string()[..300]
+    );
+    let text = answer.to_string();
+    assert!(text.len() < 1000, "an answer of {} bytes", text.len());
+    assert!(
+        text.contains("`tag` of 1048576 bytes is not a tag"),
+        "{text}"
+    );
+    // A tag of ordinary length is still taken (unknown: a warning, no error).
+    let answer = call(
+        &e,
+        json!({"command": "view", "args": {"path": "."}, "tag": "x".repeat(256), "cwd": dir.path()}),
+    );
+    assert_eq!(answer["ok"], true, "{answer}");
+}

@@ -18,6 +18,10 @@ use crate::hooks::commands as hooks;
 use crate::hooks::outcome::ChainOutcome;
 use crate::support::json::{args_object, string_arg};
 
+/// The longest `tag` a request may carry, in bytes: radium's own tags are
+/// about 15.
+pub(crate) const MAX_TAG: usize = 256;
+
 /// A command's work: a `Send + 'static` future of its data.
 type Work = Pin<Box<dyn Future<Output = Result<Value>> + Send>>;
 
@@ -51,6 +55,14 @@ impl Engine {
         &self,
         mut request: Request,
     ) -> Pin<Box<dyn Future<Output = Response> + Send + 'static>> {
+        if let Some(tag) = request.tag.as_deref().filter(|t| t.len() > MAX_TAG) {
+            // Never a tag radium gave; refused before any part echoes it.
+            let e = Error::InvalidArgument(format!(
+                "`tag` of {} bytes is not a tag (radium's tags are under {MAX_TAG} bytes)",
+                tag.len()
+            ));
+            return Box::pin(std::future::ready(Response::failure(&e)));
+        }
         let work: Work = match request.command.as_str() {
             "step" => match StepRequest::from_args(&mut request.args) {
                 Ok(step) => {

@@ -124,7 +124,7 @@ impl Log {
             }
             let cut = message.len() - end;
             message.truncate(end);
-            message.push_str(&format!("… ({cut} more bytes)"));
+            let _ = std::fmt::Write::write_fmt(&mut message, format_args!("… ({cut} more bytes)"));
         }
         if message.contains('\n') {
             message = message.replace('\n', " ⏎ ");

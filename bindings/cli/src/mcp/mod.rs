@@ -5,6 +5,7 @@
 //! dog tag, so `undo` takes back its own last edit and `rewind` goes back to
 //! an earlier tag. See docs/mcp.md.
 
+mod stdio;
 mod tools;
 
 use std::fmt::Write as _;
@@ -44,7 +45,8 @@ impl RadiumTools {
         let Some(tool) = tools::find(name) else {
             let names: Vec<&str> = tools::TOOLS.iter().map(|t| t.name).collect();
             return failure(&format!(
-                "unknown tool `{name}` (the tools: {})",
+                "unknown tool `{}` (the tools: {})",
+                short(name),
                 names.join(", ")
             ));
         };
@@ -75,7 +77,7 @@ impl RadiumTools {
             // keeps its own conversation.
             let mut message = format!(
                 "cannot rewind to `{}`: it is not a tag of this workspace's conversations",
-                request.tag.as_deref().unwrap_or_default()
+                short(request.tag.as_deref().unwrap_or_default())
             );
             for warning in &response.warnings {
                 message.push_str("\nwarning: ");
@@ -118,6 +120,20 @@ impl RadiumTools {
         result.structured_content = Some(structured);
         result
     }
+}
+
+/// A name or tag from the client as an answer quotes it: at most 100
+/// bytes, so a huge one is never echoed whole.
+fn short(text: &str) -> std::borrow::Cow<'_, str> {
+    const MAX: usize = 100;
+    if text.len() <= MAX {
+        return text.into();
+    }
+    let mut end = MAX;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes)", &text[..end], text.len()).into()
 }
 
 fn failure(message: &str) -> CallToolResult {
@@ -184,15 +200,19 @@ pub(crate) fn serve(workspace: PathBuf, tag: Option<String>) -> ExitCode {
         tag: Arc::new(tokio::sync::Mutex::new(tag)),
     };
     let outcome = runtime.block_on(async move {
+        let (input, output, writer) = stdio::start();
         let running = server
-            .serve(rmcp::transport::stdio())
+            .serve((input, output))
             .await
             .map_err(|e| format!("the MCP client did not initialize: {e}"))?;
-        running
+        let outcome = running
             .waiting()
             .await
             .map(|_| ())
-            .map_err(|e| e.to_string())
+            .map_err(|e| e.to_string());
+        // The last answers and errors reach stdout before the process ends.
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(5), writer).await;
+        outcome
     });
     // A call still running when the client left finishes its write (each
     // write is atomic) before the runtime drops.
