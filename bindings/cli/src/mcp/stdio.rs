@@ -118,7 +118,7 @@ fn check(line: Line) -> Result<Option<Vec<u8>>, Value> {
     if let Some((len, tail)) = over {
         let id = guess_id(&bytes, &tail);
         return Err(error(
-            id,
+            &id,
             INVALID_REQUEST,
             &format!("a message of {len} bytes is over the limit of {MAX_LINE} bytes"),
         ));
@@ -133,17 +133,17 @@ fn check(line: Line) -> Result<Option<Vec<u8>>, Value> {
         let id = guess_id(&bytes, &[]);
         let at = e.valid_up_to();
         return Err(error(
-            id,
+            &id,
             PARSE_ERROR,
             &format!("the message is not UTF-8 (an invalid byte at {at})"),
         ));
     }
     if let Err(e) = radium_core::check_json_depth(&bytes) {
-        return Err(error(guess_id(&bytes, &[]), PARSE_ERROR, &e));
+        return Err(error(&guess_id(&bytes, &[]), PARSE_ERROR, &e));
     }
     if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
         return Err(error(
-            guess_id(&bytes, &[]),
+            &guess_id(&bytes, &[]),
             PARSE_ERROR,
             &format!("the message is not JSON: {e}"),
         ));
@@ -152,7 +152,7 @@ fn check(line: Line) -> Result<Option<Vec<u8>>, Value> {
     Ok(Some(bytes))
 }
 
-fn error(id: Value, code: i64, message: &str) -> Value {
+fn error(id: &Value, code: i64, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
