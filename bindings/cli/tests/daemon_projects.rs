@@ -149,3 +149,58 @@ fn edits_racing_an_idle_exit_are_all_answered() {
         assert!(s.b.join(format!("g{i}.txt")).exists());
     }
 }
+
+#[test]
+fn an_idle_projects_engine_is_dropped_and_its_language_server_stopped() {
+    let s = setup();
+    let log = s.home.join("server.log");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/lsp/scripted_server.py")
+        .canonicalize()
+        .unwrap();
+    // The user's own server table: a scripted server that never stops itself.
+    write(
+        &s.home.join("lsp.toml"),
+        &format!(
+            "[python]\ncommand = [\"python3\", {script:?}, \"--mode\", \"\", \"--encoding\", \"utf-16\", \"--log\", {log:?}]\nidle_seconds = 600\n",
+            script = script.display().to_string(),
+            log = log.display().to_string(),
+        ),
+    );
+    write(&s.a.join("app.py"), "total = 1\nprint(total)\n");
+    // Project engines live at most the daemon's idle time (3 s here).
+    let found = rad(
+        &["read-var", "app.py", "--var", "total"],
+        &s.a,
+        &s.home,
+        "3",
+    );
+    assert!(found.status.success(), "{}", err(&found));
+    assert!(out(&found).contains("app.py"), "{}", out(&found));
+    let stopped = || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .contains("\"exit\"")
+    };
+    assert!(!stopped());
+    // Another project keeps the daemon busy while project a goes idle.
+    let started = std::time::Instant::now();
+    while !stopped() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "project a's server is still running: {}",
+            std::fs::read_to_string(&log).unwrap_or_default()
+        );
+        let busy = rad(&["view", "."], &s.b, &s.home, "3");
+        assert!(busy.status.success(), "{}", err(&busy));
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+    // Project a is served again on its next request, by a new engine.
+    let again = rad(
+        &["read-var", "app.py", "--var", "total"],
+        &s.a,
+        &s.home,
+        "3",
+    );
+    assert!(again.status.success(), "{}", err(&again));
+}
