@@ -166,7 +166,7 @@ impl History {
         };
         if let Ok(p) = serde_json::from_str::<Pending>(&text) {
             let shown = self.read_changeset(p.seq).ok().and_then(|cs| {
-                let file = self.project.confine(&cs.file).ok()?;
+                let file = self.project.confine_write(&cs.file).ok()?;
                 Some(sides(&cs, read_text_file(&file).ok().as_deref()))
             });
             let chain = self.session.chain_mut(&p.chain);
@@ -197,7 +197,7 @@ impl History {
             }
             let happened = self.read_changeset(seq).ok().filter(|cs| {
                 self.project
-                    .confine(&cs.file)
+                    .confine_write(&cs.file)
                     .is_ok_and(|file| sides(cs, read_text_file(&file).ok().as_deref()).1)
             });
             let Some(cs) = happened else {
@@ -383,9 +383,10 @@ impl History {
         };
         let mut cs = self.read_changeset(seq)?;
         chain.clone_into(&mut cs.chain);
-        // Confined again: the tree may have changed since (a folder
-        // replaced by a symlink that leads out).
-        let file = self.project.confine(&cs.file)?;
+        // Confined again, protected folders refused: the tree may have
+        // changed since (a folder replaced by a symlink that leads out, or
+        // into `.git/` or `.radium/`).
+        let file = self.project.confine_write(&cs.file)?;
         let current = if cs.removed {
             if file.exists() {
                 return Err(self.changed_since(&cs, "undo"));
@@ -421,9 +422,10 @@ impl History {
         };
         let mut cs = self.read_changeset(seq)?;
         chain.clone_into(&mut cs.chain);
-        // Confined again: the tree may have changed since (a folder
-        // replaced by a symlink that leads out).
-        let file = self.project.confine(&cs.file)?;
+        // Confined again, protected folders refused: the tree may have
+        // changed since (a folder replaced by a symlink that leads out, or
+        // into `.git/` or `.radium/`).
+        let file = self.project.confine_write(&cs.file)?;
         let current = read_text_file(&file).ok();
         if !sides(&cs, current.as_deref()).0 {
             return Err(self.changed_since(&cs, "redo"));

@@ -155,8 +155,9 @@ impl History {
         // wrote.
         let mut seen = HashSet::new();
         for cs in sets.iter().filter(|cs| seen.insert(cs.file.as_str())) {
-            // Confined again: the tree may have changed since.
-            let current = read_text_file(&self.project.confine(&cs.file)?).ok();
+            // Confined again, protected folders refused: the tree may have
+            // changed since (a folder swapped for a symlink).
+            let current = read_text_file(&self.project.confine_write(&cs.file)?).ok();
             if !sides(cs, current.as_deref()).1 {
                 return Err(self.changed_since(cs, "undo"));
             }
@@ -176,8 +177,9 @@ impl History {
         let sets = self.step_from(next, later.iter().copied())?;
         let mut seen = HashSet::new();
         for cs in sets.iter().filter(|cs| seen.insert(cs.file.as_str())) {
-            // Confined again: the tree may have changed since.
-            let current = read_text_file(&self.project.confine(&cs.file)?).ok();
+            // Confined again, protected folders refused: the tree may have
+            // changed since (a folder swapped for a symlink).
+            let current = read_text_file(&self.project.confine_write(&cs.file)?).ok();
             if !sides(cs, current.as_deref()).0 {
                 return Err(self.changed_since(cs, "redo"));
             }
