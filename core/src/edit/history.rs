@@ -106,7 +106,8 @@ fn sides(cs: &Changeset, current: Option<&str>) -> (bool, bool) {
 #[derive(Debug)]
 pub struct History {
     project: Project,
-    /// How many changesets to keep (default 100).
+    /// How many steps to keep (default 100); a step is every changeset one
+    /// request made, however many files it changed.
     pub depth: u64,
     /// The session as loaded.
     pub session: Session,
@@ -214,9 +215,13 @@ impl History {
                 &cs.chain
             };
             let chain = self.session.chain_mut(id);
-            chain.take_redo_tail();
+            let tail = chain.take_redo_tail();
             chain.ops.push(seq);
             chain.len += 1;
+            self.session.steps.retain(|head| !tail.contains(head));
+            if cs.group.is_none_or(|g| g == seq) {
+                self.session.steps.push(seq);
+            }
             self.session.next_seq += 1;
             self.save()?;
         }
@@ -239,7 +244,7 @@ impl History {
         let text = std::fs::read_to_string(&path).map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
                 Error::Edit(format!(
-                    "operation [seq:{seq}] is no longer kept (the history keeps the last {})",
+                    "operation [seq:{seq}] is no longer kept (the history keeps the last {} steps)",
                     self.depth
                 ))
             } else {
@@ -374,7 +379,7 @@ impl History {
         }) else {
             return Err(Error::Edit(if self.session.chain_len(chain) > 0 {
                 format!(
-                    "nothing more to undo: older operations are no longer kept (the history keeps the last {})",
+                    "nothing more to undo: older operations are no longer kept (the history keeps the last {} steps)",
                     self.depth
                 )
             } else {

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use radium_core::{Engine, EngineConfig, Request};
 use serde_json::Value;
 
+mod big_steps;
 mod fallback;
 mod real;
 mod rust_moves;
