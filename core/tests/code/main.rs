@@ -12,6 +12,7 @@ use serde_json::Value;
 
 mod big_steps;
 mod fallback;
+mod many_edits;
 mod real;
 mod rust_moves;
 mod scripted;
