@@ -18,6 +18,8 @@ every answer to its own requests go to the log (--log), one JSON per line.
       stale       send rename edits for a version the client never sent
       badstart    write to stderr and exit at once
       norename    offer no file renames
+      badrefs     answer references with /dev/zero, the workspace's FIFO
+                  `pipe.fifo` and a file outside the workspace besides
 """
 import argparse
 import json
@@ -174,7 +176,12 @@ def answer(message):
         return []
     if method == "textDocument/references":
         name = word_at(params)
-        return [{"uri": uri, "range": rng(text, m)} for uri, text, m in occurrences(name)]
+        found = [{"uri": uri, "range": rng(text, m)} for uri, text, m in occurrences(name)]
+        if "badrefs" in modes:
+            first = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}
+            for path in ("/dev/zero", os.path.join(root, "pipe.fifo"), os.path.join(os.path.dirname(root), "outside.py")):
+                found.insert(0, {"uri": uri_of(path), "range": first})
+        return found
     if method == "textDocument/definition":
         name = word_at(params)
         for uri, text, m in occurrences(name):

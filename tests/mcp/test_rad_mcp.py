@@ -244,6 +244,54 @@ async def test_tag_continues_a_conversation():
     ws.close()
 
 
+async def test_unknown_or_foreign_tags_undo_nothing():
+    ws = Workspace()
+    ws.write("a.txt", "one\n")
+
+    async def user(session, _):
+        r = await session.call_tool("create", {"path": "user.txt", "content": "u\n"})
+        return tag_of(r)
+
+    users = await with_client(ws, user)
+
+    async def forgotten(session, _):
+        # A server whose tag the project no longer knows (forgotten after
+        # 1,000 newer ones): its undo is an error and takes back nothing,
+        # not another client's latest edit.
+        r = await session.call_tool("undo", {})
+        check(r.is_error and "unknown tag" in text_of(r) and "nothing undone" in text_of(r),
+              f"undo with a forgotten tag: {text_of(r)}")
+        r = await session.call_tool("redo", {})
+        check(r.is_error and "nothing redone" in text_of(r), f"redo with a forgotten tag: {text_of(r)}")
+
+    await with_client(ws, forgotten, "--tag", users[:4] + "-zzzzzzzz")
+    check(ws.read("user.txt") == "u\n", "the user's file is untouched")
+
+    async def other(session, _):
+        r = await session.call_tool("str_replace", {"path": "a.txt", "old": "one", "new": "two"})
+        check(not r.is_error, f"an edit of this server: {text_of(r)}")
+        # A tag of the user's conversation is not this server's to rewind to.
+        r = await session.call_tool("rewind", {"tag": users})
+        check(r.is_error and "another conversation" in text_of(r), f"rewind to another conversation's tag: {text_of(r)}")
+        # The server keeps its own conversation: its undo takes back its own edit.
+        r = await session.call_tool("undo", {})
+        check(not r.is_error, f"undo after the refused rewind: {text_of(r)}")
+        check(ws.read("a.txt") == "one\n", "the server's own edit is undone")
+        check(ws.read("user.txt") == "u\n", "the user's file is kept")
+
+    await with_client(ws, other)
+
+    async def fresh(session, _):
+        r = await session.call_tool("rewind", {"tag": users})
+        check(r.is_error and "no conversation yet" in text_of(r), f"rewind before any call: {text_of(r)}")
+        r = await session.call_tool("undo", {})
+        check(r.is_error and "no edit yet" in text_of(r), f"undo before any call: {text_of(r)}")
+
+    await with_client(ws, fresh)
+    check(ws.read("user.txt") == "u\n", "the user's file is still there")
+    ws.close()
+
+
 async def test_hook_denies_a_call():
     ws = Workspace()
     ws.write("a.txt", "one\n")

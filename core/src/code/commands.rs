@@ -8,8 +8,8 @@ use serde_json::{json, Map, Value};
 
 use super::edits::Plan;
 use super::lookup::{
-    anchor, ask, context, describe, fallback_places, location, position_params, relative,
-    server_name, show_workspace, Place,
+    anchor, ask, context, describe, fallback_places, location, location_path, position_params,
+    relative, server_name, show_workspace, Place,
 };
 use super::lsp::{Client, Servers};
 use super::servers::{server_table, spec_for, ServerSpec};
@@ -216,18 +216,20 @@ pub async fn read_var(
                         Value::Object(_) => Some(d),
                         _ => None,
                     })
-                    .and_then(|d| location(&d, &client));
+                    .and_then(|d| location(&d, &client, &ctx.root));
                 let mut outside = 0;
+                // Locations outside the workspace are dropped before any
+                // file is opened; only regular files are read.
                 let mut found: Vec<Place> = answer
                     .as_array()
                     .into_iter()
                     .flatten()
-                    .filter_map(|l| location(l, &client))
-                    .filter(|(path, ..)| {
-                        let inside = path.starts_with(&ctx.root);
+                    .filter(|l| {
+                        let inside = location_path(l).is_some_and(|p| p.starts_with(&ctx.root));
                         outside += usize::from(!inside);
                         inside
                     })
+                    .filter_map(|l| location(l, &client, &ctx.root))
                     .map(|(path, start, end)| Place {
                         definition: definition.as_ref() == Some(&(path.clone(), start, end)),
                         path,

@@ -29,6 +29,22 @@ pub struct Plan {
     pub edits: BTreeMap<PathBuf, usize>,
 }
 
+/// `text` with sorted, non-overlapping byte-range `edits` (start, end,
+/// new text) made, in one pass: linear in the text and the edits together
+/// (10^6 edits of one file take a fraction of a second, not minutes).
+pub fn splice(text: &str, edits: &[(usize, usize, String)]) -> String {
+    let added: usize = edits.iter().map(|e| e.2.len()).sum();
+    let mut out = String::with_capacity(text.len() + added);
+    let mut at = 0;
+    for (start, end, new) in edits {
+        out.push_str(&text[at..*start]);
+        out.push_str(new);
+        at = *end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
 fn refuse(why: impl std::fmt::Display) -> Error {
     Error::Edit(format!("the edit was refused, nothing was written: {why}"))
 }
@@ -62,11 +78,20 @@ impl Plan {
         mut edits: Vec<(usize, usize, String)>,
         client: Option<&Client>,
     ) -> Result<()> {
-        let Some(mut text) = self.text(path, client)? else {
+        let Some(text) = self.text(path, client)? else {
             return Err(refuse(format!("`{}` does not exist", path.display())));
         };
         // Stable: inserts at one place keep the order they were given in.
         edits.sort_by_key(|e| (e.0, e.1));
+        if let Some(&(start, end, _)) = edits
+            .iter()
+            .find(|(start, end, _)| !text.is_char_boundary(*start) || !text.is_char_boundary(*end))
+        {
+            return Err(refuse(format!(
+                "an edit of `{}` (bytes {start}..{end}) is past its end or inside a character",
+                path.display()
+            )));
+        }
         for pair in edits.windows(2) {
             if pair[0].1 > pair[1].0 {
                 return Err(refuse(format!(
@@ -80,10 +105,8 @@ impl Plan {
             }
         }
         *self.edits.entry(path.to_owned()).or_default() += edits.len();
-        for (start, end, new) in edits.into_iter().rev() {
-            text.replace_range(start..end, &new);
-        }
-        self.after.insert(path.to_owned(), Some(text));
+        self.after
+            .insert(path.to_owned(), Some(splice(&text, &edits)));
         Ok(())
     }
 

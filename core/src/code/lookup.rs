@@ -95,12 +95,38 @@ pub fn anchor(
         })
 }
 
-/// The text of `path`: what the server was shown, else the disk.
+/// The text of `path`: what the server was shown, else the disk (see
+/// [`read_source`]).
 pub fn file_text(path: &Path, client: Option<&Client>) -> Option<String> {
     client
         .and_then(|c| c.open_doc(path))
         .map(|d| d.text)
-        .or_else(|| std::fs::read_to_string(path).ok())
+        .or_else(|| read_source(path))
+}
+
+/// A source file's text from the disk: a regular file of at most
+/// [`MAX_FILE`](super::walk::MAX_FILE) bytes, opened without blocking, so
+/// a path a server names that is a FIFO (which would block the open), a
+/// device (`/dev/zero`, read until memory runs out) or a huge file is
+/// never read. None for those and for anything unreadable.
+pub fn read_source(path: &Path) -> Option<String> {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.len() > super::walk::MAX_FILE {
+        return None;
+    }
+    let mut text = String::new();
+    // Capped again: the file may grow while it is read.
+    file.take(super::walk::MAX_FILE + 1)
+        .read_to_string(&mut text)
+        .ok()?;
+    (text.len() as u64 <= super::walk::MAX_FILE).then_some(text)
 }
 
 /// Shows `client` the workspace's files of its language (for servers
@@ -147,16 +173,23 @@ pub async fn ask(
     Ok(answer)
 }
 
-/// The (path, byte range) of an LSP `Location` or `LocationLink`.
-pub fn location(value: &Value, client: &Client) -> Option<(PathBuf, usize, usize)> {
+/// The file of an LSP `Location` or `LocationLink`, symlinks resolved.
+pub fn location_path(value: &Value) -> Option<PathBuf> {
     let uri = value
         .get("uri")
         .or_else(|| value.get("targetUri"))?
         .as_str()?;
+    Some(crate::support::paths::resolve(&uri_path(uri)?))
+}
+
+/// The (path, byte range) of an LSP `Location` or `LocationLink` in the
+/// workspace at `root`. A location outside it is None before its file is
+/// opened, and only a regular source file is read (see [`read_source`]).
+pub fn location(value: &Value, client: &Client, root: &Path) -> Option<(PathBuf, usize, usize)> {
+    let path = location_path(value).filter(|p| p.starts_with(root))?;
     let range = value
         .get("range")
         .or_else(|| value.get("targetSelectionRange"))?;
-    let path = crate::support::paths::resolve(&uri_path(uri)?);
     let text = file_text(&path, Some(client))?;
     let starts = line_starts(&text);
     let at = |p: &Value| {

@@ -106,7 +106,8 @@ fn sides(cs: &Changeset, current: Option<&str>) -> (bool, bool) {
 #[derive(Debug)]
 pub struct History {
     project: Project,
-    /// How many changesets to keep (default 100).
+    /// How many steps to keep (default 100); a step is every changeset one
+    /// request made, however many files it changed.
     pub depth: u64,
     /// The session as loaded.
     pub session: Session,
@@ -166,7 +167,7 @@ impl History {
         };
         if let Ok(p) = serde_json::from_str::<Pending>(&text) {
             let shown = self.read_changeset(p.seq).ok().and_then(|cs| {
-                let file = self.project.confine(&cs.file).ok()?;
+                let file = self.project.confine_write(&cs.file).ok()?;
                 Some(sides(&cs, read_text_file(&file).ok().as_deref()))
             });
             let chain = self.session.chain_mut(&p.chain);
@@ -197,7 +198,7 @@ impl History {
             }
             let happened = self.read_changeset(seq).ok().filter(|cs| {
                 self.project
-                    .confine(&cs.file)
+                    .confine_write(&cs.file)
                     .is_ok_and(|file| sides(cs, read_text_file(&file).ok().as_deref()).1)
             });
             let Some(cs) = happened else {
@@ -214,9 +215,13 @@ impl History {
                 &cs.chain
             };
             let chain = self.session.chain_mut(id);
-            chain.take_redo_tail();
+            let tail = chain.take_redo_tail();
             chain.ops.push(seq);
             chain.len += 1;
+            self.session.steps.retain(|head| !tail.contains(head));
+            if cs.group.is_none_or(|g| g == seq) {
+                self.session.steps.push(seq);
+            }
             self.session.next_seq += 1;
             self.save()?;
         }
@@ -239,7 +244,7 @@ impl History {
         let text = std::fs::read_to_string(&path).map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
                 Error::Edit(format!(
-                    "operation [seq:{seq}] is no longer kept (the history keeps the last {})",
+                    "operation [seq:{seq}] is no longer kept (the history keeps the last {} steps)",
                     self.depth
                 ))
             } else {
@@ -374,7 +379,7 @@ impl History {
         }) else {
             return Err(Error::Edit(if self.session.chain_len(chain) > 0 {
                 format!(
-                    "nothing more to undo: older operations are no longer kept (the history keeps the last {})",
+                    "nothing more to undo: older operations are no longer kept (the history keeps the last {} steps)",
                     self.depth
                 )
             } else {
@@ -383,9 +388,10 @@ impl History {
         };
         let mut cs = self.read_changeset(seq)?;
         chain.clone_into(&mut cs.chain);
-        // Confined again: the tree may have changed since (a folder
-        // replaced by a symlink that leads out).
-        let file = self.project.confine(&cs.file)?;
+        // Confined again, protected folders refused: the tree may have
+        // changed since (a folder replaced by a symlink that leads out, or
+        // into `.git/` or `.radium/`).
+        let file = self.project.confine_write(&cs.file)?;
         let current = if cs.removed {
             if file.exists() {
                 return Err(self.changed_since(&cs, "undo"));
@@ -421,9 +427,10 @@ impl History {
         };
         let mut cs = self.read_changeset(seq)?;
         chain.clone_into(&mut cs.chain);
-        // Confined again: the tree may have changed since (a folder
-        // replaced by a symlink that leads out).
-        let file = self.project.confine(&cs.file)?;
+        // Confined again, protected folders refused: the tree may have
+        // changed since (a folder replaced by a symlink that leads out, or
+        // into `.git/` or `.radium/`).
+        let file = self.project.confine_write(&cs.file)?;
         let current = read_text_file(&file).ok();
         if !sides(&cs, current.as_deref()).0 {
             return Err(self.changed_since(&cs, "redo"));

@@ -150,6 +150,19 @@ impl EditSession {
             None => (None, Vec::new()),
         };
         let tagged = chain.is_some();
+        if let (Some(tag), false, "undo" | "redo") = (tag, tagged, command) {
+            // Never the tagless form instead: that would take back another
+            // conversation's latest operation.
+            let done = if command == "undo" {
+                "undone"
+            } else {
+                "redone"
+            };
+            return Err(Error::Edit(format!(
+                "cannot {command}: {}; nothing {done} (with a tag, {command} works on that tag's conversation only)",
+                self.unknown_tag(tag)
+            )));
+        }
         self.chain = chain.unwrap_or_else(Self::new_chain);
         let data = match command {
             "view" => self.view(args)?,

@@ -112,6 +112,10 @@ pub struct Session {
     /// recent last: what a `redo` without a tag redoes.
     #[serde(default)]
     pub undone: Vec<String>,
+    /// The first changeset of each kept step, oldest first: the history
+    /// keeps whole steps, counted as steps (a step of 1,000 files is one).
+    #[serde(default)]
+    pub steps: Vec<u64>,
 }
 
 impl Default for Session {
@@ -123,6 +127,7 @@ impl Default for Session {
             tags: BTreeMap::new(),
             tag_order: Vec::new(),
             undone: Vec::new(),
+            steps: Vec::new(),
         }
     }
 }
@@ -202,22 +207,32 @@ impl Session {
     }
 
     /// Drops the operations older than changeset `oldest` (deleted from the
-    /// history) and the chains nothing points at any more. Answers the
-    /// changesets of redo tails cut short, whose files are to be removed.
-    pub fn prune(&mut self, oldest: u64) -> Vec<u64> {
+    /// history), those `gone` names besides (changesets that joined a
+    /// dropped step later), and the chains nothing points at any more.
+    /// Answers the changesets of redo tails cut short, whose files are to
+    /// be removed.
+    pub fn prune(&mut self, oldest: u64, gone: &BTreeSet<u64>) -> Vec<u64> {
+        let dropped = |s: u64| s < oldest || gone.contains(&s);
         let mut cut = Vec::new();
         for chain in self.chains.values_mut() {
             // Applied operations at the front go, counted in `base`.
-            while chain.base < chain.len && chain.ops.first().is_some_and(|&s| s < oldest) {
-                chain.ops.remove(0);
-                chain.base += 1;
-            }
+            let front = chain
+                .ops
+                .iter()
+                .take(usize::try_from(chain.len - chain.base).unwrap_or(usize::MAX))
+                .take_while(|&&s| dropped(s))
+                .count();
+            chain.ops.drain(..front);
+            chain.base += front as u64;
             // A redo tail is unusable from its first dropped operation on.
             let keep = usize::try_from(chain.len - chain.base).unwrap_or(usize::MAX);
-            if let Some(gone) = chain.ops.iter().skip(keep).position(|&s| s < oldest) {
-                cut.extend(chain.ops.split_off(keep + gone));
+            if let Some(at) = chain.ops.iter().skip(keep).position(|&s| dropped(s)) {
+                cut.extend(chain.ops.split_off(keep + at));
             }
         }
+        let removed: BTreeSet<u64> = cut.iter().copied().collect();
+        self.steps
+            .retain(|&head| head >= oldest && !removed.contains(&head));
         let pointed: BTreeSet<&str> = self.tags.values().map(|p| p.chain.as_str()).collect();
         let undone: BTreeSet<&str> = self.undone.iter().map(String::as_str).collect();
         self.chains.retain(|id, c| {

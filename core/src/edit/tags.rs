@@ -113,19 +113,37 @@ impl EditSession {
         (latest, ops)
     }
 
+    /// Why radium does not know `tag`: forgotten (or never issued) here, or
+    /// of another project.
+    pub(super) fn unknown_tag(&self, tag: &str) -> String {
+        if tag.split('-').next() == Some(self.project.tag_prefix()) {
+            format!("unknown tag `{tag}` (too old or never issued)")
+        } else {
+            format!("tag `{tag}` belongs to another project (or is not a tag)")
+        }
+    }
+
+    /// The conversation (chain id) `tag` belongs to, if radium knows the
+    /// tag: two tags of one conversation answer the same id. A client that
+    /// keeps its own conversation (`rad mcp`) checks a tag it is asked to
+    /// rewind to with it.
+    pub fn conversation_of(&self, tag: &str) -> Option<&str> {
+        self.history
+            .session
+            .tags
+            .get(tag)
+            .map(|point| point.chain.as_str())
+    }
+
     /// The chain `tag` belongs to, after rewinding it to `tag` if the tag is
     /// older than the chain's state; with the warnings to show. `None`: the
     /// tag is not known here (the request starts a chain of its own).
     pub(super) fn rewind(&mut self, tag: &str) -> (Option<String>, Vec<String>) {
         let mut warnings = Vec::new();
         let Some(point) = self.history.session.tags.get(tag).cloned() else {
-            let whose = if tag.split('-').next() == Some(self.project.tag_prefix()) {
-                format!("unknown tag `{tag}` (too old or never issued)")
-            } else {
-                format!("tag `{tag}` belongs to another project (or is not a tag)")
-            };
             warnings.push(format!(
-                "{whose}; nothing undone, and this request starts a conversation of its own"
+                "{}; nothing undone, and this request starts a conversation of its own",
+                self.unknown_tag(tag)
             ));
             return (None, warnings);
         };

@@ -19,7 +19,9 @@ pub struct EngineConfig {
     pub radium_home: Option<PathBuf>,
     /// Size limits for editor contexts.
     pub limits: ContextLimits,
-    /// How many changesets the edit history keeps per project (default 100).
+    /// How many steps the edit history keeps per project (default 100): a
+    /// step is every changeset one request made (a rename across 1,000
+    /// files is one), kept or dropped whole.
     pub history_depth: u64,
     /// The `rad` program an agent session starts as radium's MCP server
     /// (`rad mcp`) for its agent; default: `rad` found on `PATH`. With none,

@@ -7,7 +7,7 @@ use serde_json::json;
 use super::{places, Env};
 
 /// No server for any language radium knows.
-const NO_SERVERS: &str = "[python]\ndisabled = true\n[typescript]\ndisabled = true\n[rust]\ndisabled = true\n[lua]\ndisabled = true\n";
+pub(crate) const NO_SERVERS: &str = "[python]\ndisabled = true\n[typescript]\ndisabled = true\n[rust]\ndisabled = true\n[lua]\ndisabled = true\n";
 
 #[test]
 fn a_name_in_a_comment_or_a_string_is_not_renamed() {

@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use radium_core::{Engine, EngineConfig, Request};
 use serde_json::Value;
 
+mod big_steps;
 mod fallback;
+mod many_edits;
 mod real;
 mod rust_moves;
 mod scripted;

@@ -275,3 +275,28 @@ fn a_file_rename_takes_the_servers_edits_and_tells_it_after() {
     assert_eq!(env.read("helpers.py"), None);
     assert_eq!(env.read("app.py").unwrap(), APP);
 }
+
+#[test]
+fn references_in_a_fifo_a_device_or_outside_are_dropped_unread() {
+    let (env, _) = env("badrefs", "utf-16", "");
+    // A FIFO in the workspace (an open would block), and a file outside.
+    let fifo = std::ffi::CString::new(env.root.join("pipe.fifo").to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    std::fs::write(env.root.parent().unwrap().join("outside.py"), "total = 2\n").unwrap();
+    // The server also answers /dev/zero, which would be read until memory
+    // runs out: the answer comes, with the real references only.
+    let r = env.ok("read-var", json!({"file": "util.py", "var": "total"}));
+    let found = places(&r["data"]);
+    assert_eq!(found.len(), 6, "{r:#}");
+    assert!(
+        found
+            .iter()
+            .all(|(file, ..)| file == "app.py" || file == "util.py"),
+        "{found:?}"
+    );
+    let warnings = r["warnings"].to_string();
+    assert!(
+        warnings.contains("2 references outside the workspace are left out"),
+        "{warnings}"
+    );
+}

@@ -310,3 +310,58 @@ fn clients_that_follow_share_a_conversation_without_rewinding_each_other() {
         "{error}"
     );
 }
+
+#[test]
+fn an_undo_or_redo_with_a_forgotten_tag_undoes_nothing() {
+    let e = env();
+    // A conversation's edit, then its tag is forgotten: the project keeps
+    // its last 1,000 tags, and 1,000 reads of other clients issue newer ones.
+    let mine = e.call(
+        "create",
+        json!({"path": "mine.txt", "content": "m\n"}),
+        None,
+    );
+    assert_eq!(mine["ok"], true, "{mine}");
+    let forgotten = tag(&mine);
+    let users = e.call(
+        "create",
+        json!({"path": "user.txt", "content": "u\n"}),
+        None,
+    );
+    assert_eq!(users["ok"], true, "{users}");
+    for _ in 0..1000 {
+        assert_eq!(
+            e.call("view", json!({"path": "user.txt"}), None)["ok"],
+            true
+        );
+    }
+    for command in ["undo", "redo"] {
+        let r = e.call(command, json!({}), Some(&forgotten));
+        assert_eq!(r["ok"], false, "{command}: {r}");
+        assert_eq!(r["code"], "edit", "{r}");
+        let error = r["error"].as_str().unwrap();
+        assert!(
+            error.contains(&format!(
+                "unknown tag `{forgotten}` (too old or never issued)"
+            )) && error.contains("nothing"),
+            "{error}"
+        );
+    }
+    // Neither the user's latest edit nor the conversation's own was taken back.
+    assert_eq!(e.read("user.txt"), "u\n");
+    assert_eq!(e.read("mine.txt"), "m\n");
+    // A tag of another project is refused the same way.
+    let r = e.call("undo", json!({}), Some("zzzz-abcdefgh"));
+    assert!(
+        r["error"]
+            .as_str()
+            .unwrap()
+            .contains("belongs to another project"),
+        "{r}"
+    );
+    assert_eq!(e.read("user.txt"), "u\n");
+    // Without a tag, undo still takes back the project's latest edit.
+    let r = e.call("undo", json!({}), None);
+    assert_eq!(r["ok"], true, "{r}");
+    assert!(!e.root.join("user.txt").exists());
+}

@@ -194,8 +194,8 @@ fn history_keeps_what_changed_and_its_depth_is_configurable() {
     let r = e.call("undo", Value::Null, Some(&t));
     assert_eq!(
         r["error"],
-        "nothing more to undo: older operations are no longer kept (the history keeps the last 3)",
-        "only 3 changesets are kept"
+        "nothing more to undo: older operations are no longer kept (the history keeps the last 3 steps)",
+        "only 3 steps are kept"
     );
 }
 

@@ -278,3 +278,85 @@ fn a_take_back_amends_the_agents_step_so_one_undo_takes_the_tool_call_back() {
         assert!(out["error"].as_str().unwrap().contains("`amend`"), "{out}");
     }
 }
+
+/// Records `files` (each now holding `after`, before holding `before`) as one step.
+fn step(env: &Env, files: &[&str], before: &str, after: &str, t: Option<&str>) -> String {
+    for f in files {
+        write(env, f, after);
+    }
+    let list: Vec<Value> = files
+        .iter()
+        .map(|f| json!({"path": f, "old_text": before}))
+        .collect();
+    let out = env.call("record", json!({"files": list}), t);
+    assert_eq!(out["ok"], true, "{out}");
+    tag(&out)
+}
+
+fn history_dir(env: &Env) -> PathBuf {
+    env.home
+        .read_dir()
+        .unwrap()
+        .map(|d| d.unwrap().path())
+        .find(|p| p.join("history").is_dir())
+        .unwrap()
+        .join("history")
+}
+
+#[test]
+fn the_history_keeps_whole_steps_counted_as_steps() {
+    let env = env_with(EngineConfig {
+        history_depth: 2,
+        ..EngineConfig::default()
+    });
+    let files = ["a.txt", "b.txt", "c.txt"];
+    for f in files {
+        write(&env, f, "0\n");
+    }
+    // Three steps of three files each: six changesets more than the depth,
+    // yet only the oldest step goes, whole.
+    let t = step(&env, &files, "0\n", "1\n", None);
+    let t = step(&env, &files, "1\n", "2\n", Some(&t));
+    let mut t = step(&env, &files, "2\n", "3\n", Some(&t));
+    assert_eq!(history_dir(&env).read_dir().unwrap().count(), 6);
+    for back in ["2\n", "1\n"] {
+        let undo = env.call("undo", Value::Null, Some(&t));
+        assert_eq!(undo["ok"], true, "{undo}");
+        assert_eq!(undo["data"]["undone"]["files"].as_array().unwrap().len(), 3);
+        for f in files {
+            assert_eq!(env.read(f), back, "{f}");
+        }
+        t = tag(&undo);
+    }
+    let undo = env.call("undo", Value::Null, Some(&t));
+    assert_eq!(
+        undo["error"],
+        "nothing more to undo: older operations are no longer kept (the history keeps the last 2 steps)"
+    );
+    for f in files {
+        assert_eq!(env.read(f), "1\n", "{f} keeps the oldest step");
+    }
+}
+
+#[test]
+fn a_step_missing_its_first_changesets_is_refused_whole() {
+    let env = env();
+    let files = ["a.txt", "b.txt", "c.txt"];
+    for f in files {
+        write(&env, f, "0\n");
+    }
+    let t = step(&env, &files, "0\n", "1\n", None);
+    // A history written by a release that pruned part of a step.
+    std::fs::remove_file(history_dir(&env).join("00000001.json")).unwrap();
+    let undo = env.call("undo", Value::Null, Some(&t));
+    assert_eq!(undo["ok"], false, "{undo}");
+    let error = undo["error"].as_str().unwrap();
+    assert!(
+        error.contains("part of its step (from [seq:1]) is no longer kept")
+            && error.ends_with("nothing undone"),
+        "{error}"
+    );
+    for f in files {
+        assert_eq!(env.read(f), "1\n", "{f} is not undone");
+    }
+}

@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use radium_core::edit::EditSession;
 use radium_core::{Engine, EngineConfig, Request};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -54,6 +55,20 @@ impl RadiumTools {
             return failure(&format!("bad arguments: {message}"));
         }
         let mut current = self.tag.lock().await;
+        if current.is_none() && matches!(tool.command, "undo" | "redo") {
+            // Without a tag the engine would take back the project's latest
+            // operation, whoever made it: never another client's.
+            return failure(&format!(
+                "nothing to {}: this server has made no edit yet (its undo and redo work on its own conversation only)",
+                tool.command
+            ));
+        }
+        if tool.command == "rewind" {
+            let target = args.get("tag").and_then(Value::as_str).unwrap_or_default();
+            if let Err(message) = self.own_conversation(current.clone(), target).await {
+                return failure(&format!("cannot rewind to `{}`: {message}", short(target)));
+            }
+        }
         let (command, args, tag) = if tool.command == "rewind" {
             // A read that carries the older tag: the engine undoes what this
             // conversation did after it, and says so in its warnings.
@@ -119,6 +134,41 @@ impl RadiumTools {
         let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
         result.structured_content = Some(structured);
         result
+    }
+}
+
+impl RadiumTools {
+    /// Whether `target` is a tag of this server's conversation (the one of
+    /// its `current` tag): a rewind never moves the server into another
+    /// client's conversation, whose edits its next `undo` would take back.
+    async fn own_conversation(&self, current: Option<String>, target: &str) -> Result<(), String> {
+        let (root, home) = (self.workspace.clone(), self.engine.radium_home());
+        let depth = self.engine.config().history_depth;
+        let target = target.to_owned();
+        let check = tokio::task::spawn_blocking(move || {
+            let session = EditSession::open(&root, &home, depth).map_err(|e| e.to_string())?;
+            let Some(theirs) = session.conversation_of(&target) else {
+                return Err("it is not a tag of this workspace's conversations".to_owned());
+            };
+            let ours = current
+                .as_deref()
+                .and_then(|tag| session.conversation_of(tag));
+            match ours {
+                Some(ours) if ours == theirs => Ok(()),
+                Some(_) => Err("it is a tag of another conversation; nothing undone".to_owned()),
+                None if current.is_some() => Err(
+                    "this server's conversation is no longer kept (its tag was forgotten); nothing undone"
+                        .to_owned(),
+                ),
+                None => Err(
+                    "this server has no conversation yet (no tool call made one); nothing undone"
+                        .to_owned(),
+                ),
+            }
+        });
+        check
+            .await
+            .map_err(|e| format!("the check did not finish: {e}"))?
     }
 }
 

@@ -4,11 +4,11 @@
 //! share `group`, the number of the first. Undo and redo check every file of
 //! a group before they write any, so a group is never left half undone.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 
 use super::{io, sides, Changeset, History};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::support::atomic::{read_text_file, write_atomic};
 
 /// One file's part of a step: its text before (None: it was missing) and after.
@@ -80,6 +80,7 @@ impl History {
         group: Option<u64>,
     ) -> Result<Vec<Changeset>> {
         let first = self.session.next_seq;
+        let joined = group;
         let group = group.or((changes.len() > 1).then_some(first));
         let sets: Vec<Changeset> = (first..)
             .zip(changes)
@@ -89,9 +90,11 @@ impl History {
                 cs
             })
             .collect();
-        for seq in self.session.chain_mut(chain).take_redo_tail() {
+        let tail = self.session.chain_mut(chain).take_redo_tail();
+        for &seq in &tail {
             let _ = std::fs::remove_file(self.changeset_path(seq));
         }
+        self.session.steps.retain(|head| !tail.contains(head));
         for cs in &sets {
             let text = serde_json::to_string(cs).unwrap_or_default();
             write_atomic(&self.changeset_path(cs.seq), &text)?;
@@ -111,17 +114,56 @@ impl History {
         entry.ops.extend(sets.iter().map(|cs| cs.seq));
         entry.len += sets.len() as u64;
         self.session.next_seq += sets.len() as u64;
-        // Keep the last `depth` changesets.
-        let oldest = self.session.next_seq.saturating_sub(self.depth).max(1);
-        let mut seq = oldest - 1;
+        if joined.is_none() && !sets.is_empty() {
+            self.session.steps.push(first);
+        }
+        self.prune_steps();
+        self.save()?;
+        Ok(sets)
+    }
+
+    /// Keeps the last `depth` steps, whole: the changesets of older steps
+    /// are removed, never part of a step (the one just recorded least of
+    /// all, however many files it has).
+    fn prune_steps(&mut self) {
+        let depth = usize::try_from(self.depth).unwrap_or(usize::MAX);
+        let excess = self.session.steps.len().saturating_sub(depth);
+        let Some(&oldest) = self.session.steps.get(excess).filter(|_| excess > 0) else {
+            return;
+        };
+        let first = self.session.steps[0];
+        // The changesets of the dropped steps, and any older ones (a
+        // history written before steps were counted).
+        for seq in first..oldest {
+            let _ = std::fs::remove_file(self.changeset_path(seq));
+        }
+        let mut seq = first.min(oldest) - 1;
         while seq > 0 && std::fs::remove_file(self.changeset_path(seq)).is_ok() {
             seq -= 1;
         }
-        for seq in self.session.prune(oldest) {
+        // A changeset that joined a dropped step later (`record` with
+        // `amend`) follows that step's in its chain: it goes too.
+        let mut gone = BTreeSet::new();
+        for chain in self.session.chains.values() {
+            let applied = usize::try_from(chain.len.saturating_sub(chain.base)).unwrap_or(0);
+            let ops = &chain.ops[..applied.min(chain.ops.len())];
+            let front = ops.iter().take_while(|&&s| s < oldest).count();
+            if front == 0 {
+                continue;
+            }
+            for &seq in &ops[front..] {
+                match self.read_changeset(seq) {
+                    Ok(cs) if cs.group.is_some_and(|g| g < oldest) => gone.insert(seq),
+                    _ => break,
+                };
+            }
+        }
+        for &seq in &gone {
             let _ = std::fs::remove_file(self.changeset_path(seq));
         }
-        self.save()?;
-        Ok(sets)
+        for seq in self.session.prune(oldest, &gone) {
+            let _ = std::fs::remove_file(self.changeset_path(seq));
+        }
     }
 
     /// The changesets of the step `next` starts, walking `ops` (the
@@ -150,13 +192,26 @@ impl History {
             return self.undo(chain).map(|cs| vec![cs]);
         };
         let sets = self.step_from(last, earlier.iter().rev().copied())?;
+        // A step whose first changesets are no longer kept (a history
+        // written before whole steps were kept) is not undone at all.
+        if let Some(group) = sets[0]
+            .group
+            .filter(|g| !sets.iter().any(|cs| cs.seq == *g))
+        {
+            return Err(Error::Edit(format!(
+                "cannot undo {}: part of its step (from [seq:{group}]) is no longer kept, so it cannot be undone whole (the history keeps the last {} steps); nothing undone",
+                sets[0].describe(),
+                self.depth
+            )));
+        }
         // A file changed twice in the step (an amended step) is checked
         // against its last change: each undo leaves what the one before
         // wrote.
         let mut seen = HashSet::new();
         for cs in sets.iter().filter(|cs| seen.insert(cs.file.as_str())) {
-            // Confined again: the tree may have changed since.
-            let current = read_text_file(&self.project.confine(&cs.file)?).ok();
+            // Confined again, protected folders refused: the tree may have
+            // changed since (a folder swapped for a symlink).
+            let current = read_text_file(&self.project.confine_write(&cs.file)?).ok();
             if !sides(cs, current.as_deref()).1 {
                 return Err(self.changed_since(cs, "undo"));
             }
@@ -176,8 +231,9 @@ impl History {
         let sets = self.step_from(next, later.iter().copied())?;
         let mut seen = HashSet::new();
         for cs in sets.iter().filter(|cs| seen.insert(cs.file.as_str())) {
-            // Confined again: the tree may have changed since.
-            let current = read_text_file(&self.project.confine(&cs.file)?).ok();
+            // Confined again, protected folders refused: the tree may have
+            // changed since (a folder swapped for a symlink).
+            let current = read_text_file(&self.project.confine_write(&cs.file)?).ok();
             if !sides(cs, current.as_deref()).0 {
                 return Err(self.changed_since(cs, "redo"));
             }
