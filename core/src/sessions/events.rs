@@ -108,3 +108,31 @@ pub(crate) fn from_update(update: &Value) -> Option<SessionEvent> {
         _ => return None,
     })
 }
+
+/// The most text one event waiting for the door holds when the text events
+/// behind it are joined to it.
+const QUEUED_JOIN_UP_TO: usize = 1 << 20;
+
+/// Joins `event` to `last` when both are `text` (or both `thought`) events
+/// and `last` holds less than 1 MiB: a door that takes its events late gets
+/// the same text in fewer events. Answers whether it did.
+pub(crate) fn join_text(last: Option<&mut SessionEvent>, event: &SessionEvent) -> bool {
+    let Some(last) = last else {
+        return false;
+    };
+    let kind = event.get("type").and_then(Value::as_str);
+    if !matches!(kind, Some("text" | "thought")) || last.get("type").and_then(Value::as_str) != kind
+    {
+        return false;
+    }
+    let (Some(Value::String(more)), Some(Value::String(text))) =
+        (event.get("text"), last.get_mut("text"))
+    else {
+        return false;
+    };
+    if text.len() >= QUEUED_JOIN_UP_TO {
+        return false;
+    }
+    text.push_str(more);
+    true
+}

@@ -15,6 +15,7 @@
 
 pub(crate) mod client;
 mod command;
+mod drive;
 pub mod events;
 pub(crate) mod rpc;
 pub mod session;
@@ -22,6 +23,8 @@ pub mod table;
 mod tools;
 mod turn;
 
+pub use drive::MAX_TURN_TEXT;
 pub use events::SessionEvent;
 pub use session::{AgentSession, PermissionAnswer, SessionSetup, ACP_VERSION, PERMISSION_TIMEOUT};
 pub use table::{Entry, EventQueue, Sessions};
+pub use tools::{MAX_SNAPSHOTS, MAX_SNAPSHOT_FILE};
