@@ -174,6 +174,8 @@ fn unruly_env() -> Env {
 
 /// Runs `rad` to its end: its output, and its peak memory in MiB (from
 /// `wait4`, the process's own high-water mark).
+// The child is reaped by `wait4`, not `Child::wait`.
+#[allow(clippy::zombie_processes)]
 fn rad_with_peak(e: &Env, args: &[&str]) -> (Output, u64) {
     use std::io::Read as _;
     let mut child = e

@@ -61,7 +61,7 @@ fn cut_at(text: &str, n: usize) -> usize {
 impl AgentSession {
     /// A chunk of the answer: kept in the turn's text up to the cap, and
     /// sent to the door.
-    fn answer_chunk(&self, chunk: String) {
+    fn answer_chunk(&self, chunk: &str) {
         if chunk.is_empty() {
             // Some agents open each block with an empty chunk.
             return;
@@ -78,7 +78,7 @@ impl AgentSession {
                 state.text.push_str("\n\n");
             }
             let room = MAX_TURN_TEXT.saturating_sub(state.text.len());
-            let kept = cut_at(&chunk, room);
+            let kept = cut_at(chunk, room);
             state.text.push_str(&chunk[..kept]);
             let first_drop = state.text_dropped == 0 && kept < chunk.len();
             state.text_dropped += chunk.len() - kept;
@@ -149,15 +149,14 @@ pub(crate) async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::Recei
                 let Ok(more) = incoming.try_recv() else {
                     break;
                 };
-                match message_chunk(&more) {
-                    Some(chunk) => text.push_str(chunk),
-                    None => {
-                        next = Some(more);
-                        break;
-                    }
+                if let Some(chunk) = message_chunk(&more) {
+                    text.push_str(chunk);
+                } else {
+                    next = Some(more);
+                    break;
                 }
             }
-            session.answer_chunk(text);
+            session.answer_chunk(&text);
             continue;
         }
         match message {

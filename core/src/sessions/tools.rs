@@ -8,12 +8,12 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use serde_json::{json, Value};
 
 use super::session::{lock, AgentSession};
+use super::snapshot::{snapshot_of, Before, Snapshot};
 use crate::edit::{EditOutcome, EditSession, Project};
 use crate::error::{Error, Result};
 use crate::hooks::context::HookContext;
@@ -21,45 +21,8 @@ use crate::hooks::hook_type::HookType;
 use crate::hooks::registry::ExecuteOptions;
 use crate::support::atomic::read_text_file;
 
-/// The largest file radium reads before a tool call runs: 16 MiB. A larger
-/// one is not read (a `notice` says so), and a change the agent makes to it
-/// itself is not recorded.
-pub const MAX_SNAPSHOT_FILE: u64 = 16 << 20;
-
-/// The most text a session holds from before its tool calls, all files
-/// together: 64 MiB. Calls naming a file whose text is held already share it.
-pub const MAX_SNAPSHOTS: usize = 64 << 20;
-
 /// The most paths radium keeps of what one tool call announced.
 const MAX_ANNOUNCED: usize = 1024;
-
-/// A file's text before a tool call ran; what it holds is counted in the
-/// session's total while it lives.
-pub(crate) struct Snapshot {
-    text: String,
-    held: Arc<AtomicUsize>,
-}
-
-impl Snapshot {
-    fn new(text: String, held: &Arc<AtomicUsize>) -> Arc<Self> {
-        held.fetch_add(text.len(), Ordering::Relaxed);
-        Arc::new(Snapshot {
-            text,
-            held: Arc::clone(held),
-        })
-    }
-
-    /// The text.
-    pub(crate) fn text(&self) -> &str {
-        &self.text
-    }
-}
-
-impl Drop for Snapshot {
-    fn drop(&mut self) {
-        self.held.fetch_sub(self.text.len(), Ordering::Relaxed);
-    }
-}
 
 /// A tool call radium keeps an eye on.
 #[derive(Default)]
@@ -147,67 +110,13 @@ fn writes_files(call: &Value) -> bool {
         .is_some_and(|c| c.iter().any(|i| i["type"] == "diff"))
 }
 
-/// The text of `file` before a tool call: `shared` (another call's text of
-/// it) when the file still holds it, else read within [`MAX_SNAPSHOT_FILE`]
-/// and what the session may still hold of [`MAX_SNAPSHOTS`]. `None`: not
-/// read (a notice, once a turn for a file, says why); `Some(None)`: the file
-/// is missing or not text.
-fn snapshot_of(
-    file: &PathBuf,
-    shared: Option<Arc<Snapshot>>,
-    held: &Arc<AtomicUsize>,
-    notices: &mut Vec<(PathBuf, String)>,
-    skipped: &[PathBuf],
-) -> Option<Option<Arc<Snapshot>>> {
-    let Ok(size) = std::fs::metadata(file).map(|m| m.len()) else {
-        return Some(None);
-    };
-    let mut skip = |why: String| {
-        if !skipped.contains(file) && !notices.iter().any(|(f, _)| f == file) {
-            notices.push((
-                file.clone(),
-                format!(
-                    "radium did not read `{}` before the agent's tool call ({why}): a change the agent makes to it itself is not recorded, so undo cannot take it back",
-                    file.display()
-                ),
-            ));
-        }
-        None
-    };
-    if size > MAX_SNAPSHOT_FILE {
-        return skip(format!(
-            "{} MiB, over the {} MiB radium reads",
-            size >> 20,
-            MAX_SNAPSHOT_FILE >> 20
-        ));
-    }
-    if let Some(shared) = shared.filter(|s| s.text.len() as u64 == size) {
-        let now = read_text_file(file).ok();
-        if now.as_deref() == Some(shared.text()) {
-            return Some(Some(shared));
-        }
-    }
-    let size = usize::try_from(size).unwrap_or(usize::MAX);
-    if held.load(Ordering::Relaxed).saturating_add(size) > MAX_SNAPSHOTS {
-        return skip(format!(
-            "the session holds {} MiB of files from before its tool calls already",
-            MAX_SNAPSHOTS >> 20
-        ));
-    }
-    Some(
-        read_text_file(file)
-            .ok()
-            .map(|text| Snapshot::new(text, held)),
-    )
-}
-
 impl AgentSession {
     /// Notes a tool call (from a `tool_call` update, an update of it, or a
     /// permission request): its title, arguments and the paths it names,
     /// and, when it may change files (or `allowed` says it is about to run)
     /// and has not ended, the text of each file it names inside the
-    /// workspace that is not read yet (within [`MAX_SNAPSHOT_FILE`] and
-    /// [`MAX_SNAPSHOTS`]).
+    /// workspace that is not read yet (within [`super::MAX_SNAPSHOT_FILE`] and
+    /// [`super::MAX_SNAPSHOTS`]).
     pub(crate) fn watch(&self, call: &Value, allowed: bool) {
         let Some(id) = call.get("toolCallId").and_then(Value::as_str) else {
             return;
@@ -256,10 +165,10 @@ impl AgentSession {
                     .watched
                     .values()
                     .find_map(|w| w.files.get(&file).cloned());
-                let text =
-                    snapshot_of(&file, shared.flatten(), &held, &mut notices, &state.skipped);
-                if let Some(text) = text {
-                    read.push((file, text));
+                match snapshot_of(&file, shared.flatten(), &held, &mut notices, &state.skipped) {
+                    Before::Skipped => {}
+                    Before::Missing => read.push((file, None)),
+                    Before::Text(text) => read.push((file, Some(text))),
                 }
             }
             let watched = state.watched.entry(id.to_owned()).or_default();
