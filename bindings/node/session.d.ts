@@ -27,8 +27,12 @@ export class Session {
   readonly workspace: string
   /** Starts a turn and iterates over its events; the last is `turn_end` or `error`. */
   prompt (prompt: string | object[], options?: PromptOptions): AsyncGenerator<SessionEvent, void>
-  /** Answers permission request `id`: 'allow', 'reject' or an option id. */
-  answer (id: string, choice: string): unknown
+  /**
+   * Answers permission request `id`: 'allow' or 'reject' (the agent's option
+   * of that kind), or one of its options by exact id (an entry of the event's
+   * `options`, or `{ option }`): the option's kind decides.
+   */
+  answer (id: string, choice: string | { id: string } | { option: string }): unknown
   /** Cancels the running turn. */
   cancel (): unknown
   /** Ends the session (the agent and its children end). */

@@ -64,9 +64,17 @@ class Session {
     }
   }
 
-  /** Answers permission request `id`: 'allow', 'reject' or an option id. */
+  /**
+   * Answers permission request `id`: 'allow' or 'reject' (the agent's option
+   * of that kind), or one of the request's options, sent by its exact id (an
+   * entry of the event's `options`, or `{ option: id }`): its kind decides,
+   * so an option with the id 'allow' whose kind rejects, rejects.
+   */
   answer (id, choice) {
-    return checked(this.engine.request({ command: 'session-permission', args: { session: this.id, id, answer: choice } }))
+    const args = { session: this.id, id }
+    if (choice !== null && typeof choice === 'object') args.option = choice.option ?? choice.id
+    else args.answer = choice
+    return checked(this.engine.request({ command: 'session-permission', args }))
   }
 
   /** Cancels the running turn (it ends with stop_reason 'cancelled'). */

@@ -10,6 +10,7 @@
 
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use radium_core::sessions::{AgentSession, PermissionAnswer};
 use radium_core::{Engine, EngineConfig};
@@ -35,8 +36,24 @@ enum TurnEnd {
     Interrupted,
 }
 
+/// The most lines a side of a tool call's diff may have to be shown as a
+/// diff; a larger one is summarized in a line.
+const MAX_DIFF_LINES: usize = 20_000;
+
+/// How long a diff may take before a coarser one is shown: a diff of two
+/// texts that share little is quadratic.
+const DIFF_DEADLINE: Duration = Duration::from_secs(1);
+
 fn diff_text(old: &str, new: &str, path: &str) -> String {
-    similar::TextDiff::from_lines(old, new)
+    let (a, b) = (old.lines().count(), new.lines().count());
+    if a.max(b) > MAX_DIFF_LINES {
+        return format!(
+            "[diff of {path} not shown: {a} lines before, {b} after (more than {MAX_DIFF_LINES})]\n"
+        );
+    }
+    similar::TextDiff::configure()
+        .deadline(Instant::now() + DIFF_DEADLINE)
+        .diff_lines(old, new)
         .unified_diff()
         .header(&format!("a/{path}"), &format!("b/{path}"))
         .to_string()

@@ -153,3 +153,134 @@ fn ctrl_c_cancels_ends_the_agent_and_exits() {
         .count();
     assert_eq!(left, 0, "the agent was ended");
 }
+
+/// `rad chat` with the unruly agent (tests/agents/unruly-agent.mjs) as
+/// `unruly`, beside the example one.
+fn unruly_env() -> Env {
+    let e = env();
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/agents/unruly-agent.mjs")
+        .canonicalize()
+        .unwrap();
+    let agents = e.home.join("agents.toml");
+    let mut toml = std::fs::read_to_string(&agents).unwrap();
+    toml.push_str(&format!(
+        "\n[[agents]]\nid = \"unruly\"\nprotocol = \"acp\"\ncommand = [\"node\", \"{}\"]\n",
+        script.display()
+    ));
+    std::fs::write(agents, toml).unwrap();
+    e
+}
+
+/// Runs `rad` to its end: its output, and its peak memory in MiB (from
+/// `wait4`, the process's own high-water mark).
+// The child is reaped by `wait4`, not `Child::wait`.
+#[allow(clippy::zombie_processes)]
+fn rad_with_peak(e: &Env, args: &[&str]) -> (Output, u64) {
+    use std::io::Read as _;
+    let mut child = e
+        .command(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut all = Vec::new();
+        stdout.read_to_end(&mut all).unwrap();
+        all
+    });
+    let errs = std::thread::spawn(move || {
+        let mut all = Vec::new();
+        stderr.read_to_end(&mut all).unwrap();
+        all
+    });
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is this test's own child, not waited for elsewhere.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid);
+    let status = std::os::unix::process::ExitStatusExt::from_raw(status);
+    let output = Output {
+        status,
+        stdout: out.join().unwrap(),
+        stderr: errs.join().unwrap(),
+    };
+    // ru_maxrss is in KiB on Linux.
+    (output, usage.ru_maxrss as u64 / 1024)
+}
+
+#[test]
+fn a_line_of_400_mib_is_skipped_without_being_kept() {
+    let e = unruly_env();
+    let (o, peak) = rad_with_peak(&e, &["chat", "unruly", "--prompt", "hugeline 400"]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(
+        err(&o).contains("a line over 64 MiB (skipped)"),
+        "{}",
+        err(&o)
+    );
+    assert_eq!(out(&o), "after\n");
+    // The line's first 64 MiB are read, never the rest (it was 1 GB for a
+    // 1 GB line).
+    assert!(peak < 250, "rad chat peaked at {peak} MiB");
+}
+
+#[test]
+fn a_flood_of_small_chunks_is_not_held_many_times() {
+    // 1,000,000 chunks of 100 bytes (it held 775 MB).
+    let e = unruly_env();
+    let (o, peak) = rad_with_peak(&e, &["chat", "unruly", "--prompt", "stream 1000000 100"]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert_eq!(out(&o).trim_end().len(), 100_000_000);
+    assert!(err(&o).contains("over 32 MiB"), "{}", err(&o));
+    assert!(peak < 400, "rad chat peaked at {peak} MiB");
+}
+
+#[test]
+fn a_huge_tool_call_diff_is_summarized() {
+    // 100,000 changed lines (it froze rad chat for 113 s).
+    let e = unruly_env();
+    let o = e.rad(&["chat", "unruly", "--prompt", "bigdiff 100000"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let text = out(&o);
+    assert!(
+        text.contains(
+            "[diff of big.txt not shown: 100000 lines before, 100000 after (more than 20000)]"
+        ),
+        "{}",
+        &text[..text.len().min(2000)]
+    );
+    // A diff within the limit is shown.
+    let o = e.rad(&["chat", "unruly", "--prompt", "bigdiff 3"]);
+    let text = out(&o);
+    assert!(
+        text.contains("-old line 0\n-old line 1\n-old line 2\n+new line 0\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn yes_never_allows_a_path_outside_announced_before_the_request() {
+    let e = unruly_env();
+    let outside = e.ws.parent().unwrap().join("outside.txt");
+    let outside = outside.to_str().unwrap();
+    for verb in ["announce", "later", "rawinput"] {
+        let o = e.rad(&[
+            "chat",
+            "unruly",
+            "--yes",
+            "--prompt",
+            &format!("{verb} {outside}"),
+        ]);
+        assert!(o.status.success(), "{}", err(&o));
+        let text = out(&o);
+        assert!(
+            text.contains("[permission] rejected by radium"),
+            "{verb}: {text}"
+        );
+        assert!(text.contains(r#""optionId":"reject""#), "{verb}: {text}");
+    }
+}

@@ -15,6 +15,7 @@ const { openSession } = require('../session')
 const { throwsCode } = require('./helpers')
 
 const agent = path.resolve(__dirname, '../../../examples/acp-agent/agent.mjs')
+const unruly = path.resolve(__dirname, '../../../tests/agents/unruly-agent.mjs')
 
 function engineWithAgent () {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'radium-node-session-'))
@@ -23,7 +24,8 @@ function engineWithAgent () {
   fs.mkdirSync(ws)
   fs.mkdirSync(home)
   fs.writeFileSync(path.join(home, 'agents.toml'),
-    `[[agents]]\nid = "example"\nprotocol = "acp"\ncommand = ["node", ${JSON.stringify(agent)}]\n`)
+    `[[agents]]\nid = "example"\nprotocol = "acp"\ncommand = ["node", ${JSON.stringify(agent)}]\n` +
+    `[[agents]]\nid = "unruly"\nprotocol = "acp"\ncommand = ["node", ${JSON.stringify(unruly)}]\n`)
   return { engine: new Engine({ workspace: ws, radium_home: home }), ws, dir }
 }
 
@@ -79,5 +81,27 @@ test('session errors: unknown agent, unknown session, a second turn at once', as
   await assert.rejects(session.prompt('again').next(), (e) => e.code === 'invalid_argument' && e.message.includes('already running'))
   session.close()
   for await (const _ of turn) { /* drains to the close */ }
+  fs.rmSync(dir, { recursive: true, force: true })
+})
+
+test('a permission answered with one of its options is decided by the option\'s kind, not its id', async () => {
+  // The agent's options: id 'allow' of kind reject_once, id 'reject' of kind allow_once.
+  const { engine, dir } = engineWithAgent()
+  const session = await openSession(engine, 'unruly')
+  const cases = [
+    [(options) => options.find((o) => o.kind === 'reject_once'), false, 'allow'],
+    [(options) => ({ option: options.find((o) => o.kind === 'allow_once').id }), true, 'reject'],
+    [() => 'reject', false, 'allow']
+  ]
+  for (const [choose, allowed, id] of cases) {
+    const events = []
+    for await (const event of session.prompt('crafted')) {
+      events.push(event)
+      if (event.type === 'permission') session.answer(event.id, choose(event.options))
+    }
+    assert.equal(events.find((e) => e.type === 'permission_decided').allowed, allowed, JSON.stringify(events))
+    assert.match(events.at(-1).text, new RegExp(`"optionId":"${id}"`))
+  }
+  session.close()
   fs.rmSync(dir, { recursive: true, force: true })
 })

@@ -103,6 +103,27 @@ test('permissions: allowed once (the write lands and Undo takes it back), and un
   assert.match(textOf(msgs), /I was not allowed to write/)
 })
 
+test('permissions: the buttons decide by the option\'s kind, whatever its id (an agent\'s `allow` id on its Reject option rejects)', async () => {
+  // The unruly agent's options: id `allow` of kind reject_once, id `reject` of kind allow_once.
+  const unruly = path.resolve(__dirname, '../../../tests/agents/unruly-agent.mjs')
+  fs.appendFileSync(path.join(ws, '.radium/agents.toml'), `[[agents]]\nid = "unruly"\nprotocol = "acp"\ncommand = ["node", ${JSON.stringify(unruly)}]\n`)
+  reset({})
+  const v = openView('radium.chatView')
+  await v.send({ type: 'ready' })
+  await v.send({ type: 'agent', agent: 'unruly' })
+  for (const [choice, allowed, id] of [['reject', false, 'allow'], ['once', true, 'reject']]) {
+    const from = v.posted.length
+    await v.send({ type: 'send', text: 'crafted' })
+    const perm = await until('the permission prompt', () => v.posted.slice(from).find((m) => m.type === 'permission'))
+    await v.send({ type: 'permission', id: perm.id, choice })
+    await until('the turn end', () => v.posted.slice(from).some((m) => m.type === 'turnEnd'))
+    const msgs = v.posted.slice(from)
+    assert.equal(msgs.find((m) => m.type === 'decided').allowed, allowed, choice)
+    assert.match(textOf(msgs), new RegExp(`"optionId":"${id}"`), choice)
+  }
+  assert.deepEqual(state.errors, [])
+})
+
 test('stop cancels a slow turn; sending while it runs does nothing', async () => {
   reset({})
   const v = openView('radium.chatView')

@@ -88,10 +88,14 @@ test('view messages: a batch\'s text chunks become one message; tool calls carry
   assert.deepEqual(out[0], { type: 'text', text: 'Hello', chunks: 2, t: 5 })
   assert.deepEqual(out[1].diffs, [{ path: 'a', lines: ['@@ -1,1 +1,1 @@', '-x', '+y'] }])
   assert.deepEqual(out[2].diffs, [{ path: 'a', lines: ['@@ -1,0 +1,1 @@', '+y'] }])
-  assert.equal(optionFor(out[2].options, 'once'), 'ok')
-  assert.equal(optionFor(out[2].options, 'always'), 'ok', 'no allow_always option: allow once')
-  assert.equal(optionFor(out[2].options, 'reject'), 'no')
-  assert.equal(optionFor([], 'reject'), 'reject')
+  assert.deepEqual(optionFor(out[2].options, 'once'), { option: 'ok' })
+  assert.deepEqual(optionFor(out[2].options, 'always'), { option: 'ok' }, 'no allow_always option: allow once')
+  assert.deepEqual(optionFor(out[2].options, 'reject'), { option: 'no' })
+  assert.deepEqual(optionFor([], 'reject'), { answer: 'reject' })
+  // Ids that are the other kind's word: the button picks by kind, and sends the id as an option, never as the word.
+  const crafted = [{ id: 'allow', kind: 'reject_once' }, { id: 'reject', kind: 'allow_once' }]
+  assert.deepEqual(optionFor(crafted, 'reject'), { option: 'allow' })
+  assert.deepEqual(optionFor(crafted, 'once'), { option: 'reject' })
 })
 
 test('markdown: escaped HTML, code highlighted with its path, a fence still open while streaming', () => {

@@ -119,6 +119,29 @@ fn set_buffers(entry: &Entry, buffers: Option<&Value>) -> Result<()> {
     Ok(())
 }
 
+/// The answer of a `session-permission`: `option`, one of the request's
+/// option ids exactly (whatever its text: an id `allow` of kind
+/// `reject_once` rejects), or `answer`, the word `allow` or `reject` (the
+/// agent's option of that kind) or, for older doors, an option id. Which
+/// of them allows is always decided by the chosen option's `kind`.
+fn permission_answer(command: &str, args: &Map<String, Value>) -> Result<PermissionAnswer> {
+    match (
+        optional_string_arg(command, args, "option")?,
+        optional_string_arg(command, args, "answer")?,
+    ) {
+        (Some(_), Some(_)) => Err(Error::InvalidArgument(format!(
+            "`{command}`: give `option` (an option id) or `answer` (`allow` or `reject`), not both"
+        ))),
+        (Some(option), None) => Ok(PermissionAnswer::Option(option.to_owned())),
+        (None, Some("allow")) => Ok(PermissionAnswer::Allow),
+        (None, Some("reject")) => Ok(PermissionAnswer::Reject),
+        (None, Some(other)) => Ok(PermissionAnswer::Option(other.to_owned())),
+        (None, None) => Err(Error::InvalidArgument(format!(
+            "`{command}`: missing argument `option` (an option id) or `answer` (`allow` or `reject`)"
+        ))),
+    }
+}
+
 impl Engine {
     /// Opens a session with ACP agent `agent_id` in `workspace` (or the
     /// engine's), in the conversation of dog tag `tag` (`None`, or a tag
@@ -257,7 +280,12 @@ impl Engine {
             let mut rx = rx;
             let mut events = Vec::new();
             while let Some(event) = rx.recv().await {
-                events.push(event);
+                // Past a few hundred events, text chunks are joined.
+                if events.len() < 256
+                    || !crate::sessions::events::join_text(events.last_mut(), &event)
+                {
+                    events.push(event);
+                }
             }
             let last = events.last().cloned().unwrap_or(Value::Null);
             if last["type"] == "error" {
@@ -320,11 +348,7 @@ impl Engine {
             "session-permission" => id().and_then(|id| {
                 let entry = self.session(id)?;
                 let which = string_arg(command, args, "id")?;
-                let answer = match string_arg(command, args, "answer")? {
-                    "allow" => PermissionAnswer::Allow,
-                    "reject" => PermissionAnswer::Reject,
-                    other => PermissionAnswer::Option(other.to_owned()),
-                };
+                let answer = permission_answer(command, args)?;
                 let waiting = entry.session.answer_permission(which, answer);
                 if !waiting {
                     return Err(Error::InvalidArgument(format!(

@@ -12,6 +12,7 @@ use super::events::tool_call;
 use super::rpc::RpcError;
 use super::session::{lock, method_not_found, AgentSession, PermissionAnswer};
 use super::tools::paths_of;
+use crate::edit::commands::around;
 use crate::error::Error;
 use crate::hooks::context::HookContext;
 use crate::hooks::hook_type::HookType;
@@ -81,9 +82,18 @@ async fn permission(session: &AgentSession, params: &Value, limit: Duration) -> 
             None => json!({"outcome": {"outcome": "cancelled"}}),
         }
     };
-    // 1. radium's own rule: nothing outside the workspace or in .radium/.git.
+    // 1. radium's own rule: nothing outside the workspace or in .radium/.git,
+    // for every path the call named (here, in its `tool_call`, its updates).
     let project = session.project();
-    for path in paths_of(&call) {
+    let mut paths = paths_of(&call);
+    if let Some(id) = call_id.as_str() {
+        for path in session.announced(id) {
+            if !paths.contains(&path) {
+                paths.push(path);
+            }
+        }
+    }
+    for path in paths {
         let refused = match &project {
             Ok(p) => p.confine_write(&path).err(),
             Err(e) => Some(Error::Runtime(e.to_string())),
@@ -251,28 +261,54 @@ fn read(session: &AgentSession, params: &Value) -> Answer {
     Ok(json!({"content": content}))
 }
 
+/// The agent's `fs/write_text_file`: the `create` edit (`{path, content,
+/// overwrite: true}`, whether the file exists or not) between the
+/// `before_tool` and `after_tool` chains, as an editor's `create` runs, in
+/// the session's conversation. A stop is the agent's error and a
+/// `write_refused` event.
 async fn write(session: &AgentSession, params: &Value) -> Answer {
     let path = str_param(params, "path")?.to_owned();
     let content = str_param(params, "content")?.to_owned();
     let mut args = Map::new();
     args.insert("path".into(), Value::String(path.clone()));
-    let written = content.clone();
     args.insert("content".into(), Value::String(content));
     args.insert("overwrite".into(), Value::Bool(true));
-    let work = session
-        .edit(&path, false, move |edit, tag| {
-            edit.run("create", &args, tag).map(Some)
-        })
-        .await;
-    match work {
-        Ok(_) => {
-            if let Ok(file) = session.project().and_then(|p| p.confine(&path)) {
+    let shown = path.clone();
+    let work = around(
+        &session.registry,
+        "create".into(),
+        args,
+        |args| async move {
+            // The hooks may have changed the arguments: what is written is theirs.
+            let target = args
+                .get("path")
+                .and_then(Value::as_str)
+                .unwrap_or(&shown)
+                .to_owned();
+            let written = args
+                .get("content")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            let outcome = session
+                .edit(&target, false, move |edit, tag| {
+                    edit.run("create", &args, tag).map(Some)
+                })
+                .await?
+                .ok_or_else(|| Error::Runtime("the write made no edit".into()))?;
+            if let Ok(file) = session.project().and_then(|p| p.confine(&target)) {
                 session.written_through_radium(&file, &written);
             }
-            Ok(json!({}))
-        }
+            Ok(outcome)
+        },
+    )
+    .await;
+    match work {
+        Ok(_) => Ok(json!({})),
         Err(e) => {
-            session.emit(json!({"type": "write_refused", "path": path, "error": e.to_string()}));
+            session.emit(json!({
+                "type": "write_refused", "path": path, "code": e.code(), "error": e.to_string(),
+            }));
             Err(rpc_error(&e))
         }
     }

@@ -7,13 +7,13 @@
 //! | `tool_call` | `id`, `title`, `kind`, `status`, `diffs` (`[{path, old_text, new_text}]`), `locations`, `raw_input` |
 //! | `tool_call_update` | `id` and the fields that changed (as `tool_call`) |
 //! | `plan` | `entries`: the whole plan (`[{content, priority, status}]`) |
-//! | `permission` | `id` (answer it with it), `tool_call`, `options` (`[{id, name, kind}]`) |
+//! | `permission` | `id` (answer it with it), `tool_call`, `options` (`[{id, name, kind}]`; the chosen one's `kind` decides) |
 //! | `permission_decided` | `id`, `allowed`, `by` (`hook:<name>`, `radium`, `door`, `timeout`, `cancel`), `reason` |
 //! | `write` | `path`, `tag`, `seq`: a file the agent wrote, recorded as an edit (`by: "agent"` when it wrote it to disk itself) |
-//! | `write_refused` | `path`, `error`: a write refused (outside the workspace, protected) |
+//! | `write_refused` | `path`, `code`, `error`: a write refused (a `before_tool` hook's stop, outside the workspace, protected) |
 //! | `usage` | what the agent reported |
 //! | `notice` | `message`: something the agent did that radium ignored or repaired |
-//! | `turn_end` | `stop_reason`, `text` (the whole answer), `code_blocks`, `tag` |
+//! | `turn_end` | `stop_reason`, `text` (the answer, its first 32 MiB), `code_blocks`, `tag`, `text_dropped` (bytes past those, when any) |
 //! | `error` | `code`, `message`: the turn failed (the last event of the turn) |
 
 use serde_json::{json, Map, Value};
@@ -107,4 +107,32 @@ pub(crate) fn from_update(update: &Value) -> Option<SessionEvent> {
         }
         _ => return None,
     })
+}
+
+/// The most text one event waiting for the door holds when the text events
+/// behind it are joined to it.
+const QUEUED_JOIN_UP_TO: usize = 1 << 20;
+
+/// Joins `event` to `last` when both are `text` (or both `thought`) events
+/// and `last` holds less than 1 MiB: a door that takes its events late gets
+/// the same text in fewer events. Answers whether it did.
+pub(crate) fn join_text(last: Option<&mut SessionEvent>, event: &SessionEvent) -> bool {
+    let Some(last) = last else {
+        return false;
+    };
+    let kind = event.get("type").and_then(Value::as_str);
+    if !matches!(kind, Some("text" | "thought")) || last.get("type").and_then(Value::as_str) != kind
+    {
+        return false;
+    }
+    let (Some(Value::String(more)), Some(Value::String(text))) =
+        (event.get("text"), last.get_mut("text"))
+    else {
+        return false;
+    };
+    if text.len() >= QUEUED_JOIN_UP_TO {
+        return false;
+    }
+    text.push_str(more);
+    true
 }

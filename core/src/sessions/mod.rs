@@ -15,13 +15,17 @@
 
 pub(crate) mod client;
 mod command;
+mod drive;
 pub mod events;
 pub(crate) mod rpc;
 pub mod session;
+mod snapshot;
 pub mod table;
 mod tools;
 mod turn;
 
+pub use drive::MAX_TURN_TEXT;
 pub use events::SessionEvent;
 pub use session::{AgentSession, PermissionAnswer, SessionSetup, ACP_VERSION, PERMISSION_TIMEOUT};
+pub use snapshot::{MAX_SNAPSHOTS, MAX_SNAPSHOT_FILE};
 pub use table::{Entry, EventQueue, Sessions};

@@ -15,7 +15,8 @@ use crate::support::json::check_json_depth;
 use crate::support::lock::unpoisoned as lock;
 use crate::support::log::{Level, Log};
 
-/// The longest line an agent may send: 64 MiB (a whole file in a diff).
+/// The longest line an agent may send: 64 MiB (a whole file in a diff). A
+/// longer one is skipped to its end without being kept, and is a `notice`.
 pub const MAX_LINE: usize = 64 << 20;
 
 /// The longest line of an agent's stderr the log keeps as one entry.
@@ -75,9 +76,9 @@ impl Connection {
         stdout: impl AsyncRead + Send + Unpin + 'static,
         stderr: Option<impl AsyncRead + Send + Unpin + 'static>,
         log: Option<(Arc<Log>, String)>,
-    ) -> (Self, mpsc::UnboundedReceiver<Incoming>) {
+    ) -> (Self, mpsc::Receiver<Incoming>) {
         let (out, mut lines) = mpsc::unbounded_channel::<String>();
-        let (incoming, received) = mpsc::unbounded_channel();
+        let (incoming, received) = mpsc::channel(INCOMING_QUEUE);
         let tail: Arc<Mutex<Vec<u8>>> = Arc::default();
         tokio::spawn(async move {
             let mut stdin = stdin;
@@ -184,13 +185,44 @@ impl Connection {
     }
 }
 
+/// How many unasked messages wait for the session (past it, the reader
+/// stops reading and the agent's writes wait: a fast agent cannot fill
+/// memory with parsed messages).
+const INCOMING_QUEUE: usize = 256;
+
+/// Above this, a line's buffer is given back once the line is read (one
+/// long line does not keep its 64 MiB for the session's life).
+const KEEP_BUFFER: usize = 1 << 20;
+
+/// Skips what is left of a line too long to read, without keeping it: answers
+/// whether the output goes on after it.
+async fn skip_line<R: AsyncRead + Unpin>(reader: &mut BufReader<R>) -> bool {
+    loop {
+        let Ok(buf) = reader.fill_buf().await else {
+            return false;
+        };
+        if buf.is_empty() {
+            return false;
+        }
+        if let Some(end) = memchr::memchr(b'\n', buf) {
+            reader.consume(end + 1);
+            return true;
+        }
+        let n = buf.len();
+        reader.consume(n);
+    }
+}
+
 async fn read_loop(
     stdout: impl AsyncRead + Send + Unpin + 'static,
-    incoming: mpsc::UnboundedSender<Incoming>,
+    incoming: mpsc::Sender<Incoming>,
 ) {
     let mut reader = BufReader::with_capacity(64 << 10, stdout);
     let mut line = Vec::new();
     loop {
+        if line.capacity() > KEEP_BUFFER {
+            line = Vec::new();
+        }
         line.clear();
         let read = (&mut reader)
             .take(MAX_LINE as u64 + 1)
@@ -201,22 +233,25 @@ async fn read_loop(
             Ok(_) => {}
         }
         if line.len() > MAX_LINE {
-            let _ = incoming.send(Incoming::Garbage(format!(
-                "a line over {} MiB",
-                MAX_LINE >> 20
-            )));
-            // Skip the rest of that line.
-            let mut rest = Vec::new();
-            if reader.read_until(b'\n', &mut rest).await.unwrap_or(0) == 0 {
+            line = Vec::new();
+            let sent = incoming
+                .send(Incoming::Garbage(format!(
+                    "a line over {} MiB (skipped)",
+                    MAX_LINE >> 20
+                )))
+                .await;
+            if sent.is_err() || !skip_line(&mut reader).await {
                 break;
             }
             continue;
         }
         let text = String::from_utf8_lossy(&line);
         if let std::borrow::Cow::Owned(_) = text {
-            let _ = incoming.send(Incoming::Repaired(
-                "the agent sent a line that is not UTF-8: its invalid bytes were replaced by U+FFFD".into(),
-            ));
+            let _ = incoming
+                .send(Incoming::Repaired(
+                    "the agent sent a line that is not UTF-8: its invalid bytes were replaced by U+FFFD".into(),
+                ))
+                .await;
         }
         let text = text.trim();
         if text.is_empty() {
@@ -228,7 +263,7 @@ async fn read_loop(
             .filter(Value::is_object);
         let Some(mut message) = message else {
             let shown: String = text.chars().take(120).collect();
-            let _ = incoming.send(Incoming::Garbage(shown));
+            let _ = incoming.send(Incoming::Garbage(shown)).await;
             continue;
         };
         let method = message
@@ -238,8 +273,16 @@ async fn read_loop(
         let id = message.get_mut("id").map(Value::take);
         let params = message.get_mut("params").map_or(Value::Null, Value::take);
         let sent = match (method, id) {
-            (Some(method), Some(id)) => incoming.send(Incoming::Request { id, method, params }),
-            (Some(method), None) => incoming.send(Incoming::Notification { method, params }),
+            (Some(method), Some(id)) => {
+                incoming
+                    .send(Incoming::Request { id, method, params })
+                    .await
+            }
+            (Some(method), None) => {
+                incoming
+                    .send(Incoming::Notification { method, params })
+                    .await
+            }
             (None, Some(id)) => {
                 let answer = match message.get_mut("error").map(Value::take) {
                     Some(error) => Err(RpcError {
@@ -253,15 +296,19 @@ async fn read_loop(
                     None => Ok(message.get_mut("result").map_or(Value::Null, Value::take)),
                 };
                 match id.as_u64() {
-                    Some(id) => incoming.send(Incoming::Answer { id, answer }),
+                    Some(id) => incoming.send(Incoming::Answer { id, answer }).await,
                     None => Ok(()),
                 }
             }
-            (None, None) => incoming.send(Incoming::Garbage(text.chars().take(120).collect())),
+            (None, None) => {
+                incoming
+                    .send(Incoming::Garbage(text.chars().take(120).collect()))
+                    .await
+            }
         };
         if sent.is_err() {
             break;
         }
     }
-    let _ = incoming.send(Incoming::Closed);
+    let _ = incoming.send(Incoming::Closed).await;
 }

@@ -6,14 +6,14 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot};
 
-use super::events::{from_update, SessionEvent};
-use super::rpc::{Connection, Incoming, RpcError};
+use super::events::SessionEvent;
+use super::rpc::{Connection, RpcError};
 use crate::agents::config::{AgentConfig, AgentProtocol};
 use crate::error::{Error, Result};
 use crate::hooks::registry::HookRegistry;
@@ -35,7 +35,8 @@ pub enum PermissionAnswer {
     Allow,
     /// Reject (its `reject_once` option, else its first rejecting one).
     Reject,
-    /// One of the request's options, by id.
+    /// One of the request's options, by its exact id; its `kind` decides
+    /// whether it allows.
     Option(String),
 }
 
@@ -44,8 +45,10 @@ pub enum PermissionAnswer {
 pub(crate) struct State {
     /// The running turn's event channel (`None` between turns).
     pub sink: Option<mpsc::UnboundedSender<SessionEvent>>,
-    /// The running turn's text so far.
+    /// The running turn's text so far (at most `drive::MAX_TURN_TEXT`).
     pub text: String,
+    /// How many bytes of the running turn's text were past that cap.
+    pub text_dropped: usize,
     /// Permission requests waiting for the door, by event id.
     pub permissions: HashMap<String, oneshot::Sender<Option<PermissionAnswer>>>,
     /// The dog tag after the agent's last write.
@@ -60,6 +63,11 @@ pub(crate) struct State {
     pub next_permission: u64,
     /// Tool calls of the running turn, with the files they may change.
     pub watched: HashMap<String, super::tools::Watched>,
+    /// How much text the snapshots of `watched` hold now.
+    pub snapshot_bytes: Arc<std::sync::atomic::AtomicUsize>,
+    /// Files of the running turn radium did not read before a tool call
+    /// (too large), each said once.
+    pub skipped: Vec<PathBuf>,
     /// `after_tool` hooks still running.
     pub tool_hooks: Vec<tokio::task::JoinHandle<()>>,
     /// When the running turn's first text or thought chunk came.
@@ -86,7 +94,7 @@ pub struct AgentSession {
     /// The agent's own id of the session (set once it answers `session/new`).
     pub(crate) acp_id: OnceLock<String>,
     pub(crate) state: Mutex<State>,
-    guard: Mutex<Option<ProcessGuard>>,
+    pub(crate) guard: Mutex<Option<ProcessGuard>>,
     /// The engine's log: the agent's start, end and stderr.
     pub(crate) log: Arc<Log>,
 }
@@ -168,7 +176,7 @@ impl AgentSession {
             guard: Mutex::new(guard),
             log: setup.log,
         });
-        tokio::spawn(drive(Arc::downgrade(&session), incoming));
+        tokio::spawn(super::drive::drive(Arc::downgrade(&session), incoming));
         session.join_conversation(setup.tag).await;
         let init = session
             .call_within_start(
@@ -355,98 +363,6 @@ impl AgentSession {
 impl Drop for AgentSession {
     fn drop(&mut self) {
         drop(lock(&self.guard).take());
-    }
-}
-
-/// Reads what the agent sends unasked, for as long as the session lives.
-async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::UnboundedReceiver<Incoming>) {
-    while let Some(message) = incoming.recv().await {
-        let Some(session) = session.upgrade() else {
-            return;
-        };
-        lock(&session.state).last_heard = Some(Instant::now());
-        match message {
-            Incoming::Notification { method, params } => {
-                if method == "session/update" {
-                    let update = params.get("update").unwrap_or(&Value::Null);
-                    if let Some(event) = from_update(update) {
-                        let kind = update.get("sessionUpdate").and_then(Value::as_str);
-                        if event["type"] == "text" || event["type"] == "thought" {
-                            let chunk = event["text"].as_str().unwrap_or_default();
-                            if chunk.is_empty() {
-                                // Some agents open each block with an empty chunk.
-                                continue;
-                            }
-                            let mut state = lock(&session.state);
-                            state.first_chunk.get_or_insert_with(Instant::now);
-                            if event["type"] == "text" {
-                                // Text after a tool call is a new paragraph of the answer.
-                                if std::mem::take(&mut state.tool_since_text)
-                                    && !state.text.is_empty()
-                                    && !state.text.ends_with('\n')
-                                {
-                                    state.text.push_str("\n\n");
-                                }
-                                state.text.push_str(chunk);
-                            }
-                        }
-                        if kind == Some("tool_call") {
-                            lock(&session.state).tool_since_text = true;
-                            session.watch(update, false);
-                        }
-                        session.emit(event);
-                        let status = update.get("status").and_then(Value::as_str);
-                        if matches!(status, Some("completed" | "failed")) {
-                            session.tool_finished(update).await;
-                        }
-                    }
-                }
-                // Other notifications are ignored, as ACP asks.
-            }
-            Incoming::Request { id, method, params } => {
-                let s = Arc::clone(&session);
-                tokio::spawn(async move {
-                    let answer = super::client::serve(&s, &method, params).await;
-                    s.conn.respond(&id, answer);
-                });
-            }
-            Incoming::Answer { id, answer } => session.conn.resolve(id, answer),
-            Incoming::Repaired(message) => {
-                session.emit(json!({"type": "notice", "message": message}));
-            }
-            Incoming::Garbage(line) => {
-                let message =
-                    format!("the agent sent a line that is not JSON-RPC (ignored): {line}");
-                session
-                    .log
-                    .write(Level::Warn, "session", format!("{}: {message}", session.id));
-                session.emit(json!({"type": "notice", "message": message}));
-            }
-            Incoming::Closed => {
-                // Its output ended: give the process a moment to exit, so
-                // the error can say how it ended.
-                for _ in 0..100 {
-                    let exited = lock(&session.guard)
-                        .as_mut()
-                        .is_none_or(|g| g.exited().is_some());
-                    if exited {
-                        break;
-                    }
-                    tokio::time::sleep(Duration::from_millis(10)).await;
-                }
-                // Requests still waiting get no answer: their senders drop.
-                session.conn.fail_pending();
-                let why = session.ended("");
-                let mut state = lock(&session.state);
-                if state.closed.is_none() {
-                    session
-                        .log
-                        .write(Level::Warn, "session", format!("{}: {why}", session.id));
-                }
-                state.closed.get_or_insert_with(|| why.to_string());
-                return;
-            }
-        }
     }
 }
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, Notify};
 
-use super::events::SessionEvent;
+use super::events::{join_text, SessionEvent};
 use super::session::{lock, AgentSession};
 use crate::error::{Error, Result};
 
@@ -44,7 +44,8 @@ impl EventQueue {
         });
     }
 
-    /// Hands one event to the subscriber, else queues it.
+    /// Hands one event to the subscriber, else queues it (joined to the
+    /// text event queued last, when both are text).
     pub fn push(&self, event: SessionEvent) {
         let mut subscriber = lock(&self.subscriber);
         let event = match subscriber.as_ref() {
@@ -58,7 +59,12 @@ impl EventQueue {
             },
             None => event,
         };
-        lock(&self.events).push_back(event);
+        {
+            let mut events = lock(&self.events);
+            if !join_text(events.back_mut(), &event) {
+                events.push_back(event);
+            }
+        }
         drop(subscriber);
         self.arrived.notify_waiters();
     }

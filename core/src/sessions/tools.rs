@@ -8,16 +8,21 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 
 use super::session::{lock, AgentSession};
+use super::snapshot::{snapshot_of, Before, Snapshot};
 use crate::edit::{EditOutcome, EditSession, Project};
 use crate::error::{Error, Result};
 use crate::hooks::context::HookContext;
 use crate::hooks::hook_type::HookType;
 use crate::hooks::registry::ExecuteOptions;
 use crate::support::atomic::read_text_file;
+
+/// The most paths radium keeps of what one tool call announced.
+const MAX_ANNOUNCED: usize = 1024;
 
 /// A tool call radium keeps an eye on.
 #[derive(Default)]
@@ -27,10 +32,53 @@ pub(crate) struct Watched {
     /// Its arguments as the agent sent them.
     pub raw_input: Value,
     /// The files it names, with their text before it ran (None: missing).
-    pub files: HashMap<PathBuf, Option<String>>,
+    pub files: HashMap<PathBuf, Option<Arc<Snapshot>>>,
+    /// Every path it announced (in its `tool_call` and its updates), as
+    /// the agent wrote them: radium's rule checks them all.
+    pub announced: Vec<String>,
 }
 
-/// The paths a tool call names: its locations and its diffs.
+/// The keys of a tool call's `rawInput` whose text values are paths: any
+/// key with `path` in its name (`path`, `file_path`, `filePath`, `paths`,
+/// `notebook_path`, ...), and `file`, `filename`, `files`.
+fn is_path_key(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    key.contains("path") || matches!(key.as_str(), "file" | "filename" | "files")
+}
+
+/// The paths in a tool call's `rawInput` (see [`is_path_key`]), looked for
+/// four levels deep.
+fn raw_input_paths(value: &Value, depth: usize, paths: &mut Vec<String>) {
+    if depth > 4 || paths.len() >= MAX_ANNOUNCED {
+        return;
+    }
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map {
+                match v {
+                    Value::String(p) if is_path_key(key) => paths.push(p.clone()),
+                    Value::Array(items) if is_path_key(key) => paths.extend(
+                        items
+                            .iter()
+                            .filter_map(Value::as_str)
+                            .take(MAX_ANNOUNCED)
+                            .map(str::to_owned),
+                    ),
+                    _ => raw_input_paths(v, depth + 1, paths),
+                }
+            }
+        }
+        Value::Array(items) => {
+            for item in items.iter().take(MAX_ANNOUNCED) {
+                raw_input_paths(item, depth + 1, paths);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The paths a tool call (or its update) names: its locations, its diffs
+/// and the paths of its `rawInput`.
 pub(crate) fn paths_of(call: &Value) -> Vec<String> {
     let mut paths = Vec::new();
     for list in ["locations", "content"] {
@@ -39,10 +87,15 @@ pub(crate) fn paths_of(call: &Value) -> Vec<String> {
                 items
                     .iter()
                     .filter_map(|i| i.get("path").and_then(Value::as_str))
+                    .take(MAX_ANNOUNCED)
                     .map(str::to_owned),
             );
         }
     }
+    if let Some(input) = call.get("rawInput") {
+        raw_input_paths(input, 0, &mut paths);
+    }
+    paths.truncate(MAX_ANNOUNCED);
     paths
 }
 
@@ -58,18 +111,25 @@ fn writes_files(call: &Value) -> bool {
 }
 
 impl AgentSession {
-    /// Notes a tool call (from a `tool_call` update or a permission request):
-    /// its title and arguments, and, when it may change files (or `allowed`
-    /// says it is about to run), the text of each file it names inside the
-    /// workspace that is not read yet.
+    /// Notes a tool call (from a `tool_call` update, an update of it, or a
+    /// permission request): its title, arguments and the paths it names,
+    /// and, when it may change files (or `allowed` says it is about to run)
+    /// and has not ended, the text of each file it names inside the
+    /// workspace that is not read yet (within [`super::MAX_SNAPSHOT_FILE`] and
+    /// [`super::MAX_SNAPSHOTS`]).
     pub(crate) fn watch(&self, call: &Value, allowed: bool) {
         let Some(id) = call.get("toolCallId").and_then(Value::as_str) else {
             return;
         };
-        let snapshot = allowed || writes_files(call);
+        let ended = matches!(
+            call.get("status").and_then(Value::as_str),
+            Some("completed" | "failed")
+        );
+        let paths = paths_of(call);
+        let snapshot = (allowed || writes_files(call)) && !ended;
         let files: Vec<PathBuf> = if snapshot {
             match self.project() {
-                Ok(project) => paths_of(call)
+                Ok(project) => paths
                     .iter()
                     .filter_map(|p| project.confine_write(p).ok())
                     .collect(),
@@ -78,29 +138,71 @@ impl AgentSession {
         } else {
             Vec::new()
         };
-        let mut state = lock(&self.state);
-        let watched = state.watched.entry(id.to_owned()).or_default();
-        if let Some(title) = call.get("title").and_then(Value::as_str) {
-            title.clone_into(&mut watched.title);
+        let mut notices = Vec::new();
+        {
+            let mut state = lock(&self.state);
+            let held = Arc::clone(&state.snapshot_bytes);
+            let state = &mut *state;
+            let watched = state.watched.entry(id.to_owned()).or_default();
+            if let Some(title) = call.get("title").and_then(Value::as_str) {
+                title.clone_into(&mut watched.title);
+            }
+            if let Some(input) = call.get("rawInput") {
+                watched.raw_input = input.clone();
+            }
+            for path in paths {
+                if watched.announced.len() < MAX_ANNOUNCED && !watched.announced.contains(&path) {
+                    watched.announced.push(path);
+                }
+            }
+            let new: Vec<PathBuf> = files
+                .into_iter()
+                .filter(|f| !watched.files.contains_key(f))
+                .collect();
+            let mut read = Vec::new();
+            for file in new {
+                let shared = state
+                    .watched
+                    .values()
+                    .find_map(|w| w.files.get(&file).cloned());
+                match snapshot_of(&file, shared.flatten(), &held, &mut notices, &state.skipped) {
+                    Before::Skipped => {}
+                    Before::Missing => read.push((file, None)),
+                    Before::Text(text) => read.push((file, Some(text))),
+                }
+            }
+            let watched = state.watched.entry(id.to_owned()).or_default();
+            for (file, text) in read {
+                watched.files.insert(file, text);
+            }
+            for notice in &notices {
+                state.skipped.push(notice.0.clone());
+            }
         }
-        if let Some(input) = call.get("rawInput") {
-            watched.raw_input = input.clone();
+        for (_, message) in notices {
+            self.emit(json!({"type": "notice", "message": message}));
         }
-        for file in files {
-            watched
-                .files
-                .entry(file)
-                .or_insert_with_key(|f| read_text_file(f).ok());
-        }
+    }
+
+    /// The paths tool call `id` announced so far.
+    pub(crate) fn announced(&self, id: &str) -> Vec<String> {
+        lock(&self.state)
+            .watched
+            .get(id)
+            .map(|w| w.announced.clone())
+            .unwrap_or_default()
     }
 
     /// A file the agent wrote through radium: the tool calls watching it
     /// now start from that text, so it is not recorded twice.
     pub(crate) fn written_through_radium(&self, file: &PathBuf, text: &str) {
         let mut state = lock(&self.state);
+        let held = Arc::clone(&state.snapshot_bytes);
+        let mut written = None;
         for watched in state.watched.values_mut() {
             if let Some(before) = watched.files.get_mut(file) {
-                *before = Some(text.to_owned());
+                let text = written.get_or_insert_with(|| Snapshot::new(text.to_owned(), &held));
+                *before = Some(Arc::clone(text));
             }
         }
     }
@@ -235,13 +337,13 @@ impl AgentSession {
 
     /// Records what the files a tool call names hold now, when it changed
     /// since they were read, as the session's edits; answers the diffs.
-    async fn record_files(&self, files: HashMap<PathBuf, Option<String>>) -> Vec<Value> {
+    async fn record_files(&self, files: HashMap<PathBuf, Option<Arc<Snapshot>>>) -> Vec<Value> {
         let mut diffs = Vec::new();
         let mut files: Vec<_> = files.into_iter().collect();
         files.sort_by(|a, b| a.0.cmp(&b.0));
         for (file, before) in files {
             let now = read_text_file(&file).ok();
-            if now == before {
+            if now.as_deref() == before.as_deref().map(Snapshot::text) {
                 continue;
             }
             let shown = file.to_string_lossy().into_owned();
@@ -255,12 +357,13 @@ impl AgentSession {
             let (path, old) = (file.clone(), before.clone());
             let work = self
                 .edit(&shown, true, move |edit, tag| {
-                    edit.record_written(&path, old.as_deref(), tag)
+                    edit.record_written(&path, old.as_deref().map(Snapshot::text), tag)
                 })
                 .await;
             match work {
                 Ok(Some(_)) => {
-                    diffs.push(json!({"path": shown, "old_text": before, "new_text": after}));
+                    let old_text = before.as_deref().map(Snapshot::text);
+                    diffs.push(json!({"path": shown, "old_text": old_text, "new_text": after}));
                 }
                 Ok(None) => {}
                 Err(e) => self.emit(json!({

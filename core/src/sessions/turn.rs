@@ -102,6 +102,8 @@ impl AgentSession {
             }
             state.sink = Some(tx);
             state.text.clear();
+            state.text_dropped = 0;
+            state.skipped.clear();
             state.last_heard = Some(Instant::now());
             state.first_chunk = None;
             state.tool_since_text = false;
@@ -201,7 +203,10 @@ impl AgentSession {
                     .to_owned()
             }
         };
-        let text = lock(&self.state).text.clone();
+        let (text, dropped) = {
+            let state = lock(&self.state);
+            (state.text.clone(), state.text_dropped)
+        };
         self.registry
             .execute_async(
                 HookContext::new(
@@ -215,12 +220,16 @@ impl AgentSession {
             .into_iter()
             .map(crate::editor::extract::CodeBlock::into_json)
             .collect();
-        Ok(json!({
+        let mut end = json!({
             "type": "turn_end",
             "stop_reason": stop_reason,
             "text": text,
             "code_blocks": blocks,
             "tag": self.tag(),
-        }))
+        });
+        if dropped > 0 {
+            end["text_dropped"] = json!(dropped);
+        }
+        Ok(end)
     }
 }

@@ -166,13 +166,18 @@ local function on_permission(chat, event, answer)
   local known = event.tool_call and chat.tools[event.tool_call.tool_call_id or event.tool_call.id or ""]
   local entry = render.entry(chat, "permission", string.format("`%s`", title), not known and render.diff_lines(event.tool_call) or nil)
   local items = event.options or {}
+  -- An option's name is the agent's text; its kind is what it does (and
+  -- what radium decides by), so both are shown: "Reject (allow once)".
+  local function shown(o)
+    return string.format("%s (%s)", o.name or o.id, type(o.kind) == "string" and o.kind:gsub("_", " ") or "no kind")
+  end
   vim.ui.select(items, {
     prompt = string.format("radium: %s asks to run %s", chat.agent, title),
-    format_item = function(o) return o.name or o.id end,
+    format_item = shown,
   }, function(choice)
-    local id = choice and choice.id or "reject"
-    render.note(chat, entry, choice and (choice.name or id) or "rejected")
-    answer(id)
+    render.note(chat, entry, choice and shown(choice) or "rejected")
+    -- The option itself: sent by its exact id, decided by its kind.
+    answer(choice or "reject")
   end)
 end
 

@@ -13,9 +13,10 @@
 -- chain as the agent's writes, for undo and rewinds.
 --
 -- `on_permission` decides a permission request: return "allow", "reject" or
--- an option id to answer at once, or keep `answer` and call it later (after
--- asking the user); nobody answering within the agent's permission_timeout
--- rejects it. Without `on_permission`, a permission event goes to `on_event`
+-- one of the event's `options` (a table: sent by its exact id, decided by its
+-- kind, so an option named "Reject" whose kind allows, allows) to answer at
+-- once, or keep `answer` and call it later (after asking the user); nobody
+-- answering within the agent's permission_timeout rejects it. Without `on_permission`, a permission event goes to `on_event`
 -- and `session:answer(event.id, ...)` answers it.
 
 local M = {}
@@ -48,7 +49,7 @@ local function deliver(session, handlers, event)
       session:answer(event.id, choice)
     end
     local now = handlers.on_permission(event, answer)
-    if type(now) == "string" then
+    if type(now) == "string" or type(now) == "table" then
       answer(now)
     end
     return
@@ -121,12 +122,17 @@ function Session:prompt(prompt, opts)
   }))
 end
 
---- Answers permission request `id`: "allow", "reject" or an option id.
+--- Answers permission request `id`: "allow" or "reject" (the agent's option
+--- of that kind), or one of the request's options (an entry of the event's
+--- `options`, or `{ option = id }`), sent by its exact id: its kind decides.
 function Session:answer(id, choice)
-  return checked(self.engine:request({
-    command = "session-permission",
-    args = { session = self.id, id = id, answer = choice },
-  }))
+  local args = { session = self.id, id = id }
+  if type(choice) == "table" then
+    args.option = choice.option or choice.id
+  else
+    args.answer = choice
+  end
+  return checked(self.engine:request({ command = "session-permission", args = args }))
 end
 
 --- Cancels the running turn (it ends with stop_reason "cancelled").

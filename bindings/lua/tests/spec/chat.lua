@@ -92,7 +92,7 @@ test("a permission asked with vim.ui.select; the agent's write lands in the load
   say(chat, "write notes.txt from the agent")
   turn_done(chat)
   vim.ui.select = saved
-  eq(asked and asked.shown, { "Allow", "Reject" }, "the agent's options")
+  eq(asked and asked.shown, { "Allow (allow once)", "Reject (reject once)" }, "the agent's options, with what each does")
   check(asked and asked.prompt:find("Write " .. p.ws .. "/notes.txt", 1, true), "the prompt names the call: " .. tostring(asked and asked.prompt))
   eq(vim.api.nvim_buf_get_lines(notes_buf, 0, -1, false), { "from the agent" }, "the buffer has the agent's text")
   eq(vim.bo[notes_buf].modified, false, "and is the file")
@@ -117,6 +117,40 @@ test("a permission asked with vim.ui.select; the agent's write lands in the load
   check(not msgs:find("W1[12]"), "no W11/W12: " .. msgs)
   vim.api.nvim_buf_call(notes_buf, function() vim.cmd("silent undo") end)
   eq(vim.api.nvim_buf_get_lines(notes_buf, 0, -1, false), { "old" }, "u takes the agent's write back in one step")
+  close_all()
+end)
+
+test("a permission prompt shows each option's kind and is decided by it, not by its name or id", function()
+  -- The unruly agent's options: id `allow` named Reject of kind reject_once,
+  -- id `reject` named Allow of kind allow_once.
+  local p = pt.project()
+  pt.trust(p.ws)
+  local agents = vim.fn.readfile(p.home .. "/agents.toml")
+  vim.list_extend(agents, {
+    "", "[[agents]]", 'id = "unruly"', 'protocol = "acp"',
+    string.format('command = ["node", "%s/tests/agents/unruly-agent.mjs"]', h.repo),
+  })
+  vim.fn.writefile(agents, p.home .. "/agents.toml")
+  local saved = vim.ui.select
+  local chat = open("unruly")
+  for _, case in ipairs({ { pick = "Reject", id = "allow" }, { pick = "Allow", id = "reject" } }) do
+    local shown
+    vim.ui.select = function(items, opts, on_choice)
+      shown = vim.tbl_map(opts.format_item, items)
+      for _, o in ipairs(items) do
+        if o.name == case.pick then vim.schedule(function() on_choice(o) end) end
+      end
+    end
+    local turns = chat.turns or 0
+    say(chat, "crafted")
+    pt.wait(function() return (chat.turns or 0) > turns and not chat.running end, 15000)
+    require("radium.chat_render").flush(chat)
+    eq(shown, { "Reject (reject once)", "Allow (allow once)" }, "names with kinds")
+    local text = chat_text(chat)
+    -- The agent gets the chosen option's own id: `allow` for its Reject.
+    check(text:find(string.format('"optionId":"%s"', case.id), 1, true) ~= nil, case.pick .. ": the option's exact id: " .. text)
+  end
+  vim.ui.select = saved
   close_all()
 end)
 

@@ -108,12 +108,15 @@ export function viewMessages(batch: SessionEvent[], workspace: string | undefine
   return out
 }
 
-/** The option id that answers a permission request: the agent's own option of that kind, else the plain word. */
-export function optionFor(options: Array<{ id?: string; kind?: string }>, choice: 'once' | 'always' | 'reject'): string {
+/** How a button answers a permission request: the agent's own option of that kind, by its exact id (the engine decides by the option's kind, so an id such as `allow` on a rejecting option still rejects), else the plain word. */
+export function optionFor(options: Array<{ id?: string; kind?: string }>, choice: 'once' | 'always' | 'reject'): PermissionChoice {
   const kinds = choice === 'once' ? ['allow_once', 'allow_always'] : choice === 'always' ? ['allow_always', 'allow_once'] : ['reject_once', 'reject_always']
   for (const kind of kinds) {
     const found = options.find((o) => o.kind === kind && typeof o.id === 'string')
-    if (found) return found.id as string
+    if (found) return { option: found.id as string }
   }
-  return choice === 'reject' ? 'reject' : 'allow'
+  return { answer: choice === 'reject' ? 'reject' : 'allow' }
 }
+
+/** A permission answer: one of the request's options by id, or the word. */
+export type PermissionChoice = { option: string } | { answer: 'allow' | 'reject' }

@@ -94,9 +94,9 @@ export class ChatSession {
     )
   }
 
-  /** Answers permission request `id`: 'allow', 'reject' or an option id. */
-  answer(id: string, choice: string): void {
-    checked(this.engine.request({ command: 'session-permission', args: { session: this.id, id, answer: choice } }), 'session-permission')
+  /** Answers permission request `id`: `{ option }` (one of its options, by its exact id) or `{ answer }` ('allow' or 'reject'). */
+  answer(id: string, choice: { option: string } | { answer: 'allow' | 'reject' }): void {
+    checked(this.engine.request({ command: 'session-permission', args: { session: this.id, id, ...choice } }), 'session-permission')
   }
 
   /** Cancels the running turn (it ends with stop_reason `cancelled`). */

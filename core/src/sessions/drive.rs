@@ -1,0 +1,216 @@
+//! What the agent sends unasked, read for as long as the session lives: its
+//! updates become the turn's events, its requests are served, its answers
+//! handed to the requests waiting for them. Text chunks of an agent that
+//! sends faster than radium reads are joined into fewer `text` events, and a
+//! turn keeps at most [`MAX_TURN_TEXT`] of its answer, so a flood of small
+//! chunks costs about its own size.
+
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+
+use super::events::from_update;
+use super::rpc::Incoming;
+use super::session::{lock, AgentSession};
+use crate::support::log::Level;
+
+/// The most text one event carries when chunks waiting together are joined.
+const JOIN_UP_TO: usize = 64 << 10;
+
+/// How many messages must be waiting behind a text chunk for the chunks
+/// among them to be joined: an agent that outpaces radium. One that does
+/// not has each chunk streamed as it came.
+const JOIN_BACKLOG: usize = 16;
+
+/// The most of a turn's answer a session keeps (the `text` of `turn_end`,
+/// which the `after_model` hooks and the code blocks read): 32 MiB. The door
+/// still gets every chunk as it comes; what was past the cap is a `notice`
+/// and `turn_end`'s `text_dropped`.
+pub const MAX_TURN_TEXT: usize = 32 << 20;
+
+/// The text of an `agent_message_chunk` update with a text block.
+fn message_chunk(message: &Incoming) -> Option<&str> {
+    let Incoming::Notification { method, params } = message else {
+        return None;
+    };
+    if method != "session/update" {
+        return None;
+    }
+    let update = params.get("update")?;
+    if update.get("sessionUpdate")?.as_str()? != "agent_message_chunk" {
+        return None;
+    }
+    let content = update.get("content")?;
+    if content.get("type")?.as_str()? != "text" {
+        return None;
+    }
+    content.get("text")?.as_str()
+}
+
+/// The longest start of `text` of at most `n` bytes that ends on a character.
+fn cut_at(text: &str, n: usize) -> usize {
+    let mut cut = n.min(text.len());
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    cut
+}
+
+impl AgentSession {
+    /// A chunk of the answer: kept in the turn's text up to the cap, and
+    /// sent to the door.
+    fn answer_chunk(&self, chunk: &str) {
+        if chunk.is_empty() {
+            // Some agents open each block with an empty chunk.
+            return;
+        }
+        let first_drop = {
+            let mut state = lock(&self.state);
+            state.first_chunk.get_or_insert_with(Instant::now);
+            // Text after a tool call is a new paragraph of the answer.
+            if std::mem::take(&mut state.tool_since_text)
+                && !state.text.is_empty()
+                && !state.text.ends_with('\n')
+                && state.text.len() + 2 <= MAX_TURN_TEXT
+            {
+                state.text.push_str("\n\n");
+            }
+            let room = MAX_TURN_TEXT.saturating_sub(state.text.len());
+            let kept = cut_at(chunk, room);
+            state.text.push_str(&chunk[..kept]);
+            let first_drop = state.text_dropped == 0 && kept < chunk.len();
+            state.text_dropped += chunk.len() - kept;
+            first_drop
+        };
+        self.emit(json!({"type": "text", "text": chunk}));
+        if first_drop {
+            self.emit(json!({
+                "type": "notice",
+                "message": format!(
+                    "the answer is over {} MiB: radium keeps its first {} MiB for the turn's end (its text, the hooks, the code blocks); the rest is only streamed",
+                    MAX_TURN_TEXT >> 20, MAX_TURN_TEXT >> 20
+                ),
+            }));
+        }
+    }
+
+    /// Any other `session/update`.
+    async fn update(self: &Arc<Self>, update: &Value) {
+        let Some(event) = from_update(update) else {
+            return;
+        };
+        if event["type"] == "thought" {
+            if event["text"].as_str().unwrap_or_default().is_empty() {
+                return;
+            }
+            lock(&self.state)
+                .first_chunk
+                .get_or_insert_with(Instant::now);
+        }
+        match update.get("sessionUpdate").and_then(Value::as_str) {
+            Some("tool_call") => {
+                lock(&self.state).tool_since_text = true;
+                self.watch(update, false);
+            }
+            // An update may name paths the call did not (radium's rule
+            // checks every path a call announced).
+            Some("tool_call_update") => self.watch(update, false),
+            _ => {}
+        }
+        self.emit(event);
+        let status = update.get("status").and_then(Value::as_str);
+        if matches!(status, Some("completed" | "failed")) {
+            self.tool_finished(update).await;
+        }
+    }
+}
+
+/// Reads what the agent sends unasked, for as long as the session lives.
+pub(crate) async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::Receiver<Incoming>) {
+    let mut next = None;
+    loop {
+        let message = match next.take() {
+            Some(message) => message,
+            None => match incoming.recv().await {
+                Some(message) => message,
+                None => return,
+            },
+        };
+        let Some(session) = session.upgrade() else {
+            return;
+        };
+        lock(&session.state).last_heard = Some(Instant::now());
+        if let Some(first) = message_chunk(&message) {
+            // Join the chunks already waiting behind this one, when many are.
+            let mut text = first.to_owned();
+            while text.len() < JOIN_UP_TO && incoming.len() >= JOIN_BACKLOG {
+                let Ok(more) = incoming.try_recv() else {
+                    break;
+                };
+                if let Some(chunk) = message_chunk(&more) {
+                    text.push_str(chunk);
+                } else {
+                    next = Some(more);
+                    break;
+                }
+            }
+            session.answer_chunk(&text);
+            continue;
+        }
+        match message {
+            Incoming::Notification { method, params } => {
+                if method == "session/update" {
+                    session
+                        .update(params.get("update").unwrap_or(&Value::Null))
+                        .await;
+                }
+                // Other notifications are ignored, as ACP asks.
+            }
+            Incoming::Request { id, method, params } => {
+                let s = Arc::clone(&session);
+                tokio::spawn(async move {
+                    let answer = super::client::serve(&s, &method, params).await;
+                    s.conn.respond(&id, answer);
+                });
+            }
+            Incoming::Answer { id, answer } => session.conn.resolve(id, answer),
+            Incoming::Repaired(message) => {
+                session.emit(json!({"type": "notice", "message": message}));
+            }
+            Incoming::Garbage(line) => {
+                let message =
+                    format!("the agent sent a line that is not JSON-RPC (ignored): {line}");
+                session
+                    .log
+                    .write(Level::Warn, "session", format!("{}: {message}", session.id));
+                session.emit(json!({"type": "notice", "message": message}));
+            }
+            Incoming::Closed => {
+                // Its output ended: give the process a moment to exit, so
+                // the error can say how it ended.
+                for _ in 0..100 {
+                    let exited = lock(&session.guard)
+                        .as_mut()
+                        .is_none_or(|g| g.exited().is_some());
+                    if exited {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                // Requests still waiting get no answer: their senders drop.
+                session.conn.fail_pending();
+                let why = session.ended("");
+                let mut state = lock(&session.state);
+                if state.closed.is_none() {
+                    session
+                        .log
+                        .write(Level::Warn, "session", format!("{}: {why}", session.id));
+                }
+                state.closed.get_or_insert_with(|| why.to_string());
+                return;
+            }
+        }
+    }
+}
