@@ -40,4 +40,5 @@ fn edit(
 
 mod json;
 mod processes;
+mod trust;
 mod writes;
