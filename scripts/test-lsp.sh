@@ -21,6 +21,11 @@ printf '# total: the sum\ntotal = 10\n\n\ndef add(n):\n    return total + n\n' >
 printf 'from shop.prices import total, add\n\nprint("total", add(total))\n' > cart.py
 fail() { echo "test-lsp: $*" >&2; exit 1; }
 PATH=$bin:$PATH
+# Python servers run the workspace's interpreter: untrusted, the syntax
+# fallback answers and says why.
+out=$("$rad" read-var cart.py --var total 2>&1)
+grep -q 'jedi-language-server` is not started' <<<"$out" || fail "untrusted read-var: $out"
+"$rad" trust >/dev/null
 out=$("$rad" lsp list)
 grep -q '^python .*jedi-language-server .*installed' <<<"$out" || fail "lsp list: $out"
 out=$("$rad" read-var cart.py --var total)

@@ -30,6 +30,10 @@ fn workspace(hooks_toml: &[u8]) -> Ws {
     std::fs::create_dir_all(&home).unwrap();
     std::fs::write(root.join(".radium/hooks.toml"), hooks_toml).unwrap();
     std::fs::write(root.join("notes.txt"), "one\ntwo\n").unwrap();
+    // The workspace's own file applies only in a trusted workspace.
+    radium_core::trust::TrustStore::new(&home)
+        .trust(&root)
+        .unwrap();
     Ws {
         _dir: dir,
         root,

@@ -277,6 +277,8 @@ fn a_new_engine_finds_installed_extensions_and_hooks_toml_overrides_them() {
         &e.ws.join(".radium/hooks.toml"),
         "[[hooks]]\nname = \"fmt-fail\"\ntype = \"before_tool\"\nenabled = false\npriority = 999\n",
     );
+    // The workspace's hooks.toml applies once the workspace is trusted.
+    call(&new_engine(&e), "trust", Value::Null);
     let fresh = new_engine(&e);
     let list = fresh.registry().list();
     let fail = list.iter().find(|h| h.name == "fmt-fail").unwrap();
@@ -286,7 +288,7 @@ fn a_new_engine_finds_installed_extensions_and_hooks_toml_overrides_them() {
 }
 
 #[test]
-fn workspace_extensions_wait_for_trust_and_win_over_user_ones() {
+fn workspace_extensions_wait_for_trust_and_then_win_over_user_ones() {
     let e = env();
     let user_src = e.root.join("user-ext");
     make_extension(&user_src, "shared", "1.0.0-user");
@@ -300,32 +302,40 @@ fn workspace_extensions_wait_for_trust_and_win_over_user_ones() {
     );
     make_extension(&e.ws.join(".radium/extensions/ws-only"), "ws-only", "0.1.0");
 
+    let listed = |engine: &Engine| -> Vec<(String, String, String, String)> {
+        call(engine, "ext-list", Value::Null)["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| {
+                (
+                    x["name"].as_str().unwrap().into(),
+                    x["version"].as_str().unwrap().into(),
+                    x["level"].as_str().unwrap().into(),
+                    x["status"].as_str().unwrap().into(),
+                )
+            })
+            .collect()
+    };
     let fresh = new_engine(&e);
-    let list = call(&fresh, "ext-list", Value::Null)["data"].clone();
-    let names: Vec<(String, String, String)> = list
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| {
-            (
-                x["name"].as_str().unwrap().into(),
-                x["level"].as_str().unwrap().into(),
-                x["status"].as_str().unwrap().into(),
-            )
-        })
-        .collect();
+    let row = |n: &str, v: &str, l: &str, s: &str| (n.into(), v.into(), l.into(), s.into());
     assert_eq!(
-        names,
+        listed(&fresh),
         [
-            ("shared".into(), "workspace".into(), "blocked".into()),
-            ("ws-only".into(), "workspace".into(), "blocked".into()),
+            row("shared", "1.0.0-user", "user", "active"),
+            row("ws-only", "0.1.0", "workspace", "blocked"),
         ],
-        "the workspace one hides the user one, and is blocked until trusted"
+        "an untrusted workspace's extension hides no user one, and is blocked"
     );
-    assert!(list[0]["reason"].as_str().unwrap().contains("not trusted"));
+    let list = call(&fresh, "ext-list", Value::Null)["data"].clone();
+    assert!(list[1]["reason"].as_str().unwrap().contains("not trusted"));
     assert!(
         !fresh.registry().contains("ws-only-modify"),
         "untrusted code is not registered"
+    );
+    assert!(
+        fresh.registry().contains("shared-modify"),
+        "the user's runs"
     );
 
     let trusted = call(&fresh, "trust", Value::Null);
@@ -334,15 +344,25 @@ fn workspace_extensions_wait_for_trust_and_win_over_user_ones() {
         fresh.registry().contains("ws-only-modify"),
         "trusting activates them"
     );
-    let list = call(&fresh, "ext-list", Value::Null)["data"].clone();
-    assert_eq!(list[0]["version"], "2.0.0-ws");
-    assert_eq!(list[0]["status"], "active");
+    assert_eq!(
+        listed(&fresh),
+        [
+            row("shared", "2.0.0-ws", "workspace", "active"),
+            row("ws-only", "0.1.0", "workspace", "active"),
+        ],
+        "a trusted workspace's extension wins over the user's"
+    );
 
     // Another engine of the same user sees the trust.
-    assert!(new_engine(&e).registry().contains("shared-modify"));
-    // Revoking stops them.
+    assert_eq!(listed(&new_engine(&e))[0].1, "2.0.0-ws");
+    // Revoking stops them, and the user's runs again.
     call(&fresh, "trust", json!({"revoke": true}));
     assert!(!fresh.registry().contains("ws-only-modify"));
+    assert!(fresh.registry().contains("shared-modify"));
+    assert_eq!(
+        listed(&fresh)[0],
+        row("shared", "1.0.0-user", "user", "active")
+    );
 }
 
 #[test]

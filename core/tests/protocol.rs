@@ -182,9 +182,15 @@ fn engine_config_is_validated_and_applies_the_workspace_file() {
         "[[hooks]]\nname = 1\n",
     )
     .unwrap();
-    // A broken file does not stop the engine: it keeps the error (see
-    // broken_config.rs for what fails with it).
-    let config = EngineConfig::from_json(&json!({"workspace": ws.path()})).unwrap();
+    // A broken file of a trusted workspace does not stop the engine: it
+    // keeps the error (see broken_config.rs for what fails with it).
+    let home = tempfile::tempdir().unwrap();
+    radium_core::trust::TrustStore::new(home.path())
+        .trust(ws.path())
+        .unwrap();
+    let config =
+        EngineConfig::from_json(&json!({"workspace": ws.path(), "radium_home": home.path()}))
+            .unwrap();
     let err = Engine::new(config)
         .unwrap()
         .config_error()

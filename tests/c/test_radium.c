@@ -470,7 +470,7 @@ static void test_engine_new(void)
     char config[512];
     snprintf(radium_dir, sizeof radium_dir, "%s/.radium", dir);
     snprintf(toml, sizeof toml, "%s/.radium/hooks.toml", dir);
-    snprintf(config, sizeof config, "{\"workspace\":\"%s\"}", dir);
+    snprintf(config, sizeof config, "{\"workspace\":\"%s\",\"radium_home\":\"%s/home\"}", dir, dir);
 
     /* A workspace without .radium is fine. */
     engine = NULL;
@@ -480,8 +480,37 @@ static void test_engine_new(void)
 
     CHECK(mkdir(radium_dir, 0700) == 0);
 
-    /* A broken file does not stop the engine: the chains with a hook to run
-     * fail with its error, which names the file and line. Bad TOML: */
+    /* An untrusted workspace's file (a cloned repository's) is not applied:
+     * a chain with a hook to run runs it, and hooks-list says why. */
+    CHECK(write_file(toml, "[[hooks]]\nname = \"untrusted_off\"\ntype = \"before_model\"\nenabled = false\n"));
+    engine = NULL;
+    CHECK_OK(radium_engine_new(config, &engine, &err), err);
+    if (engine != NULL) {
+        static atomic_int gone;
+        atomic_init(&gone, 0);
+        HookState *s = state_new("untrusted_off", MODE_CONTINUE, NULL, &gone);
+        ADD_HOOK(engine, s, "before_model", 100, NULL, 0, err);
+        char *out = EXECUTE(engine, "before_model", "{}");
+        CHECK_HAS(out, "\"status\":\"completed\"");
+        radium_string_free(out);
+        CHECK(atomic_load(&s->calls) == 1);
+        out = REQUEST(engine, "{\"command\":\"hooks-list\"}");
+        CHECK_HAS(out, "hooks.toml is not applied: the workspace ");
+        CHECK_HAS(out, "is not trusted");
+        radium_string_free(out);
+        /* Trusting it applies the file at once. */
+        out = REQUEST(engine, "{\"command\":\"trust\"}");
+        CHECK_HAS(out, "\"trusted\":true");
+        radium_string_free(out);
+        out = EXECUTE(engine, "before_model", "{}");
+        radium_string_free(out);
+        CHECK(atomic_load(&s->calls) == 1);
+        radium_engine_free(engine);
+    }
+
+    /* A broken file of the (now trusted) workspace does not stop the
+     * engine: the chains with a hook to run fail with its error, which
+     * names the file and line. Bad TOML: */
     CHECK(write_file(toml, "[[hooks]\n"));
     check_broken_workspace(config, "hooks.toml:1:", NULL);
 
@@ -544,6 +573,11 @@ static void test_engine_new(void)
 
     CHECK(unlink(toml) == 0);
     CHECK(rmdir(radium_dir) == 0);
+    char home_file[300];
+    snprintf(home_file, sizeof home_file, "%s/home/trust.json", dir);
+    CHECK(unlink(home_file) == 0);
+    snprintf(home_file, sizeof home_file, "%s/home", dir);
+    CHECK(rmdir(home_file) == 0);
     CHECK(rmdir(dir) == 0);
 }
 

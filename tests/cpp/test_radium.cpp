@@ -498,7 +498,8 @@ void test_engine_new() {
     TempDir dir;
     kept = dir.path();
     CHECK(!dir.path().empty());
-    const std::string config = R"({"workspace":")" + dir.path().string() + R"("})";
+    const std::string config = R"({"workspace":")" + dir.path().string() + R"(","radium_home":")" +
+                               dir.path().string() + R"(/home"})";
     const fs::path toml = dir.path() / ".radium" / "hooks.toml";
 
     {
@@ -507,6 +508,17 @@ void test_engine_new() {
     }
     std::error_code ec;
     CHECK(fs::create_directory(dir.path() / ".radium", ec));
+
+    // An untrusted workspace's file is not applied, and hooks-list says why;
+    // trusting the workspace applies it.
+    CHECK(write_file(toml, "[[hooks]\n"));
+    {
+      NewEngine made = make_engine(config.c_str());
+      CHECK_OK(made.call);
+      CHECK_HAS(request(made.engine.get(), R"({"command":"hooks-list"})").str(), "is not trusted");
+      CHECK_HAS(request(made.engine.get(), R"({"command":"trust"})").str(), R"("trusted":true)");
+      CHECK_HAS(request(made.engine.get(), R"({"command":"hooks-list"})").str(), "hooks.toml:1:");
+    }
 
     // A broken file does not stop the engine: the chains with a hook to run
     // fail with its error, which names the file and line.

@@ -118,6 +118,8 @@ fn step_runs_the_example_agent() {
         ws.display(),
         ws.display()
     );
+    // The workspace's own agent runs once it is trusted.
+    assert!(rad(&["trust"], "", &[], ws).status.success());
     let out = rad(
         &["step", "example", "--prompt", "review"],
         &context,
@@ -261,11 +263,14 @@ fn extensions_and_trust_from_the_command_line() {
     assert!(out.status.success(), "{}", stderr(&out));
     let out = run(&["ext", "list", "--compact"]);
     let list = json(&out);
-    assert_eq!(list[0]["level"], "workspace");
-    assert_eq!(list[0]["status"], "blocked");
+    // Untrusted, the workspace copy hides nothing: the user's runs on.
+    assert_eq!(list.as_array().unwrap().len(), 1, "{list}");
+    assert_eq!(list[0]["level"], "user");
+    assert_eq!(list[0]["status"], "active");
     let out = run(&["trust", "--compact"]);
     assert!(out.status.success());
     let out = run(&["ext", "list", "--compact"]);
+    assert_eq!(json(&out)[0]["level"], "workspace");
     assert_eq!(json(&out)[0]["status"], "active");
     let out = run(&["ext", "remove", "greeter"]);
     assert!(out.status.success(), "{}", stderr(&out));

@@ -52,9 +52,20 @@ test('the workspace .radium/hooks.toml is applied, and its errors name the line'
   fs.mkdirSync(path.join(dir, '.radium'))
   const file = path.join(dir, '.radium', 'hooks.toml')
   fs.writeFileSync(file, "[[hooks]]\nname = 'x'\ntype = 'before_lunch'\n")
-  // A broken file does not stop the engine: the chains with a hook to run
-  // fail with its error, which names the line; the others work.
-  const broken = new Engine({ workspace: dir })
+  // An untrusted workspace's file (a cloned repository's) is not applied:
+  // nothing fails, and hooks-list says why; a trust applies it.
+  const home = path.join(dir, 'home')
+  const untrusted = new Engine({ workspace: dir, radium_home: home })
+  untrusted.register('t-u', 'before_model', () => {})
+  assert.equal(untrusted.execute('before_model', {}).status, 'completed', 'an untrusted file breaks no chain')
+  const why = untrusted.request({ command: 'hooks-list' }).warnings
+  assert.ok(why && why[0].includes('is not trusted'), JSON.stringify(why))
+  assert.equal(untrusted.request({ command: 'trust' }).data.trusted, true)
+  throwsCode(() => untrusted.execute('before_model', {}), 'config', 'hooks.toml:3:')
+  // A broken file of a trusted workspace does not stop the engine: the
+  // chains with a hook to run fail with its error, which names the line;
+  // the others work.
+  const broken = new Engine({ workspace: dir, radium_home: home })
   assert.equal(broken.request({ command: 'ping' }).data, 'pong')
   assert.equal(broken.execute('before_model', {}).status, 'completed', 'no hook to run')
   let ran = false
@@ -71,7 +82,7 @@ test('the workspace .radium/hooks.toml is applied, and its errors name the line'
   assert.equal(ran, false, 'no hook ran')
 
   fs.writeFileSync(file, "[[hooks]]\nname = 't-late'\ntype = 'before_tool'\npriority = 999\nenabled = false\n")
-  const engine = new Engine({ workspace: dir })
+  const engine = new Engine({ workspace: dir, radium_home: home })
   engine.register('t-late', 'before_tool', () => {})
   assert.deepEqual(mine(engine).map((h) => [h.name, h.priority, h.enabled]), [['t-late', 999, false]])
   assert.equal(engine.request({ command: 'hooks-list' }).warnings, undefined, 'a fixed file: no warning')

@@ -243,27 +243,64 @@ pub fn default_radium_home() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(".radium"))
 }
 
-/// The agents configured for `workspace` and the user. The workspace's own
-/// agents are left out unless `trusted`.
+/// The agents a workspace may run, and the agent files that could not be read.
+#[derive(Debug, Default)]
+pub(crate) struct Available {
+    /// The usable agents: a trusted workspace's first (it wins on the same
+    /// id), then the user's.
+    pub agents: Vec<AgentConfig>,
+    /// The error of each `agents.toml` that could not be read or parsed:
+    /// none of its agents is in `agents`, the other file's are.
+    pub broken: Vec<Error>,
+}
+
+/// The agents configured for `workspace` and the user. An untrusted
+/// workspace's `agents.toml` is not read at all, so its junk or its reuse of
+/// a user agent's id changes nothing; a broken file (of a trusted workspace,
+/// or the user's) leaves the other file's agents usable.
 pub(crate) fn available_agents(
     workspace: Option<&Path>,
     radium_home: &Path,
     trusted: bool,
-) -> Result<Vec<AgentConfig>> {
-    let all = load_agents(workspace, radium_home)?;
-    Ok(all
-        .into_iter()
-        .filter(|a| trusted || a.source.starts_with(radium_home))
-        .collect())
+) -> Available {
+    let mut files = Vec::new();
+    if let Some(ws) = workspace.filter(|_| trusted) {
+        files.push(ws.join(".radium/agents.toml"));
+    }
+    files.push(radium_home.join("agents.toml"));
+    let mut available = Available::default();
+    for file in files {
+        if !file.is_file() {
+            continue;
+        }
+        let parsed = std::fs::read_to_string(&file)
+            .map_err(|source| Error::Io {
+                path: file.clone(),
+                source,
+            })
+            .and_then(|text| parse_agents(&text, &file, workspace));
+        match parsed {
+            Ok(agents) => {
+                for agent in agents {
+                    if !available.agents.iter().any(|a| a.id == agent.id) {
+                        available.agents.push(agent);
+                    }
+                }
+            }
+            Err(e) => available.broken.push(e),
+        }
+    }
+    available
 }
 
-/// A clear error for agent `id` when it is defined only in the untrusted
-/// `workspace`; `None` when it is not.
-pub(crate) fn untrusted_agent(id: &str, workspace: &Path, radium_home: &Path) -> Option<Error> {
-    let all = load_agents(Some(workspace), radium_home).ok()?;
-    all.iter()
-        .find(|a| a.id == id && !a.source.starts_with(radium_home))
-        .map(|a| {
+/// A clear error for agent `id` when it is defined in the untrusted
+/// `workspace` (and not by the user); `None` when it is not. Only called
+/// for an id no usable agent has.
+pub(crate) fn untrusted_agent(id: &str, workspace: &Path) -> Option<Error> {
+    let file = workspace.join(".radium/agents.toml");
+    let text = std::fs::read_to_string(&file).ok()?;
+    let all = parse_agents(&text, &file, Some(workspace)).ok()?;
+    all.iter().find(|a| a.id == id).map(|a| {
             Error::Untrusted(format!(
                 "agent `{id}` is defined in {}, but the workspace {} is not trusted; trust it first (`rad trust`, or the `trust` command)",
                 a.source.display(),

@@ -92,6 +92,9 @@ impl CodeContext {
         }
         let why = match spec {
             None => "radium has no language server for this kind of file".to_owned(),
+            Some(ServerSpec {
+                blocked: Some(why), ..
+            }) => why.clone(),
             Some(spec) if spec.command.is_empty() => {
                 format!(
                     "the {} server is disabled in {}",
@@ -459,6 +462,7 @@ pub fn lsp_list(ctx: &CodeContext) -> Result<(Value, Vec<String>)> {
                 "source": spec.source,
                 "installed": spec.program.is_some(),
                 "program": spec.program,
+                "blocked": spec.blocked,
                 "running": running.is_some(),
                 "pid": running.as_ref().and_then(|c| c.pid),
                 "start_ms": running.as_ref().map(|c| c.start_ms()),

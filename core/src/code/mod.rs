@@ -19,6 +19,7 @@ pub mod rename;
 pub mod report;
 pub mod servers;
 pub mod syntax;
+mod untrusted;
 pub mod walk;
 
 pub use commands::{lsp_list, modify_var, read_var, CodeContext, Prepared};

@@ -129,6 +129,8 @@ pub fn lsp_list_text(data: &Value) -> String {
             .collect();
         let state = if command.is_empty() {
             "disabled".to_owned()
+        } else if s["blocked"].is_string() {
+            "untrusted".to_owned()
         } else if s["running"] == true {
             format!("running (pid {})", s["pid"])
         } else if s["installed"] == true {

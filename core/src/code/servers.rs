@@ -1,6 +1,8 @@
 //! Which language server serves which files: the default table, overridden
 //! by `$RADIUM_HOME/lsp.toml` and then by the workspace's `.radium/lsp.toml`
-//! (a trusted workspace only: the file names programs to run).
+//! (a trusted workspace only: the file names programs to run). In an
+//! untrusted workspace only servers that cannot run its code start (see
+//! `untrusted.rs`).
 //!
 //! ```toml
 //! [python]
@@ -57,6 +59,10 @@ pub struct ServerSpec {
     pub init_options: Value,
     /// Where the program was found, when it is installed.
     pub program: Option<PathBuf>,
+    /// Why the server is not started in this workspace (an untrusted
+    /// workspace and a server that would run its code); the syntax fallback
+    /// answers instead.
+    pub blocked: Option<String>,
 }
 
 impl ServerSpec {
@@ -161,6 +167,7 @@ fn default_specs() -> Vec<ServerSpec> {
                 settings: json!({}),
                 init_options: Value::Null,
                 program: chosen.1,
+                blocked: None,
             }
         })
         .collect()
@@ -237,6 +244,7 @@ fn overlay(specs: &mut Vec<ServerSpec>, path: &Path) -> Result<()> {
                     settings: json!({}),
                     init_options: Value::Null,
                     program: None,
+                    blocked: None,
                 });
                 specs.len() - 1
             }
@@ -285,8 +293,9 @@ fn overlay(specs: &mut Vec<ServerSpec>, path: &Path) -> Result<()> {
 }
 
 /// The server table for `workspace`: the defaults, `$RADIUM_HOME/lsp.toml`,
-/// then `.radium/lsp.toml` when the workspace is trusted. The warnings say
-/// what was left out.
+/// then `.radium/lsp.toml` when the workspace is trusted. In an untrusted
+/// workspace, servers that would run the workspace's code are pinned or
+/// blocked (see `untrusted.rs`). The warnings say what was left out.
 pub fn server_table(
     workspace: &Path,
     radium_home: &Path,
@@ -303,6 +312,9 @@ pub fn server_table(
             "`{}` is not used: the workspace is not trusted (it names programs to run)",
             local.display()
         ));
+    }
+    if !trusted {
+        super::untrusted::confine(&mut specs, workspace);
     }
     Ok((specs, warnings))
 }

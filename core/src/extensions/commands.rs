@@ -60,7 +60,7 @@ impl ExtensionHost<'_> {
     pub(crate) fn activate_discovered(&self) {
         let workspace = self.workspace.map(Path::to_path_buf);
         let trusted = self.workspace_trusted(workspace.as_deref());
-        for found in discover(workspace.as_deref(), self.radium_home) {
+        for found in discover(workspace.as_deref(), self.radium_home, trusted) {
             if let Ok(ext) = found.extension {
                 let runnable = ext.level == Level::User || trusted;
                 if runnable && !self.lock_extensions().contains_key(&ext.manifest.name) {
@@ -127,7 +127,7 @@ impl ExtensionHost<'_> {
         let workspace = self.workspace_for(cwd);
         let trusted = self.workspace_trusted(workspace.as_deref());
         let active = self.lock_extensions().clone();
-        let list: Vec<Value> = discover(workspace.as_deref(), self.radium_home)
+        let list: Vec<Value> = discover(workspace.as_deref(), self.radium_home, trusted)
             .into_iter()
             .map(|found| match found.extension {
                 Err(e) => json!({
@@ -214,6 +214,8 @@ impl ExtensionHost<'_> {
         let hooks = if runnable {
             self.activate(&installed)?
         } else {
+            // A user extension of the same name, stopped above, runs on.
+            self.activate_discovered();
             Vec::new()
         };
         Ok(json!({
@@ -271,16 +273,29 @@ impl ExtensionHost<'_> {
         let store = self.trust_store();
         if revoke {
             store.revoke(&path)?;
-            // Workspace extensions already running stop now.
-            for found in discover(self.workspace, self.radium_home) {
-                if let (Ok(ext), Level::Workspace) = (&found.extension, found.level) {
-                    self.deactivate(&ext.manifest.name);
-                }
-            }
+            // Workspace extensions already running stop now, and user ones
+            // they hid start.
+            self.deactivate_workspace_level();
+            self.activate_discovered();
             return Ok(json!({"path": path, "trusted": false}));
         }
         let real = store.trust(&path)?;
+        if self.workspace_trusted(self.workspace) {
+            // The workspace's extensions take over from user ones of the
+            // same name.
+            self.deactivate_workspace_level();
+        }
         self.activate_discovered();
         Ok(json!({"path": real, "trusted": true}))
+    }
+
+    /// Stops every extension named like one of the workspace level (the
+    /// workspace's own, or a user one of that name).
+    fn deactivate_workspace_level(&self) {
+        for found in discover(self.workspace, self.radium_home, true) {
+            if let (Ok(ext), Level::Workspace) = (&found.extension, found.level) {
+                self.deactivate(&ext.manifest.name);
+            }
+        }
     }
 }

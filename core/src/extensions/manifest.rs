@@ -10,8 +10,8 @@
 //! `script` (a program relative to the extension's folder) and `args`.
 //! Extensions are found in `$RADIUM_HOME/extensions/` (user level, trusted)
 //! and `<workspace>/.radium/extensions/` (workspace level: run only when the
-//! workspace is trusted); a workspace extension wins over a user one of the
-//! same name.
+//! workspace is trusted). A trusted workspace's extension wins over a user
+//! one of the same name; an untrusted workspace's never hides the user's.
 
 use std::path::{Path, PathBuf};
 
@@ -200,11 +200,18 @@ pub struct Found {
     pub extension: Result<Extension>,
 }
 
-/// The extensions of both levels; a workspace extension hides a user one of
-/// the same name (the hidden one is not returned).
-pub fn discover(workspace: Option<&Path>, radium_home: &Path) -> Vec<Found> {
+/// The extensions of both levels. Of two with the same name, one hides the
+/// other (the hidden one is not returned): a `trusted` workspace's hides the
+/// user's, and the user's hides an untrusted workspace's, so a cloned
+/// repository cannot keep the user's own extension from running.
+pub fn discover(workspace: Option<&Path>, radium_home: &Path, trusted: bool) -> Vec<Found> {
     let mut found: Vec<Found> = Vec::new();
-    for level in [Level::Workspace, Level::User] {
+    let order = if trusted {
+        [Level::Workspace, Level::User]
+    } else {
+        [Level::User, Level::Workspace]
+    };
+    for level in order {
         let Some(folder) = level.folder(workspace, radium_home) else {
             continue;
         };

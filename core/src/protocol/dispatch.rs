@@ -96,13 +96,24 @@ impl Engine {
             None => work,
         };
         // `hooks-list` answers the hooks even when the workspace's
-        // hooks.toml is broken, and says so in its warnings.
+        // hooks.toml is broken or not applied (an untrusted workspace), and
+        // says so in its warnings.
         let warnings: Vec<String> = match request.command.as_str() {
             "hooks-list" => self
                 .config_error()
                 .map(|e| e.to_string())
                 .into_iter()
+                .chain(self.unapplied_hooks_warning())
                 .collect(),
+            // `agents` answers the usable agents, and names a broken
+            // agents.toml in its warnings.
+            "agents" => {
+                let workspace = self.workspace_for(request.cwd.as_deref());
+                self.agent_file_errors(workspace.as_deref())
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect()
+            }
             _ => Vec::new(),
         };
         Box::pin(async move {
@@ -207,7 +218,15 @@ impl Engine {
                     "ext-list" => Ok(host.ext_list(cwd)),
                     "ext-install" => host.ext_install(cwd, args),
                     "ext-remove" => host.ext_remove(cwd, args),
-                    _ => host.trust(cwd, args),
+                    _ => {
+                        let answer = host.trust(cwd, args)?;
+                        // A hooks.toml left out while the workspace was
+                        // not trusted applies now that it is.
+                        if self.unapplied_hooks_warning().is_some() {
+                            self.load_workspace_hooks();
+                        }
+                        Ok(answer)
+                    }
                 }
             }
             "cancel" => {

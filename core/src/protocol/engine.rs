@@ -14,7 +14,9 @@ use serde_json::Value;
 use super::config::EngineConfig;
 use super::envelope::{Request, Response};
 use super::inflight::Inflight;
-use crate::agents::config::{available_agents, default_radium_home, untrusted_agent, AgentConfig};
+use crate::agents::config::{
+    available_agents, default_radium_home, untrusted_agent, AgentConfig, Available,
+};
 use crate::agents::step::{run_step, StepRequest};
 use crate::editor::hooks::{CodeApplyHook, EditorContextHook, STEP_TOOL};
 use crate::error::{Error, Result};
@@ -51,6 +53,9 @@ pub struct Engine {
     pub(super) clipboard: Arc<crate::clipboard::SystemClipboard>,
     /// What the engine did, for the door to show (the `log` request).
     pub(super) log: Arc<Log>,
+    /// Why the workspace's `.radium/hooks.toml` is not applied (the
+    /// workspace is not trusted): a warning of `hooks-list`.
+    pub(super) unapplied_hooks: Arc<std::sync::Mutex<Option<String>>>,
 }
 
 /// Runs a future on this thread: one poll with a no-op waker first (work
@@ -68,7 +73,13 @@ fn block_on<F: Future>(future: F) -> F::Output {
 }
 
 impl Engine {
-    /// An engine with `config`; applies the workspace's `.radium/hooks.toml` if there is one.
+    /// An engine with `config`; applies the workspace's `.radium/hooks.toml`
+    /// if there is one and the workspace is trusted.
+    ///
+    /// An untrusted workspace's `hooks.toml` (a cloned repository's) is not
+    /// read: it could turn off the user's own hooks. `hooks-list` says so in
+    /// its warnings, and a `trust` of the workspace through this engine
+    /// applies the file then.
     ///
     /// A broken `hooks.toml` (bad TOML, an unknown field or hook type, a
     /// `type` that contradicts a registered hook, a file that cannot be read)
@@ -88,6 +99,7 @@ impl Engine {
             clipboard: Arc::default(),
             servers: Arc::new(crate::code::lsp::Servers::with_log(Arc::clone(&log))),
             log,
+            unapplied_hooks: Arc::default(),
         };
         let step_only = || HookOptions {
             matcher: ToolMatcher::new(STEP_TOOL).ok(),
@@ -102,12 +114,49 @@ impl Engine {
         engine
             .extension_host(&engine.radium_home())
             .activate_discovered();
-        if let Some(workspace) = &engine.config.workspace {
-            if let Err(error) = HookLoader::new(workspace).apply(&engine.registry) {
-                engine.registry.set_config_error(Some(error));
-            }
-        }
+        engine.load_workspace_hooks();
         Ok(engine)
+    }
+
+    /// Applies the workspace's `.radium/hooks.toml` when the workspace is
+    /// trusted (a broken file becomes the registry's configuration error);
+    /// else keeps the warning that it is not applied.
+    pub(super) fn load_workspace_hooks(&self) {
+        let Some(workspace) = &self.config.workspace else {
+            return;
+        };
+        let loader = HookLoader::new(workspace);
+        let path = loader.config_path();
+        let mut unapplied = self
+            .unapplied_hooks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if std::fs::symlink_metadata(&path).is_err() {
+            *unapplied = None;
+            return;
+        }
+        if !self.workspace_trusted(Some(workspace)) {
+            *unapplied = Some(format!(
+                "{} is not applied: the workspace {} is not trusted (run `rad trust` in it, or the `trust` command, to apply it)",
+                path.display(),
+                workspace.display()
+            ));
+            return;
+        }
+        *unapplied = None;
+        if let Err(error) = loader.apply(&self.registry) {
+            self.registry.set_config_error(Some(error));
+        }
+    }
+
+    /// The warning that the workspace's `.radium/hooks.toml` is not applied
+    /// because the workspace is not trusted; `None` when it is applied or
+    /// there is none.
+    pub fn unapplied_hooks_warning(&self) -> Option<String> {
+        self.unapplied_hooks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     /// The error of the workspace's `.radium/hooks.toml` when it could not
@@ -170,14 +219,55 @@ impl Engine {
     }
 
     /// The agents configured for `workspace` (or the engine's) and the
-    /// user. The workspace's own agents are left out unless the workspace is
-    /// trusted.
+    /// user. An untrusted workspace's `agents.toml` is not read. A file
+    /// that cannot be read or parsed leaves its agents out and the other
+    /// file's in: its error is in [`agent_file_errors`](Self::agent_file_errors),
+    /// and answers a `step` or session for an agent no usable file defines.
     pub fn agents(&self, workspace: Option<&Path>) -> Result<Vec<AgentConfig>> {
+        Ok(self.available_agents(workspace).agents)
+    }
+
+    /// The errors of the `agents.toml` files (the trusted workspace's, the
+    /// user's) that could not be read or parsed.
+    pub fn agent_file_errors(&self, workspace: Option<&Path>) -> Vec<Error> {
+        self.available_agents(workspace).broken
+    }
+
+    fn available_agents(&self, workspace: Option<&Path>) -> Available {
         let ws = workspace
             .map(Path::to_owned)
             .or_else(|| self.config.workspace.clone());
         let trusted = self.workspace_trusted(ws.as_deref());
         available_agents(ws.as_deref(), &self.radium_home(), trusted)
+    }
+
+    /// The agents for `workspace` when agent `id` is among them; else the
+    /// error that says why it is not: the workspace that defines it is not
+    /// trusted, or a broken `agents.toml` (the caller answers an unknown
+    /// agent when there is neither).
+    pub(super) fn agents_for(
+        &self,
+        id: &str,
+        workspace: Option<&Path>,
+    ) -> Result<Vec<AgentConfig>> {
+        let ws = workspace
+            .map(Path::to_owned)
+            .or_else(|| self.config.workspace.clone());
+        let Available { agents, broken } = self.available_agents(ws.as_deref());
+        if agents.iter().any(|a| a.id == id) {
+            return Ok(agents);
+        }
+        if let Some(error) = ws
+            .as_deref()
+            .filter(|ws| !self.workspace_trusted(Some(ws)))
+            .and_then(|ws| untrusted_agent(id, ws))
+        {
+            return Err(error);
+        }
+        match broken.into_iter().next() {
+            Some(error) => Err(error),
+            None => Ok(agents),
+        }
     }
 
     /// Runs an agent step (see [`crate::agents`]); the future is `Send +
@@ -189,25 +279,10 @@ impl Engine {
         request: StepRequest,
         workspace: Option<&Path>,
     ) -> impl Future<Output = Result<Value>> + Send + 'static {
-        let agents = self.agents(workspace);
-        let ws = workspace
-            .map(Path::to_owned)
-            .or_else(|| self.config.workspace.clone());
-        let untrusted = agents
-            .as_ref()
-            .ok()
-            .filter(|list| !list.iter().any(|a| a.id == request.agent))
-            .and(ws)
-            .filter(|ws| !self.workspace_trusted(Some(ws)))
-            .and_then(|ws| untrusted_agent(&request.agent, &ws, &self.radium_home()));
+        let agents = self.agents_for(&request.agent, workspace);
         let registry = self.registry.clone();
         let limits = self.config.limits;
-        async move {
-            if let Some(error) = untrusted {
-                return Err(error);
-            }
-            run_step(registry, agents?, request, limits).await
-        }
+        async move { run_step(registry, agents?, request, limits).await }
     }
 
     /// Answers a request. Never panics on bad input: every problem becomes

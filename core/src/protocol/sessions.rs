@@ -12,7 +12,6 @@ use serde_json::{json, Map, Value};
 
 use super::engine::Engine;
 use super::envelope::Request;
-use crate::agents::config::untrusted_agent;
 use crate::error::{Error, Result};
 use crate::sessions::{AgentSession, Entry, PermissionAnswer, SessionSetup};
 use crate::support::json::{args_object, json_kind, optional_string_arg, string_arg};
@@ -156,12 +155,8 @@ impl Engine {
         let ws: Option<PathBuf> = workspace
             .map(Path::to_owned)
             .or_else(|| self.config.workspace.clone());
-        let agents = self.agents(ws.as_deref());
+        let agents = self.agents_for(agent_id, ws.as_deref());
         let home = self.radium_home();
-        let untrusted = ws
-            .as_deref()
-            .filter(|w| !self.workspace_trusted(Some(w)))
-            .and_then(|w| untrusted_agent(agent_id, w, &home));
         let (registry, sessions, depth, log) = (
             self.registry.clone(),
             Arc::clone(&self.sessions),
@@ -177,9 +172,6 @@ impl Engine {
         async move {
             let agents = agents?;
             let Some(agent) = agents.iter().find(|a| a.id == id).cloned() else {
-                if let Some(e) = untrusted {
-                    return Err(e);
-                }
                 return Err(Error::UnknownAgent {
                     id,
                     known: agents

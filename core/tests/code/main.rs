@@ -16,6 +16,7 @@ mod many_edits;
 mod real;
 mod rust_moves;
 mod scripted;
+mod untrusted;
 
 /// A workspace, a `$RADIUM_HOME` and an engine on them.
 pub struct Env {
@@ -54,6 +55,12 @@ impl Env {
             home,
             engine,
         }
+    }
+
+    /// Trusts the workspace (its servers may run its code).
+    pub fn trust(&self) {
+        let r = self.call("trust", Value::Null);
+        assert_eq!(r["data"]["trusted"], true, "{r}");
     }
 
     /// The whole response to `command` with `args`.

@@ -25,7 +25,10 @@ const PY: [(&str, &str); 4] = [
 
 fn python() -> Env {
     let toml = format!("[python]\ncommand = [{:?}]\n", bin("jedi-language-server"));
-    Env::new(&PY, &toml)
+    let env = Env::new(&PY, &toml);
+    // Python servers run the workspace's interpreter: trusted workspaces only.
+    env.trust();
+    env
 }
 
 #[test]
@@ -200,4 +203,60 @@ fn a_typescript_file_rename_updates_re_exports_and_its_own_imports_then_undo() {
     for (path, text) in TS {
         assert_eq!(env.read(path).as_deref(), Some(text), "{path}");
     }
+}
+
+/// A workspace that ships its own `node_modules/typescript` whose
+/// `tsserver.js` writes `marker` when it is run.
+fn typescript_shipping_its_own_tsserver(marker: &std::path::Path) -> Env {
+    let tsserver = format!(
+        "require('fs').writeFileSync({:?}, 'ran');\nprocess.exit(1);\n",
+        marker.display().to_string()
+    );
+    let files = [
+        ("a.ts", "export const total = 1;\nconsole.log(total);\n"),
+        (
+            "node_modules/typescript/package.json",
+            "{\"name\": \"typescript\", \"version\": \"5.9.2\"}\n",
+        ),
+        ("node_modules/typescript/lib/tsserver.js", tsserver.as_str()),
+    ];
+    let toml = format!(
+        "[typescript]\ncommand = [{:?}, \"--stdio\"]\n",
+        bin("typescript-language-server")
+    );
+    Env::new(&files, &toml)
+}
+
+#[test]
+#[ignore = "run by scripts/test-lsp.sh with real servers"]
+fn an_untrusted_workspaces_own_tsserver_is_never_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("tsserver-ran");
+    let env = typescript_shipping_its_own_tsserver(&marker);
+    let r = env.ok("read-var", json!({"file": "a.ts", "var": "total"}));
+    // radium's own TypeScript answers, and the workspace's never ran.
+    assert_eq!(r["data"]["engine"], "lsp", "{r:#}");
+    assert!(
+        places(&r["data"]).contains(&("a.ts".into(), 2, 13)),
+        "{r:#}"
+    );
+    assert!(!marker.exists(), "the workspace's tsserver.js ran");
+    let list = env.ok("lsp-list", json!({}));
+    let ts = list["data"]["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["language"] == "typescript")
+        .unwrap()
+        .clone();
+    assert!(ts["blocked"].is_null(), "{ts:#}");
+
+    // Trusted, the server may use the workspace's TypeScript (it restarts
+    // with the workspace's choice).
+    env.trust();
+    let _ = env.call("read-var", json!({"file": "a.ts", "var": "total"}));
+    assert!(
+        super::eventually(60, || marker.exists()),
+        "a trusted workspace's TypeScript is the server's choice"
+    );
 }

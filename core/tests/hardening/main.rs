@@ -41,4 +41,5 @@ fn edit(
 mod json;
 mod processes;
 mod replay;
+mod trust;
 mod writes;

@@ -51,10 +51,18 @@ fn agents_toml_errors_name_the_file_and_line() {
     ];
     for (text, expected) in cases {
         let s = setup(text);
+        // `agents` answers the usable agents and names the broken file.
         let r = s
             .engine
             .handle(&Request::new("agents", Value::Null))
             .to_json();
+        assert_eq!(r["data"], json!([]), "{r}");
+        let warning = r["warnings"][0].as_str().unwrap_or_default().to_owned();
+        assert!(warning.contains(".radium/agents.toml:"), "{warning}");
+        assert!(warning.contains(expected), "{text:?}: {warning}");
+        // A step of an agent no usable file defines answers the error.
+        let r = step(&s, "a", "", Value::Null);
+        assert_eq!(r["code"], "config", "{r}");
         let err = r["error"].as_str().unwrap_or_default().to_owned();
         assert!(err.contains(".radium/agents.toml:"), "{err}");
         assert!(err.contains(expected), "{text:?}: {err}");

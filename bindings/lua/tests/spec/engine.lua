@@ -41,9 +41,19 @@ test("engine options", function()
   local dir = vim.fn.tempname()
   vim.fn.mkdir(dir .. "/.radium", "p")
   vim.fn.writefile({ "[[hooks]]", "name = 'x'", "type = 'before_lunch'" }, dir .. "/.radium/hooks.toml")
-  -- A broken hooks.toml does not stop the engine: the chains with a hook to
-  -- run raise its error, which names the line; the others work.
-  local broken = radium.new({ workspace = dir })
+  -- An untrusted workspace's hooks.toml (a cloned repository's) is not
+  -- applied: nothing fails, and hooks-list says why.
+  local home = dir .. "/home"
+  local untrusted = radium.new({ workspace = dir, radium_home = home })
+  untrusted:register("x", "before_model", function() end)
+  eq(untrusted:execute("before_model", {}).status, "completed", "an untrusted hooks.toml breaks no chain")
+  local why = untrusted:request({ command = "hooks-list" }).warnings
+  check(why ~= nil and tostring(why[1]):find("is not trusted", 1, true) ~= nil, "hooks-list says it is not applied")
+  eq(untrusted:request({ command = "trust" }).data.trusted, true, "trust")
+  -- A broken hooks.toml of a trusted workspace does not stop the engine: the
+  -- chains with a hook to run raise its error, which names the line; the
+  -- others work.
+  local broken = radium.new({ workspace = dir, radium_home = home })
   eq(broken:request({ command = "ping" }).data, "pong", "ping with a broken hooks.toml")
   eq(broken:execute("before_model", {}).status, "completed", "a chain with no hook to run completes")
   local ran = false
@@ -58,7 +68,7 @@ test("engine options", function()
   check(list.warnings ~= nil and tostring(list.warnings[1]):find("hooks.toml:3:", 1, true) ~= nil, "hooks-list warns")
   check(not ran, "no hook ran")
   vim.fn.writefile({ "[[hooks]]", "name = 'late'", "type = 'before_tool'", "priority = 999" }, dir .. "/.radium/hooks.toml")
-  local configured = radium.new({ workspace = dir })
+  local configured = radium.new({ workspace = dir, radium_home = home })
   configured:register("late", "before_tool", function() end)
   eq(user_hooks(configured:list())[1].priority, 999, "hooks.toml applies to a hook registered later")
   eq(configured:execute("before_tool", { tool_name = "view" }).hooks[1].name, "late", "the fixed file runs")

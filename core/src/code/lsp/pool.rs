@@ -59,10 +59,11 @@ impl Servers {
             let slot = slots.entry(key.clone()).or_default();
             // A server that stopped (crashed) or whose spec changed is
             // replaced.
-            if slot
-                .get()
-                .is_some_and(|c| c.stopped().is_some() || c.spec.command != spec.command)
-            {
+            if slot.get().is_some_and(|c| {
+                c.stopped().is_some()
+                    || c.spec.command != spec.command
+                    || c.spec.init_options != spec.init_options
+            }) {
                 if let Some(old) = slot.get() {
                     if let Some(why) = old.stopped() {
                         self.log.write(
