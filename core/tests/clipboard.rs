@@ -68,6 +68,20 @@ fn send_prints_a_fenced_block_with_language_path_lines_and_prompt() {
         text.contains("Around it (lines 2-6, for context only)"),
         "{text}"
     );
+    // A text given with the path as a label (an editor's unsaved buffer) may
+    // not be the file on disk: its range is not marked for the answer.
+    let label = env.call(
+        "clipboard-send",
+        json!({"path": "src/main.rs", "text": "a\nb\nc\n", "start_line": 2, "end_line": 2, "print": true}),
+        None,
+    );
+    assert!(
+        label["data"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("```rust:src/main.rs\nb\n```"),
+        "{label}"
+    );
     // What send writes, receive and extract read back: the same path.
     let back = env.call("clipboard-receive", json!({"text": text}), None);
     assert_eq!(back["data"]["blocks"][0]["path"], "src/main.rs", "{back}");

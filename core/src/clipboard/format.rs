@@ -22,6 +22,10 @@ pub struct Snippet<'a> {
     pub context_lines: usize,
     /// What to ask, written first.
     pub prompt: Option<&'a str>,
+    /// Whether `text` is the file at `path` on disk, so that a range sent
+    /// carries its lines (`lines=`) for the answer to replace; false for a
+    /// text given with `path` as a label (an editor's unsaved buffer).
+    pub from_disk: bool,
 }
 
 /// A fence longer than any run of backticks in `body` (at least three).
@@ -78,7 +82,7 @@ pub fn format(snippet: &Snippet<'_>) -> String {
         Some(path) => format!("{}:{path}", snippet.language),
         None => snippet.language.to_owned(),
     };
-    let range = snippet.path.is_some() && !whole;
+    let range = snippet.path.is_some() && snippet.from_disk && !whole;
     if range && start == end {
         let _ = write!(info, " lines={start}");
     } else if range {
@@ -130,6 +134,7 @@ mod tests {
             lines: Some((3, 4)),
             context_lines: 1,
             prompt: Some("Explain"),
+            from_disk: true,
         });
         assert_eq!(
             out,

@@ -60,6 +60,7 @@ pub fn send(
     const CMD: &str = "clipboard-send";
     let given = optional_string_arg(CMD, args, "text")?;
     let path = optional_string_arg(CMD, args, "path")?;
+    let from_disk = given.is_none();
     let (shown, text) = match (given, path) {
         (Some(text), path) => (path.map(str::to_owned), text.to_owned()),
         (None, Some(path)) => {
@@ -111,6 +112,7 @@ pub fn send(
         lines,
         context_lines,
         prompt: optional_string_arg(CMD, args, "prompt")?,
+        from_disk,
     });
     let print = flag(CMD, args, "print")?;
     if !print {
