@@ -257,7 +257,7 @@ pub fn receive(
                             &block,
                             &shown,
                             current.as_deref(),
-                            new,
+                            &new,
                             whole_file,
                             &mut entry,
                             &mut writes,
@@ -284,14 +284,14 @@ fn file_status(
     block: &CodeBlock,
     shown: &str,
     current: Option<&str>,
-    new: String,
+    new: &str,
     whole_file: bool,
     entry: &mut Value,
     writes: &mut Vec<(String, Option<String>)>,
     refusal: &mut Refusal,
 ) -> String {
     let old = current.unwrap_or("");
-    let diff = TextDiff::from_lines(old, &new)
+    let diff = TextDiff::from_lines(old, new)
         .unified_diff()
         .header(&format!("a/{shown}"), &format!("b/{shown}"))
         .to_string();
@@ -309,7 +309,7 @@ fn file_status(
         Some(text) if text == new => "unchanged",
         Some(_) => "changed",
     };
-    if let Some(old) = current.filter(|old| status == "changed" && cuts_most(old, &new)) {
+    if let Some(old) = current.filter(|old| status == "changed" && cuts_most(old, new)) {
         let (had, has) = (old.lines().count(), new.lines().count());
         let why = format!(
             "block {} has {has} line(s) for `{shown}`, which has {had}: writing it would delete most of the file (a snippet, not the whole file?); nothing applied. Ask for the whole file, or apply with `whole_file` to replace it anyway",
@@ -322,7 +322,7 @@ fn file_status(
         }
     }
     if status != "unchanged" {
-        writes.push((shown.to_owned(), Some(new.clone())));
+        writes.push((shown.to_owned(), Some(new.to_owned())));
     }
     entry["file_text"] = json!(new);
     status.to_owned()
