@@ -34,6 +34,24 @@ grep -q '```c:src/lib.c' <<<"$out" || fail "--print without a display: $out"
 export ws rad
 xvfb-run -a -s "-screen 0 640x480x24" bash -euo pipefail -c '
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# copy [xclip -i args]: puts stdin on the clipboard with xclip and waits
+# until the clipboard shows it. `xclip -i` returns before the process it
+# leaves in the background has told the X server it owns the clipboard, so
+# on a busy machine a reader right after it still gets the old owner.
+copy() {
+  local f; f=$(mktemp)
+  cat >"$f"
+  xclip -i -selection clipboard "$@" <"$f"
+  for _ in $(seq 300); do
+    if [ "${1:-}" = -t ]; then
+      xclip -o -selection clipboard -t TARGETS 2>/dev/null | grep -qx "$2" && { rm -f "$f"; return 0; }
+    elif xclip -o -selection clipboard 2>/dev/null | cmp -s - "$f"; then
+      rm -f "$f"; return 0
+    fi
+    sleep 0.1
+  done
+  fail "xclip did not take the clipboard within 30 s"
+}
 cd "$ws"
 echo "--- rad clipboard send: the text stays after rad exited"
 "$rad" clipboard send src/lib.c --lines 2-3 --prompt "Why two?" 2>"$ws/../send.err"
@@ -44,12 +62,12 @@ got=$(xclip -o -selection clipboard)
 grep -qF "\`\`\`c:src/lib.c" <<<"$got" || fail "no annotated fence: $got"
 pgrep -f "$rad clipboard hold" >/dev/null || fail "no holder process"
 echo "--- another program takes the clipboard: the holder ends"
-echo other | xclip -i -selection clipboard
-for _ in $(seq 50); do pgrep -f "$rad clipboard hold" >/dev/null || break; sleep 0.1; done
+echo other | copy
+for _ in $(seq 100); do pgrep -f "$rad clipboard hold" >/dev/null || break; sleep 0.1; done
 pgrep -f "$rad clipboard hold" >/dev/null && fail "the holder outlived its text"
 
 echo "--- rad clipboard receive, --apply, rad undo"
-printf "Here:\n\n\`\`\`c:src/lib.c\nint one(void) { return 1; }\nint two(void) { return 20; }\nint three(void) { return 3; }\n\`\`\`\n\nand\n\n\`\`\`c\nno path\n\`\`\`\n" | xclip -i -selection clipboard
+printf "Here:\n\n\`\`\`c:src/lib.c\nint one(void) { return 1; }\nint two(void) { return 20; }\nint three(void) { return 3; }\n\`\`\`\n\nand\n\n\`\`\`c\nno path\n\`\`\`\n" | copy
 out=$("$rad" clipboard receive)
 grep -q "block 1: src/lib.c (c, 3 lines): changed" <<<"$out" || fail "listing: $out"
 grep -q "+int two(void) { return 20; }" <<<"$out" || fail "diff: $out"
@@ -62,16 +80,16 @@ grep -q "return 20;" src/lib.c || fail "not applied"
 grep -q "return 2;" src/lib.c || fail "undo did not restore"
 
 echo "--- an outside path is refused, nothing written"
-printf "\`\`\`c:../escape.c\nx\n\`\`\`\n" | xclip -i -selection clipboard
+printf "\`\`\`c:../escape.c\nx\n\`\`\`\n" | copy
 out=$("$rad" clipboard receive --apply 2>&1) && fail "outside path applied"
 grep -q "outside the project" <<<"$out" || fail "outside message: $out"
 [ ! -e ../escape.c ] || fail "escape.c written"
 
 echo "--- an empty and a binary clipboard"
-printf "" | xclip -i -selection clipboard
+printf "" | copy
 out=$("$rad" clipboard receive 2>&1) || true
 grep -q "no code blocks on the clipboard\|holds no text" <<<"$out" || fail "empty: $out"
-head -c 64 /dev/urandom | xclip -i -selection clipboard -t image/png
+head -c 64 /dev/urandom | copy -t image/png
 out=$("$rad" clipboard receive 2>&1) && fail "binary clipboard read as text"
 grep -q "holds no text" <<<"$out" || fail "binary: $out"
 '

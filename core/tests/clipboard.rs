@@ -61,12 +61,26 @@ fn send_prints_a_fenced_block_with_language_path_lines_and_prompt() {
     assert_eq!(out["data"]["language"], "rust");
     let text = out["data"]["text"].as_str().unwrap();
     assert!(
-        text.starts_with("Make it greet the user\n\n`src/main.rs`, lines 3-5:\n\n```rust:src/main.rs\nfn main() {\n    println!(\"hi\");\n}\n```\n"),
+        text.starts_with("Make it greet the user\n\n`src/main.rs`, lines 3-5:\n\n```rust:src/main.rs lines=3-5\nfn main() {\n    println!(\"hi\");\n}\n```\n"),
         "{text}"
     );
     assert!(
         text.contains("Around it (lines 2-6, for context only)"),
         "{text}"
+    );
+    // A text given with the path as a label (an editor's unsaved buffer) may
+    // not be the file on disk: its range is not marked for the answer.
+    let label = env.call(
+        "clipboard-send",
+        json!({"path": "src/main.rs", "text": "a\nb\nc\n", "start_line": 2, "end_line": 2, "print": true}),
+        None,
+    );
+    assert!(
+        label["data"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("```rust:src/main.rs\nb\n```"),
+        "{label}"
     );
     // What send writes, receive and extract read back: the same path.
     let back = env.call("clipboard-receive", json!({"text": text}), None);
@@ -77,7 +91,7 @@ fn send_prints_a_fenced_block_with_language_path_lines_and_prompt() {
 #[test]
 fn receive_lists_blocks_with_diffs_and_apply_is_one_undoable_step() {
     let env = env();
-    let answer = "Here you go:\n\n```rust:src/main.rs\nfn main() {\n    println!(\"hello\");\n}\n```\n\nAnd a new helper:\n\n```python title=\"tools/gen.py\"\nprint('gen')\n```\n\nRun it with:\n\n```sh\npython tools/gen.py\n```\n";
+    let answer = "Here you go:\n\n```rust:src/main.rs lines=3-5\nfn main() {\n    println!(\"hello\");\n}\n```\n\nAnd a new helper:\n\n```python title=\"tools/gen.py\"\nprint('gen')\n```\n\nRun it with:\n\n```sh\npython tools/gen.py\n```\n";
     let listed = env.call("clipboard-receive", json!({"text": answer}), None);
     assert_eq!(listed["ok"], true, "{listed}");
     let blocks = listed["data"]["blocks"].as_array().unwrap();
@@ -117,6 +131,85 @@ fn receive_lists_blocks_with_diffs_and_apply_is_one_undoable_step() {
         "the new file is gone again"
     );
     assert!(env.read("src/main.rs").unwrap().contains("\"hi\""));
+}
+
+#[test]
+fn a_block_answering_a_range_replaces_it_and_a_snippet_needs_whole_file() {
+    let env = env();
+    let before = env.read("src/main.rs").unwrap();
+    // A range: only those lines change, the rest of the file stays.
+    let answer =
+        "```rust:src/main.rs lines=4\n    println!(\"hello\");\n    println!(\"again\");\n```\n";
+    let listed = env.call("clipboard-receive", json!({"text": answer}), None);
+    let block = &listed["data"]["blocks"][0];
+    assert_eq!(block["status"], "changed", "{listed}");
+    assert_eq!(block["range"], json!({"start_line": 4, "end_line": 4}));
+    assert_eq!(
+        block["content"],
+        "    println!(\"hello\");\n    println!(\"again\");\n"
+    );
+    let expected = "use std::io;\n\nfn main() {\n    println!(\"hello\");\n    println!(\"again\");\n}\n\nfn other() {}\n";
+    assert_eq!(block["file_text"], expected);
+    let applied = env.call(
+        "clipboard-receive",
+        json!({"text": answer, "apply": true}),
+        None,
+    );
+    assert_eq!(applied["ok"], true, "{applied}");
+    assert_eq!(env.read("src/main.rs").as_deref(), Some(expected));
+    let undo = env.call("undo", Value::Null, applied["tag"].as_str());
+    assert_eq!(undo["ok"], true, "{undo}");
+    assert_eq!(env.read("src/main.rs").unwrap(), before);
+
+    // A file without a last newline keeps that when its last line is replaced.
+    std::fs::write(env.root.join("src/x.txt"), "a\nb").unwrap();
+    let out = env.call(
+        "clipboard-receive",
+        json!({"text": "```text:src/x.txt lines=2\nB\n```\n", "apply": true}),
+        None,
+    );
+    assert_eq!(out["ok"], true, "{out}");
+    assert_eq!(env.read("src/x.txt").as_deref(), Some("a\nB"));
+
+    // A snippet named as the whole file would delete most of it: refused.
+    let snippet = "```rust:src/main.rs\nfn main() {}\n```\n";
+    let listed = env.call("clipboard-receive", json!({"text": snippet}), None);
+    let block = &listed["data"]["blocks"][0];
+    assert_eq!(block["status"], "snippet", "{listed}");
+    assert!(
+        block["error"]
+            .as_str()
+            .unwrap()
+            .contains("would delete most of the file"),
+        "{listed}"
+    );
+    let refused = env.call(
+        "clipboard-receive",
+        json!({"text": snippet, "apply": true}),
+        None,
+    );
+    assert_eq!(refused["ok"], false, "{refused}");
+    assert_eq!(refused["code"], "edit", "{refused}");
+    assert!(
+        refused["error"]
+            .as_str()
+            .unwrap()
+            .contains("has 1 line(s) for `src/main.rs`, which has 7"),
+        "{refused}"
+    );
+    assert_eq!(env.read("src/main.rs").unwrap(), before, "nothing written");
+    // Asked for with `whole_file`: written, and one undo takes it back.
+    let forced = env.call(
+        "clipboard-receive",
+        json!({"text": snippet, "apply": true, "whole_file": true}),
+        None,
+    );
+    assert_eq!(forced["ok"], true, "{forced}");
+    assert_eq!(forced["data"]["blocks"][0]["status"], "changed");
+    assert_eq!(env.read("src/main.rs").as_deref(), Some("fn main() {}\n"));
+    let undo = env.call("undo", Value::Null, forced["tag"].as_str());
+    assert_eq!(undo["ok"], true, "{undo}");
+    assert_eq!(env.read("src/main.rs").unwrap(), before);
 }
 
 #[test]
@@ -219,6 +312,11 @@ fn bad_clipboard_arguments_are_errors_that_say_what_is_wrong() {
             "clipboard-receive",
             json!({"text": "x", "apply": 1}),
             "`apply` must be true or false",
+        ),
+        (
+            "clipboard-receive",
+            json!({"text": "x", "apply": true, "whole_file": "yes"}),
+            "`whole_file` must be true or false",
         ),
     ];
     for (command, args, expected) in cases {

@@ -59,3 +59,27 @@ fn radium_extract_vectors() {
         );
     }
 }
+
+#[test]
+fn a_lines_word_in_the_info_string_is_the_range_a_block_stands_for() {
+    let cases = [
+        ("rust:src/a.rs lines=10-20", Some((10, 20))),
+        ("rust:src/a.rs lines=7", Some((7, 7))),
+        ("rust:src/a.rs", None),
+        ("rust:src/a.rs lines=0-3", None),
+        ("rust:src/a.rs lines=5-2", None),
+        ("rust:src/a.rs lines=x", None),
+        ("rust:src/a.rs lines=", None),
+        // A range without a path means nothing.
+        ("rust lines=1-2", None),
+    ];
+    for (info, range) in cases {
+        let blocks = extract_code_blocks(&format!("```{info}\nx\n```\n"));
+        assert_eq!(blocks[0].range, range, "{info}");
+    }
+    let json = extract_code_blocks("```rust:src/a.rs lines=3-4\nx\n```\n")
+        .remove(0)
+        .into_json();
+    assert_eq!(json["range"], json!([3, 4]));
+    assert_eq!(json["file_path"], "src/a.rs");
+}

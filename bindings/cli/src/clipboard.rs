@@ -45,6 +45,11 @@ pub enum ClipboardCommand {
         /// Write the blocks that name a file (one step: `rad undo` takes it back).
         #[arg(long)]
         apply: bool,
+        /// Let a block that names a file replace it even when it would
+        /// delete most of it (without this, such a block, likely a snippet,
+        /// refuses the apply).
+        #[arg(long)]
+        whole_file: bool,
         /// Read the answer from stdin instead of the clipboard.
         #[arg(long)]
         stdin: bool,
@@ -195,8 +200,13 @@ pub fn run(
             );
             Ok(String::new())
         }
-        ClipboardCommand::Receive { apply, stdin, json } => {
-            let mut args = json!({"apply": apply});
+        ClipboardCommand::Receive {
+            apply,
+            whole_file,
+            stdin,
+            json,
+        } => {
+            let mut args = json!({"apply": apply, "whole_file": whole_file});
             if stdin {
                 args["text"] = json!(crate::read_stdin()?);
             }

@@ -60,7 +60,7 @@ module.exports = function clipboardSteps(step, h) {
       return t !== 'nothing copied yet' && t
     })
     const sent = files['src/math.ts'].split('\n').slice(6, 9).join('\n')
-    assert.ok(copied.startsWith(`why subtract?\n\n\`src/math.ts\`, lines 7-9:\n\n\`\`\`typescript:src/math.ts\n${sent}\n\`\`\`\n`), copied)
+    assert.ok(copied.startsWith(`why subtract?\n\n\`src/math.ts\`, lines 7-9:\n\n\`\`\`typescript:src/math.ts lines=7-9\n${sent}\n\`\`\`\n`), copied)
     assert.ok(copied.includes('Around it (lines 2-9, for context only):') && copied.includes('⋮ (lines 7-9, sent above)'), copied)
     assert.ok(copied.includes('export function add(a: number, b: number): number {'), 'the lines above, for context')
     h.log(`copied for a chat (${copied.length} chars)`)

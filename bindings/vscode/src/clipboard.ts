@@ -37,6 +37,8 @@ export interface ReceivedBlock {
   status: string
   lines: number
   content?: string
+  /** The file's whole new text (for a block answering a range: the file with that range replaced). */
+  file_text?: string
   diff?: string
   error?: string
 }
@@ -128,20 +130,28 @@ export async function copySelection(host: ClipboardHost): Promise<void> {
   }
 }
 
-/** The blocks of an answer, sorted: those naming a file (to review), those without a path, and the ones that cannot be applied. */
-export function sortBlocks(blocks: ReceivedBlock[]): { named: Block[]; noPath: ReceivedBlock[]; problems: string[] } {
+/**
+ * The blocks of an answer, sorted: those naming a file (to review, as the file's whole new text), those without a
+ * path, the ones that cannot be applied, and warnings (a block that would delete most of its file: a snippet?).
+ */
+export function sortBlocks(blocks: ReceivedBlock[]): { named: Block[]; noPath: ReceivedBlock[]; problems: string[]; warnings: string[] } {
   const named: Block[] = []
   const noPath: ReceivedBlock[] = []
   const problems: string[] = []
+  const warnings: string[] = []
   for (const b of blocks) {
     const n = `block #${b.index + 1}`
+    const text = typeof b.file_text === 'string' ? b.file_text : b.content
     if (b.status === 'no path' || !b.path) noPath.push(b)
     else if (b.status === 'refused') problems.push(`${n} (${b.path}) is refused: ${(b.error ?? 'outside the workspace').split('\n')[0]}`)
     else if (b.status === 'incomplete') problems.push(`${n} (${b.path}) is cut short (its fence is not closed)`)
-    else if (typeof b.content !== 'string') problems.push(`${n} (${b.path}): the engine did not give its text (rebuild the native module)`)
-    else named.push({ content: b.content, file_path: b.path, index: b.index, language: b.language })
+    else if (typeof text !== 'string') problems.push(`${n} (${b.path}): the engine did not give its text (rebuild the native module)`)
+    else {
+      named.push({ content: text, file_path: b.path, index: b.index, language: b.language })
+      if (b.status === 'snippet') warnings.push(`${n} (${b.path}) would delete most of the file (a snippet, not the whole file?): reject the hunks that delete what you keep`)
+    }
   }
-  return { named, noPath, problems }
+  return { named, noPath, problems, warnings }
 }
 
 function firstLine(content: string | undefined): string {
@@ -173,7 +183,7 @@ export async function applyAnswer(host: ClipboardHost, view: ChatView): Promise<
       void vscode.window.showInformationMessage('Radium: the clipboard\'s text has no code block')
       return
     }
-    const { named, noPath, problems } = sortBlocks(blocks)
+    const { named, noPath, problems, warnings } = sortBlocks(blocks)
     const texts = new Map<string, string | null>()
     for (const b of named) {
       const abs = path.resolve(workspace, b.file_path as string)
@@ -198,14 +208,16 @@ export async function applyAnswer(host: ClipboardHost, view: ChatView): Promise<
       parts.push(`${plural(noPath.length, 'block')} without a path (${list}) ${noPath.length === 1 ? 'is' : 'are'} not applied: ask for whole files with their path (listed in the Radium output)`)
     }
     if (problems.length > 0) parts.push(`not proposed: ${problems.join('; ')}`)
+    if (warnings.length > 0) parts.push(`check: ${warnings.join('; ')}`)
     const message = `Radium: ${parts.join('. ')}`
-    if (problems.length > 0) void vscode.window.showWarningMessage(message)
+    if (problems.length > 0 || warnings.length > 0) void vscode.window.showWarningMessage(message)
     else void vscode.window.showInformationMessage(message)
     if (files.length === 0) return
 
     const notices = [`answer from the clipboard: ${plural(blocks.length, 'code block')}`]
     for (const b of noPath) notices.push(`block #${b.index + 1} has no path: not applied (${firstLine(b.content) || 'empty'})`)
     for (const p of problems) notices.push(`not proposed: ${p}`)
+    for (const w of warnings) notices.push(`check: ${w}`)
     view.chat.openReview(files, notices)
     await view.reveal()
   } catch (e) {

@@ -49,11 +49,13 @@ test('Copy Selection for a Chat: a saved file by its path, the selected lines wi
       '',
       '`src/calc.ts`, lines 3-5:',
       '',
-      '```typescript:src/calc.ts',
+      '```typescript:src/calc.ts lines=3-5',
       'export function add(a: number, b: number) {',
       '  return a + b',
       '}',
       '```',
+      '',
+      'Answer with the new text of these lines in one code block that keeps the info string `typescript:src/calc.ts lines=3-5`.',
       '',
       'Around it (lines 1-7, for context only):',
       '',
@@ -75,7 +77,10 @@ test('Copy Selection for a Chat: a saved file by its path, the selected lines wi
   // No prompt (Enter on an empty box), the cursor on one line, no context lines.
   reset({ editor: editorOf(doc, [3, 4]), settings: { 'radium.surroundingLines': 0 } })
   await copy()
-  assert.equal(state.clipboard, '`src/calc.ts`, line 4:\n\n```typescript:src/calc.ts\n  return a + b\n```\n')
+  assert.equal(
+    state.clipboard,
+    '`src/calc.ts`, line 4:\n\n```typescript:src/calc.ts lines=4\n  return a + b\n```\n\nAnswer with the new text of these lines in one code block that keeps the info string `typescript:src/calc.ts lines=4`.\n',
+  )
   assert.deepEqual(state.info, ['Radium: Copied line 4 of src/calc.ts for a chat'])
   assert.equal(requestsOf('clipboard-send')[0].req.args.prompt, undefined)
 })
@@ -252,4 +257,30 @@ test('Apply Answer: a copied file edited in the chat comes back as a one-hunk re
   reset({ editor: editorOf(doc, [0, 0]), clipboard: answer })
   await applyAnswer()
   assert.deepEqual(state.info, ['Radium: nothing to review. src/calc.ts already has that text'])
+})
+
+test('Apply Answer: a block answering the copied lines reviews those lines only; a snippet named as the whole file is reviewed with a warning', async () => {
+  const doc = saved('src/calc.ts', CALC)
+  const v = openView('radium.chatView')
+  await v.send({ type: 'ready' })
+  let from = v.posted.length
+  reset({ editor: editorOf(doc, [0, 0]), clipboard: 'Swapped:\n\n```typescript:src/calc.ts lines=4\n  return b + a\n```\n' })
+  await applyAnswer()
+  assert.deepEqual(state.info, ['Radium: the answer changes src/calc.ts: review it in the chat view'])
+  let review = v.posted.slice(from).find((m) => m.type === 'review')
+  assert.deepEqual(review.files.map((f) => f.hunks.map((h) => h.lines)), [[['@@ -4,1 +4,1 @@', '-  return a + b', '+  return b + a']]])
+  await v.send({ type: 'review', id: review.id, action: 'acceptAll' })
+  await v.send({ type: 'review', id: review.id, action: 'apply' })
+  assert.equal(disk('src/calc.ts'), CALC.replace('return a + b', 'return b + a'), 'line 4 replaced, the rest kept')
+
+  fs.writeFileSync(rel('src/calc.ts'), CALC)
+  from = v.posted.length
+  reset({ editor: editorOf(doc, [0, 0]), clipboard: '```typescript:src/calc.ts\n  return b + a\n```\n' })
+  await applyAnswer()
+  assert.equal(state.warnings.length, 1, JSON.stringify(state))
+  assert.match(state.warnings[0], /check: block #1 \(src\/calc\.ts\) would delete most of the file \(a snippet, not the whole file\?\)/)
+  review = v.posted.slice(from).find((m) => m.type === 'review')
+  assert.ok(review, 'reviewed: each hunk is the user\'s choice')
+  assert.ok(v.posted.slice(from).some((m) => m.type === 'notice' && /^check: block #1/.test(m.message)))
+  assert.equal(disk('src/calc.ts'), CALC, 'nothing written before an accept')
 })

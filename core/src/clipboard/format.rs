@@ -1,7 +1,9 @@
 //! The text `clipboard-send` puts on the clipboard: ready to paste into a
 //! chat, with the code in a fenced block whose info string carries the
 //! language and the path (```` ```rust:src/main.rs ````), the form
-//! `clipboard-receive` and `extract` read back.
+//! `clipboard-receive` and `extract` read back. A range also carries its
+//! lines (```` ```rust:src/main.rs lines=10-20 ````), so that a block
+//! answering it replaces those lines only.
 
 use std::fmt::Write as _;
 
@@ -20,6 +22,10 @@ pub struct Snippet<'a> {
     pub context_lines: usize,
     /// What to ask, written first.
     pub prompt: Option<&'a str>,
+    /// Whether `text` is the file at `path` on disk, so that a range sent
+    /// carries its lines (`lines=`) for the answer to replace; false for a
+    /// text given with `path` as a label (an editor's unsaved buffer).
+    pub from_disk: bool,
 }
 
 /// A fence longer than any run of backticks in `body` (at least three).
@@ -71,17 +77,29 @@ pub fn format(snippet: &Snippet<'_>) -> String {
         }
         (None, _) => {}
     }
-    let info = match snippet.path {
+    let mut info = match snippet.path {
         Some(path) if snippet.language.is_empty() => format!("text:{path}"),
         Some(path) => format!("{}:{path}", snippet.language),
         None => snippet.language.to_owned(),
     };
+    let range = snippet.path.is_some() && snippet.from_disk && !whole;
+    if range && start == end {
+        let _ = write!(info, " lines={start}");
+    } else if range {
+        let _ = write!(info, " lines={start}-{end}");
+    }
     let body = if whole {
         snippet.text.to_owned()
     } else {
         line_slice(snippet.text, start, end)
     };
     block(&mut out, &info, &body);
+    if range {
+        let _ = write!(
+            out,
+            "\nAnswer with the new text of these lines in one code block that keeps the info string `{info}`.\n"
+        );
+    }
     if !whole && snippet.context_lines > 0 {
         let above_from = start.saturating_sub(snippet.context_lines).max(1);
         let below_to = (end + snippet.context_lines).min(total);
@@ -116,10 +134,11 @@ mod tests {
             lines: Some((3, 4)),
             context_lines: 1,
             prompt: Some("Explain"),
+            from_disk: true,
         });
         assert_eq!(
             out,
-            "Explain\n\n`src/x.rs`, lines 3-4:\n\n```rust:src/x.rs\nc\nd\n```\n\nAround it (lines 2-5, for context only):\n\n```rust\nb\n⋮ (lines 3-4, sent above)\ne\n```\n"
+            "Explain\n\n`src/x.rs`, lines 3-4:\n\n```rust:src/x.rs lines=3-4\nc\nd\n```\n\nAnswer with the new text of these lines in one code block that keeps the info string `rust:src/x.rs lines=3-4`.\n\nAround it (lines 2-5, for context only):\n\n```rust\nb\n⋮ (lines 3-4, sent above)\ne\n```\n"
         );
     }
 

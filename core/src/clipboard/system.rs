@@ -51,6 +51,42 @@ pub struct SystemClipboard {
     inner: Mutex<Option<arboard::Clipboard>>,
     #[cfg(not(feature = "clipboard"))]
     inner: Mutex<()>,
+    /// A digest of the last text this clipboard put there.
+    sent: Mutex<Option<u64>>,
+}
+
+fn digest(text: &str) -> u64 {
+    use std::hash::{Hash as _, Hasher as _};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    hasher.finish()
+}
+
+impl SystemClipboard {
+    /// The clipboard's text as an answer to read: an error while it is
+    /// still the text this clipboard put there itself (nothing was copied
+    /// since), so a prompt is never read back as its own answer.
+    pub fn answer_text(&self) -> Result<String> {
+        let text = self.get_text()?;
+        let sent = *self
+            .sent
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if sent == Some(digest(&text)) {
+            return Err(Error::Clipboard(
+                "the clipboard still holds the text radium copied, not an answer: copy the agent's answer, then receive again".into(),
+            ));
+        }
+        Ok(text)
+    }
+
+    #[cfg_attr(not(feature = "clipboard"), allow(dead_code))]
+    fn remember(&self, text: &str) {
+        *self
+            .sent
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(digest(text));
+    }
 }
 
 impl std::fmt::Debug for SystemClipboard {
@@ -89,9 +125,12 @@ impl SystemClipboard {
         self.with(arboard::Clipboard::get_text)
     }
 
-    /// Puts `text` on the clipboard; it stays while this clipboard lives.
+    /// Puts `text` on the clipboard; it stays while this clipboard lives
+    /// (or until another program takes the clipboard).
     pub fn set_text(&self, text: &str) -> Result<()> {
-        self.with(|c| c.set_text(text))
+        self.with(|c| c.set_text(text))?;
+        self.remember(text);
+        Ok(())
     }
 }
 

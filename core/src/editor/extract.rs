@@ -19,6 +19,11 @@ pub struct CodeBlock {
     /// True for a last fence that was never closed (a streamed answer cut short).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub incomplete: bool,
+    /// The 1-based inclusive lines of the file the block stands for, when
+    /// its info string says so (```` ```rust:src/main.rs lines=10-20 ````,
+    /// as `clipboard-send` writes a range); None: the whole file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<(usize, usize)>,
 }
 
 /// The structured form of an answer that the `code-apply` hook produces.
@@ -44,6 +49,9 @@ impl CodeBlock {
         }
         if self.incomplete {
             map.insert("incomplete".into(), Value::Bool(true));
+        }
+        if let Some((start, end)) = self.range {
+            map.insert("range".into(), serde_json::json!([start, end]));
         }
         Value::Object(map)
     }
@@ -137,6 +145,21 @@ fn path_from_info(info: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// The `lines=START-END` (or `lines=N`) word of an info string: 1-based,
+/// START <= END; anything else is no range.
+fn range_from_info(info: &str) -> Option<(usize, usize)> {
+    let word = info
+        .split_whitespace()
+        .skip(1)
+        .find_map(|w| w.strip_prefix("lines="))?;
+    let number = |s: &str| s.parse::<usize>().ok().filter(|n| *n >= 1);
+    let (start, end) = match word.split_once('-') {
+        Some((a, b)) => (number(a)?, number(b)?),
+        None => (number(word)?, number(word)?),
+    };
+    (start <= end).then_some((start, end))
 }
 
 fn looks_like_path(text: &str) -> bool {
@@ -256,6 +279,7 @@ fn finish_block(
         language,
         content,
         index,
+        range: file_path.as_ref().and_then(|_| range_from_info(info)),
         file_path,
         incomplete: !is_closed(source, range, fence, len),
     }

@@ -39,10 +39,11 @@ impl Engine {
                 })?;
                 let answer = match optional_string_arg("clipboard-receive", args, "text")? {
                     Some(text) => text.to_owned(),
-                    None => board.get_text()?,
+                    None => board.answer_text()?,
                 };
                 let apply = clipboard::flag("clipboard-receive", args, "apply")?;
-                let received = clipboard::receive(&answer, &root, &home)?;
+                let whole_file = clipboard::flag("clipboard-receive", args, "whole_file")?;
+                let received = clipboard::receive(&answer, &root, &home, whole_file)?;
                 let mut data = received.listing;
                 data["applied"] = json!(false);
                 if !apply {

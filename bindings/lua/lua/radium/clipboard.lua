@@ -163,9 +163,13 @@ function M.patch(old, diff)
 end
 
 -- The whole new text of block `b` of a `clipboard-receive` listing: its
--- `content`, or (from an engine that does not send it) its diff applied to
--- the file on disk; or nil and why.
+-- `file_text` (for a block answering a range, the file with that range
+-- replaced), its `content` from an engine that does not send that, or its
+-- diff applied to the file on disk from one that sends neither; or nil and why.
 local function content_of(b, root)
+  if type(b.file_text) == "string" then
+    return b.file_text
+  end
   if type(b.content) == "string" then
     return b.content
   end
@@ -219,6 +223,10 @@ local function open(r, root, from)
         end
         seen[path] = n
         code[#code + 1] = { index = b.index, language = b.language or "", content = content, file_path = path }
+        if b.status == "snippet" then
+          problems[#problems + 1] = string.format(
+            "block %d for %s would delete most of the file (a snippet, not the whole file?): reject the hunks that delete what you keep", n, path)
+        end
       end
     end
   end

@@ -4,7 +4,8 @@
 -- root, a range, a buffer's unsaved text); receive from a register opens the
 -- review of the blocks that name files (two files: one hunk accepted, one
 -- rejected, :RadiumUndo), lists blocks with no path, reports refused and cut
--- blocks; the diffs it reads are turned back into the blocks' text exactly.
+-- blocks; the diffs it reads are turned back into the blocks' text exactly;
+-- a block answering a range reviews that range only, a snippet warns.
 
 local h = ...
 local check, eq, test = h.check, h.eq, h.test
@@ -90,7 +91,7 @@ test("send asks for the file relative to the root, the range's lines, a buffer's
   idle()
   check(r and r.ok, "answered: " .. vim.inspect(r))
   eq({ r.data.path, r.data.start_line, r.data.end_line, r.data.copied }, { "py/calc.py", 3, 4, false }, "path and lines")
-  check(r.data.text:find("why?\n\n`py/calc.py`, lines 3-4:\n\n```python:py/calc.py\ndef add(a, b):\n    return a + b\n```", 1, true), r.data.text)
+  check(r.data.text:find("why?\n\n`py/calc.py`, lines 3-4:\n\n```python:py/calc.py lines=3-4\ndef add(a, b):\n    return a + b\n```", 1, true), r.data.text)
   vim.api.nvim_buf_set_lines(0, 0, 1, false, { "import mine" })
   clip().send({ print = true }, function(x) r = x end)
   idle()
@@ -206,6 +207,36 @@ test("a new file from receive, and the block text rebuilt from the diffs (no las
   vim.cmd("RadiumUndo")
   eq(disk(p, "py/fresh.txt"), nil, "removed by :RadiumUndo")
   no_trace(notes, "new file")
+  notes.stop()
+  done()
+end)
+
+test("receive: a block answering a range reviews that range only; a snippet is reviewed with a warning", function()
+  local p = setup()
+  vim.fn.setreg("f", fence("python:py/calc.py lines=4", { "    return a - b" }))
+  local notes = pt.notes()
+  vim.cmd("RadiumClipboard receive f")
+  idle()
+  local calc = vim.fn.bufnr(p.ws .. "/py/calc.py")
+  eq(require("radium.review").pending(), { [calc] = 1 }, "one hunk: " .. notes.text())
+  vim.api.nvim_feedkeys(vim.keycode("gA"), "xt", false)
+  eq(disk(p, "py/calc.py"), { "import os", "", "def add(a, b):", "    return a - b" }, "line 4 replaced, the rest kept")
+  vim.cmd("RadiumUndo")
+  eq(disk(p, "py/calc.py"), CALC, "undone")
+  notes.all = {}
+  vim.fn.setreg("g", fence("python:py/calc.py", { "    return a - b" }))
+  vim.cmd("RadiumClipboard receive g")
+  idle()
+  local warn = notes.find("would delete most of the file")
+  check(warn and warn[2] == vim.log.levels.WARN and warn[1]:find("block 1 for py/calc.py", 1, true), "the snippet warned: " .. notes.text())
+  eq(disk(p, "py/calc.py"), CALC, "nothing written before an accept")
+  eq(require("radium.review").pending(), { [calc] = require("radium.review").pending()[calc] }, "reviewed: each hunk is the user's choice")
+  check(require("radium.review").pending()[calc], "calc.py under review")
+  vim.api.nvim_set_current_buf(calc)
+  vim.api.nvim_feedkeys(vim.keycode("gR"), "xt", false)
+  eq(require("radium.review").pending(), {}, "all rejected")
+  eq(disk(p, "py/calc.py"), CALC, "nothing written")
+  no_trace(notes, "range and snippet")
   notes.stop()
   done()
 end)
