@@ -66,7 +66,9 @@ pub use hooks::{
     TelemetryHookContext, ToolHook, ToolHookAdapter, ToolHookContext, ToolMatcher,
     DEFAULT_ASYNC_TIMEOUT, DEFAULT_MAX_OUTPUT, MAX_HOOK_NAME_LEN, WORKSPACE_CONFIG,
 };
-pub use protocol::{Engine, EngineConfig, Request, Response, ABI_VERSION, COMMANDS};
+pub use protocol::{
+    Engine, EngineConfig, Request, Response, ABI_VERSION, COMMANDS, MAX_CHECKED_AGENTS,
+};
 pub use support::atomic::write_atomic;
 pub use support::json::{check_json_depth, json_kind, parse_json, MAX_JSON_DEPTH};
 pub use support::log::{Entry as LogEntry, Level as LogLevel, Listener as LogListener, Log};

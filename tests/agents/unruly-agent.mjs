@@ -23,6 +23,21 @@
 //
 // Every verb that asks permission then says what it was told, as JSON:
 // `outcome: {...}`.
+//
+// Its environment changes how it starts and answers:
+//   UNRULY_REFUSE_NEW=<details>  writes two lines on stderr and refuses
+//                                session/new (-32603 "Internal error", with
+//                                `data.details` <details>), as Claude Code's
+//                                adapter does when its query cannot start
+//   UNRULY_STALE=plain|resume    answers as Claude Code's adapter does after a
+//                                cancel: the cancelled turn leaves its end
+//                                behind, so the next prompt ends at once and
+//                                empty, and every later answer comes one prompt
+//                                late (`slow ...` runs until cancelled; other
+//                                prompts answer `answer to: <prompt>`).
+//                                `resume` also offers session/close and
+//                                session/resume, which start over with nothing
+//                                left behind.
 import { createInterface } from 'node:readline'
 
 let nextId = 1
@@ -58,7 +73,54 @@ async function ask (sessionId, toolCall, opts = options) {
   await say(sessionId, `outcome: ${JSON.stringify(answer.outcome)}`)
 }
 
+// UNRULY_STALE: what each session's model has produced and its prompts not
+// yet read, in order: `{ chunk }`, `{ result }` (a cancelled generation's
+// end) and `{ end }` (the end of a generation, which ends a prompt).
+const stale = process.env.UNRULY_STALE
+const queues = new Map()
+function queue (sessionId) {
+  if (!queues.has(sessionId)) queues.set(sessionId, { items: [], wake: null, cancelled: false, timer: null })
+  return queues.get(sessionId)
+}
+function push (q, ...items) {
+  q.items.push(...items)
+  if (q.wake) { const w = q.wake; q.wake = null; w() }
+}
+async function nextItem (q) {
+  while (q.items.length === 0) await new Promise((resolve) => { q.wake = resolve })
+  return q.items.shift()
+}
+async function stalePrompt (id, sessionId, text) {
+  const q = queue(sessionId)
+  q.cancelled = false
+  if (text.startsWith('slow')) {
+    push(q, { chunk: `thinking about: ${text}` })
+    q.timer = setTimeout(() => { q.timer = null; push(q, { chunk: 'done' }, { end: true }) }, 120000)
+  } else {
+    push(q, { chunk: `answer to: ${text}` }, { end: true })
+  }
+  while (true) {
+    const item = await nextItem(q)
+    if (item.chunk) await say(sessionId, item.chunk)
+    else if (item.result && q.cancelled) return send({ id, result: { stopReason: 'cancelled' } })
+    else if (item.end) return send({ id, result: { stopReason: 'end_turn' } })
+  }
+}
+function staleCancel (sessionId) {
+  const q = queue(sessionId)
+  q.cancelled = true
+  if (q.timer) {
+    clearTimeout(q.timer)
+    q.timer = null
+    push(q, { result: true }, { end: true })
+  }
+}
+
 async function prompt (id, { sessionId, prompt }) {
+  if (stale) {
+    const text = prompt.filter((b) => b.type === 'text').map((b) => b.text).join('\n').trim()
+    return stalePrompt(id, sessionId, text)
+  }
   const text = prompt.filter((b) => b.type === 'text').map((b) => b.text).join('\n').trim()
   const [verb, arg, ...rest] = text.split(/\s+/)
   const cwd = sessions.get(sessionId)
@@ -147,17 +209,34 @@ lines.on('line', (line) => {
     return
   }
   switch (method) {
-    case 'initialize':
-      send({ id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [], agentInfo: { name: 'unruly-agent', version: '1.0.0' } } })
+    case 'initialize': {
+      const agentCapabilities = stale === 'resume' ? { sessionCapabilities: { close: {}, resume: {} } } : {}
+      send({ id, result: { protocolVersion: 1, agentCapabilities, authMethods: [], agentInfo: { name: 'unruly-agent', version: '1.0.0' } } })
+      break
+    }
+    case 'session/close':
+    case 'session/resume':
+      if (stale !== 'resume') {
+        send({ id, error: { code: -32601, message: `method not found: ${method}` } })
+        break
+      }
+      staleCancel(params.sessionId)
+      queues.delete(params.sessionId)
+      send({ id, result: {} })
       break
     case 'session/new': {
+      if (process.env.UNRULY_REFUSE_NEW) {
+        process.stderr.write('unruly: starting the query\nunruly: the query closed\n')
+        send({ id, error: { code: -32603, message: 'Internal error', data: { details: process.env.UNRULY_REFUSE_NEW } } })
+        break
+      }
       const sessionId = `unruly-${sessions.size + 1}`
       sessions.set(sessionId, params.cwd)
       send({ id, result: { sessionId } })
       break
     }
     case 'session/prompt': prompt(id, params).catch((e) => send({ id, error: { code: -32603, message: e.message } })); break
-    case 'session/cancel': break
+    case 'session/cancel': if (stale) staleCancel(params.sessionId); break
     default:
       if (id !== undefined) send({ id, error: { code: -32601, message: `method not found: ${method}` } })
   }

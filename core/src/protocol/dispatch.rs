@@ -77,6 +77,10 @@ impl Engine {
             },
             cmd if EDIT_COMMANDS.contains(&cmd) => return self.edit(request),
             "clipboard-send" | "clipboard-receive" => return self.clipboard(request),
+            "agents-check" => match self.agents_check(&request) {
+                Ok(work) => work,
+                Err(e) => Box::pin(std::future::ready(Err(e))),
+            },
             cmd if super::code::CODE_COMMANDS.contains(&cmd) => {
                 return match request.id.clone() {
                     Some(id) => {

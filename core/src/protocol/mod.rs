@@ -5,6 +5,7 @@
 //! Owns: the envelope, the command table, requests in flight (cancel), the
 //! daemon socket. Uses: every part; no part uses this one.
 
+mod agents_check;
 mod clipboard;
 mod code;
 pub(crate) mod config;
@@ -16,6 +17,7 @@ pub(crate) mod inflight;
 mod logged;
 mod sessions;
 
+pub use agents_check::MAX_CHECKED_AGENTS;
 pub use config::EngineConfig;
 pub use engine::{Engine, ABI_VERSION, COMMANDS};
 pub use envelope::{Request, Response, MAX_ERROR_MESSAGE};

@@ -25,6 +25,7 @@ fn rpc_error(e: &Error) -> RpcError {
     RpcError {
         code: -32000,
         message: e.to_string(),
+        data: None,
     }
 }
 
@@ -39,6 +40,7 @@ pub(crate) async fn serve(session: &AgentSession, method: &str, params: Value) -
                     message:
                         "`session/request_permission`: `toolCall.toolCallId` (a string) is missing"
                             .into(),
+                    data: None,
                 });
             }
             let limit = session.agent.permission_timeout;
@@ -230,6 +232,7 @@ fn str_param<'a>(params: &'a Value, name: &str) -> std::result::Result<&'a str, 
     params.get(name).and_then(Value::as_str).ok_or(RpcError {
         code: -32602,
         message: format!("missing string parameter `{name}`"),
+        data: None,
     })
 }
 
@@ -243,6 +246,7 @@ fn read(session: &AgentSession, params: &Value) -> Answer {
         None => crate::support::atomic::read_text_file(&file).map_err(|e| RpcError {
             code: -32002,
             message: format!("cannot read `{path}`: {e}"),
+            data: None,
         })?,
     };
     let line = params

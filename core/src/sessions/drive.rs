@@ -156,12 +156,19 @@ pub(crate) async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::Recei
                     break;
                 }
             }
+            lock(&session.state).turn_content = true;
             session.answer_chunk(&text);
             continue;
         }
         match message {
             Incoming::Notification { method, params } => {
                 if method == "session/update" {
+                    let kind = params
+                        .pointer("/update/sessionUpdate")
+                        .and_then(Value::as_str);
+                    if kind.is_some_and(|k| super::resync::CONTENT_UPDATES.contains(&k)) {
+                        lock(&session.state).turn_content = true;
+                    }
                     session
                         .update(params.get("update").unwrap_or(&Value::Null))
                         .await;

@@ -30,6 +30,8 @@ const STDERR_TAIL: usize = 4096;
 pub(crate) struct RpcError {
     pub code: i64,
     pub message: String,
+    /// The error's `data` (its details), when the agent sent one.
+    pub data: Option<Value>,
 }
 
 type Answer = std::result::Result<Value, RpcError>;
@@ -285,13 +287,17 @@ async fn read_loop(
             }
             (None, Some(id)) => {
                 let answer = match message.get_mut("error").map(Value::take) {
-                    Some(error) => Err(RpcError {
+                    Some(mut error) => Err(RpcError {
                         code: error.get("code").and_then(Value::as_i64).unwrap_or(-32603),
                         message: error
                             .get("message")
                             .and_then(Value::as_str)
                             .unwrap_or("error")
                             .to_owned(),
+                        data: error
+                            .get_mut("data")
+                            .map(Value::take)
+                            .filter(|d| !d.is_null()),
                     }),
                     None => Ok(message.get_mut("result").map_or(Value::Null, Value::take)),
                 };

@@ -77,6 +77,16 @@ pub(crate) struct State {
     /// Whether the agent got radium's MCP server, which writes in this
     /// session's conversation too.
     pub shares_conversation: bool,
+    /// Whether the running turn was cancelled (read by the next prompt).
+    pub cancelled: bool,
+    /// Whether the turn before the running one was cancelled.
+    pub after_cancel: bool,
+    /// Whether the running turn brought any content (text, a thought, a
+    /// tool call, a plan).
+    pub turn_content: bool,
+    /// The `session/resume` parameters, for an agent that offers
+    /// `session/close` and `session/resume` (a stale answer is repaired).
+    pub resume: Option<Value>,
 }
 
 /// An open session with an ACP agent.
@@ -200,12 +210,9 @@ impl AgentSession {
                 version.map_or_else(|| "(none)".to_owned(), |v| v.to_string())
             )));
         }
-        let new = session
-            .call_within_start(
-                "session/new",
-                json!({"cwd": session.workspace, "mcpServers": session.mcp_servers(rad)}),
-            )
-            .await?;
+        let new_params = json!({"cwd": session.workspace, "mcpServers": session.mcp_servers(rad)});
+        lock(&session.state).resume = super::resync::resume_params(&init, &new_params);
+        let new = session.call_within_start("session/new", new_params).await?;
         let Some(acp_id) = new.get("sessionId").and_then(Value::as_str) else {
             session.close();
             return Err(Error::AgentFailed(format!(
@@ -238,15 +245,13 @@ impl AgentSession {
         let limit = self.agent.start_timeout;
         let outcome = match tokio::time::timeout(limit, answer).await {
             Err(_) => Err(Error::AgentTimeout(format!(
-                "agent `{}` did not answer `{method}` within {} ms",
+                "agent `{}` did not answer `{method}` within {} ms{}",
                 self.agent.id,
-                limit.as_millis()
+                limit.as_millis(),
+                self.start_context()
             ))),
             Ok(Err(_)) => Err(self.ended(&format!("before answering `{method}`"))),
-            Ok(Ok(Err(e))) => Err(Error::AgentFailed(format!(
-                "agent `{}` refused `{method}`: {} (code {})",
-                self.agent.id, e.message, e.code
-            ))),
+            Ok(Ok(Err(e))) => Err(Error::AgentFailed(self.refused(method, &e))),
             Ok(Ok(Ok(result))) => Ok(result),
         };
         if let Err(e) = &outcome {
@@ -330,7 +335,13 @@ impl AgentSession {
     /// request still waiting is answered `cancelled`. The turn then ends with
     /// `stop_reason: "cancelled"` (or ends however the agent ends it).
     pub fn cancel(&self) {
-        let waiting: Vec<_> = lock(&self.state).permissions.drain().collect();
+        let waiting: Vec<_> = {
+            let mut state = lock(&self.state);
+            if state.sink.is_some() {
+                state.cancelled = true;
+            }
+            state.permissions.drain().collect()
+        };
         for (_, tx) in waiting {
             let _ = tx.send(None);
         }
@@ -393,5 +404,6 @@ pub(crate) fn method_not_found(method: &str) -> RpcError {
     RpcError {
         code: -32601,
         message: format!("method not found: `{method}` (radium does not offer it)"),
+        data: None,
     }
 }

@@ -107,6 +107,8 @@ impl AgentSession {
             state.last_heard = Some(Instant::now());
             state.first_chunk = None;
             state.tool_since_text = false;
+            state.after_cancel = std::mem::take(&mut state.cancelled);
+            state.turn_content = false;
         }
         let session = Arc::clone(self);
         self.registry.runtime_handle()?.spawn(async move {
@@ -158,51 +160,21 @@ impl AgentSession {
             }
             _ => input,
         };
-        let answer = self.conn.request(
-            "session/prompt",
-            &json!({"sessionId": self.acp_session_id(), "prompt": prompt}),
-        );
-        let mut answer = std::pin::pin!(answer);
-        let silence = self.agent.silence_timeout;
-        let result = loop {
-            let heard = lock(&self.state).last_heard.unwrap_or_else(Instant::now);
-            let wake = tokio::time::Instant::from_std(heard) + silence;
-            tokio::select! {
-                got = &mut answer => break got,
-                () = tokio::time::sleep_until(wake) => {
-                    let heard = lock(&self.state).last_heard.unwrap_or_else(Instant::now);
-                    if heard.elapsed() >= silence {
-                        self.cancel();
-                        return Err(Error::AgentTimeout(format!(
-                            "agent `{}` sent nothing for {} ms; the turn was cancelled",
-                            self.agent.id,
-                            silence.as_millis()
-                        )));
-                    }
-                }
-            }
-        };
-        let stop_reason = match result {
-            Err(_) => return Err(self.ended("mid-turn")),
-            Ok(Err(e)) => {
-                return Err(Error::AgentFailed(format!(
-                    "agent `{}` failed the turn: {} (code {})",
-                    self.agent.id, e.message, e.code
-                )))
-            }
-            Ok(Ok(r)) => {
-                // Some agents report the turn's usage in its answer only.
-                if let Some(usage) = r.get("usage").filter(|u| u.is_object()) {
-                    let mut event = usage.clone();
-                    event["type"] = json!("usage");
-                    self.emit(event);
-                }
-                r.get("stopReason")
-                    .and_then(Value::as_str)
-                    .unwrap_or("end_turn")
-                    .to_owned()
-            }
-        };
+        let mut r = self.ask_prompt(&prompt).await?;
+        if self.stale_end(&r) && self.resync().await? {
+            r = self.ask_prompt(&prompt).await?;
+        }
+        // Some agents report the turn's usage in its answer only.
+        if let Some(usage) = r.get("usage").filter(|u| u.is_object()) {
+            let mut event = usage.clone();
+            event["type"] = json!("usage");
+            self.emit(event);
+        }
+        let stop_reason = r
+            .get("stopReason")
+            .and_then(Value::as_str)
+            .unwrap_or("end_turn")
+            .to_owned();
         let (text, dropped) = {
             let state = lock(&self.state);
             (state.text.clone(), state.text_dropped)

@@ -15,6 +15,7 @@ pub const COMMANDS: &[&str] = &[
     "extract",
     "apply",
     "agents",
+    "agents-check",
     "step",
     "cancel",
     "log",

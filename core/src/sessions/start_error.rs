@@ -1,0 +1,97 @@
+//! Why an agent did not start, said so the user can act on it: the agent's
+//! JSON-RPC error with its `data` (Claude Code's adapter puts the reason in
+//! `data.details`), the last lines of its stderr, and a hint for a cause
+//! radium knows. Every part is bounded, so a chatty agent cannot make the
+//! message large.
+
+use serde_json::Value;
+
+use super::rpc::RpcError;
+use super::session::{last_lines, AgentSession};
+
+/// The most of an error's `data` the message carries, in characters.
+pub const MAX_ERROR_DATA: usize = 600;
+
+/// How many lines of the agent's stderr a start error carries.
+pub const START_STDERR_LINES: usize = 5;
+
+/// At most `n` characters of `text`, with `…` when cut.
+fn capped(text: &str, n: usize) -> String {
+    let mut out: String = text.chars().take(n).collect();
+    if out.len() < text.len() {
+        out.push('…');
+    }
+    out
+}
+
+/// The error's `data`, readably: its `details` or `message` when it has
+/// one, else the JSON itself.
+fn data_text(data: &Value) -> String {
+    let shown = match data {
+        Value::String(s) => s.clone(),
+        Value::Object(o) => match o
+            .get("details")
+            .or_else(|| o.get("message"))
+            .and_then(Value::as_str)
+        {
+            Some(text) => text.to_owned(),
+            None => data.to_string(),
+        },
+        other => other.to_string(),
+    };
+    capped(shown.trim(), MAX_ERROR_DATA)
+}
+
+/// Whether the agent runs Claude Code through Zed's ACP adapter.
+fn is_claude_adapter(command: &[String]) -> bool {
+    command
+        .iter()
+        .any(|part| part.contains("claude-agent-acp") || part.contains("claude-code-acp"))
+}
+
+impl AgentSession {
+    /// Whether `IS_SANDBOX` is set in the agent's environment (its `env`,
+    /// else the one it inherits).
+    fn sandbox_set(&self) -> bool {
+        match self.agent.env.get("IS_SANDBOX") {
+            Some(v) => !v.is_empty(),
+            None => std::env::var_os("IS_SANDBOX").is_some_and(|v| !v.is_empty()),
+        }
+    }
+
+    /// What to add to a start error: the last lines of the agent's stderr
+    /// and a hint, each on its own line (empty when there is neither).
+    pub(crate) fn start_context(&self) -> String {
+        let mut out = String::new();
+        let tail = self.conn.stderr_tail();
+        if !tail.is_empty() {
+            let lines = last_lines(&tail, START_STDERR_LINES);
+            out.push_str("\nits stderr ended with:\n");
+            out.push_str(&capped(&lines, 4 * MAX_ERROR_DATA));
+        }
+        if self.sandbox_set() && is_claude_adapter(&self.agent.command) {
+            out.push_str(
+                "\nhint: IS_SANDBOX is set in the agent's environment: Claude Code's adapter then \
+                 ends its query before answering (\"Query closed before response received\"); \
+                 start the editor or `rad` without it (`env -u IS_SANDBOX ...`)",
+            );
+        }
+        out
+    }
+
+    /// The message for the agent's error answer to `method` during start.
+    pub(crate) fn refused(&self, method: &str, e: &RpcError) -> String {
+        let data = e
+            .data
+            .as_ref()
+            .map(|d| format!(": {}", data_text(d)))
+            .unwrap_or_default();
+        format!(
+            "agent `{}` refused `{method}`: {} (code {}){data}{}",
+            self.agent.id,
+            e.message,
+            e.code,
+            self.start_context()
+        )
+    }
+}
