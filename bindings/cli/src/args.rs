@@ -74,8 +74,12 @@ pub(crate) enum Command {
     Extract,
     /// Validate an editor context (JSON on stdin, or RADIUM_EDITOR_*) and print it.
     Context,
-    /// List the configured agents.
-    Agents,
+    /// List the configured agents (`rad agents check`: start each and say which fail).
+    Agents {
+        /// `check [ID...]`; none: list them.
+        #[command(subcommand)]
+        command: Option<crate::agents::AgentsCommand>,
+    },
     /// Send one raw request (JSON argument, or stdin) and print the response.
     Request {
         /// The request, e.g. '{"command":"ping"}'; read from stdin when absent.

@@ -9,6 +9,7 @@ use std::io::{IsTerminal, Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
+mod agents;
 mod args;
 mod chat;
 mod clipboard;
@@ -102,7 +103,8 @@ fn run(cli: Cli) -> Result<Value, String> {
             let path = path.map(|p| std::path::absolute(&p).unwrap_or(p));
             Request::new("trust", json!({"path": path, "revoke": revoke}))
         }
-        Command::Agents => Request::new("agents", Value::Null),
+        Command::Agents { command: None } => Request::new("agents", Value::Null),
+        Command::Agents { command: Some(_) } => return Err("internal: handled elsewhere".into()),
         Command::Extract => Request::new("extract", json!({"text": read_stdin()?})),
         Command::Context => {
             let context = editor_context(&read_stdin()?)?;
@@ -157,6 +159,9 @@ fn text_command(cli: Cli, workspace: &Path) -> ExitCode {
     .and_then(|engine| match cli.command {
         Command::Clipboard(command) => clipboard::run(command, &engine, workspace, cli.tag),
         Command::Hooks(command) => hooks::run(command, &engine, workspace),
+        Command::Agents {
+            command: Some(command),
+        } => agents::run(command, &engine),
         _ => Err("internal: not a text command".into()),
     });
     match result {
@@ -286,7 +291,10 @@ fn main() -> ExitCode {
         clap_complete::generate(*shell, &mut command, "rad", &mut std::io::stdout());
         return ExitCode::SUCCESS;
     }
-    if matches!(cli.command, Command::Clipboard(_) | Command::Hooks(_)) {
+    if matches!(
+        cli.command,
+        Command::Clipboard(_) | Command::Hooks(_) | Command::Agents { command: Some(_) }
+    ) {
         return text_command(cli, &workspace);
     }
     if let Command::Mcp = &cli.command {

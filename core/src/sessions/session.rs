@@ -251,7 +251,10 @@ impl AgentSession {
                 self.start_context()
             ))),
             Ok(Err(_)) => Err(self.ended(&format!("before answering `{method}`"))),
-            Ok(Ok(Err(e))) => Err(Error::AgentFailed(self.refused(method, &e))),
+            Ok(Ok(Err(e))) => {
+                self.settle_stderr().await;
+                Err(Error::AgentFailed(self.refused(method, &e)))
+            }
             Ok(Ok(Ok(result))) => Ok(result),
         };
         if let Err(e) = &outcome {

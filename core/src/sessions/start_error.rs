@@ -4,6 +4,8 @@
 //! radium knows. Every part is bounded, so a chatty agent cannot make the
 //! message large.
 
+use std::time::Duration;
+
 use serde_json::Value;
 
 use super::rpc::RpcError;
@@ -56,6 +58,23 @@ impl AgentSession {
         match self.agent.env.get("IS_SANDBOX") {
             Some(v) => !v.is_empty(),
             None => std::env::var_os("IS_SANDBOX").is_some_and(|v| !v.is_empty()),
+        }
+    }
+
+    /// Waits for what the agent writes on stderr around its error (it comes
+    /// on another pipe than the error): until it wrote something and has
+    /// been quiet for 50 ms since, at most half a second.
+    pub(crate) async fn settle_stderr(&self) {
+        let mut seen = self.conn.stderr_tail().len();
+        let mut quiet = 0;
+        for _ in 0..20 {
+            tokio::time::sleep(Duration::from_millis(25)).await;
+            let now = self.conn.stderr_tail().len();
+            quiet = if now == seen { quiet + 1 } else { 0 };
+            seen = now;
+            if quiet >= 2 && seen > 0 {
+                break;
+            }
         }
     }
 

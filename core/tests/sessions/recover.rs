@@ -37,10 +37,7 @@ fn as_claude_adapter(dir: &Path) -> PathBuf {
 }
 
 fn message(r: &Value) -> String {
-    r["error"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned()
+    r["error"].as_str().unwrap_or_default().to_owned()
 }
 
 #[test]
