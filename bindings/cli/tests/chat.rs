@@ -284,3 +284,47 @@ fn yes_never_allows_a_path_outside_announced_before_the_request() {
         assert!(text.contains(r#""optionId":"reject""#), "{verb}: {text}");
     }
 }
+
+#[test]
+fn agents_check_says_which_agents_start_and_why_one_does_not() {
+    let e = env();
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/agents/unruly-agent.mjs")
+        .canonicalize()
+        .unwrap();
+    let agents = e.home.join("agents.toml");
+    let mut toml = std::fs::read_to_string(&agents).unwrap();
+    toml.push_str(&format!(
+        "\n[[agents]]\nid = \"broken\"\nprotocol = \"acp\"\ncommand = [\"node\", \"{}\"]\nenv = {{ UNRULY_REFUSE_NEW = \"Query closed before response received\" }}\n",
+        script.display()
+    ));
+    std::fs::write(agents, toml).unwrap();
+    let o = e.rad(&["agents", "check", "example"]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert_eq!(out(&o), "example: OK\n");
+    // Every agent: the broken one fails the run, with its reason and stderr.
+    let o = e.rad(&["agents", "check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", out(&o));
+    let text = out(&o);
+    assert!(text.contains("example: OK\n"), "{text}");
+    assert!(text.contains("broken: FAILED\n  agent `broken` refused `session/new`: Internal error (code -32603): Query closed before response received"), "{text}");
+    assert!(text.contains("  unruly: the query closed"), "{text}");
+    assert!(
+        err(&o).contains("1 of 2 agents did not start"),
+        "{}",
+        err(&o)
+    );
+    // An unknown id is a failure too; --json gives the engine's answer.
+    let o = e.rad(&["agents", "check", "--json", "nobody"]);
+    assert_eq!(o.status.code(), Some(1));
+    let answer: serde_json::Value = serde_json::from_str(out(&o).trim()).unwrap();
+    assert_eq!(answer["ok"], false);
+    assert_eq!(answer["agents"][0]["code"], "unknown_agent", "{answer}");
+    // `rad agents` still lists them.
+    let o = e.rad(&["agents"]);
+    assert!(
+        o.status.success() && out(&o).contains("\"broken\""),
+        "{}",
+        out(&o)
+    );
+}
