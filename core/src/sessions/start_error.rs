@@ -52,13 +52,14 @@ fn is_claude_adapter(command: &[String]) -> bool {
 }
 
 impl AgentSession {
-    /// Whether `IS_SANDBOX` is set in the agent's environment (its `env`,
-    /// else the one it inherits).
+    /// Whether `IS_SANDBOX` is set, to anything but `1`, in the agent's
+    /// environment (its `env`, else the one it inherits).
     fn sandbox_set(&self) -> bool {
-        match self.agent.env.get("IS_SANDBOX") {
-            Some(v) => !v.is_empty(),
-            None => std::env::var_os("IS_SANDBOX").is_some_and(|v| !v.is_empty()),
-        }
+        let value = match self.agent.env.get("IS_SANDBOX") {
+            Some(v) => Some(v.clone()),
+            None => std::env::var("IS_SANDBOX").ok(),
+        };
+        value.is_some_and(|v| !v.is_empty() && v != "1")
     }
 
     /// Waits for what the agent writes on stderr around its error (it comes
@@ -90,9 +91,10 @@ impl AgentSession {
         }
         if self.sandbox_set() && is_claude_adapter(&self.agent.command) {
             out.push_str(
-                "\nhint: IS_SANDBOX is set in the agent's environment: Claude Code's adapter then \
-                 ends its query before answering (\"Query closed before response received\"); \
-                 start the editor or `rad` without it (`env -u IS_SANDBOX ...`)",
+                "\nhint: IS_SANDBOX is set in the agent's environment (not to 1): run as root, \
+                 Claude Code's adapter then asks Claude Code for --dangerously-skip-permissions, \
+                 which it refuses, and its query closes before answering (\"Query closed before \
+                 response received\"); start the editor or `rad` without it (`env -u IS_SANDBOX ...`)",
             );
         }
         out

@@ -46,7 +46,12 @@ fn a_refused_start_says_the_agents_reason_its_stderr_and_the_sandbox_hint() {
     let claude = as_claude_adapter(dir.path());
     let details = "Query closed before response received";
     let e = env_with(&format!(
-        "{}{}{}",
+        "{}{}{}{}",
+        agent(
+            "claude1",
+            &claude,
+            &format!("{{ UNRULY_REFUSE_NEW = \"{details}\", IS_SANDBOX = \"1\" }}")
+        ),
         agent(
             "claude",
             &claude,
@@ -83,6 +88,9 @@ fn a_refused_start_says_the_agents_reason_its_stderr_and_the_sandbox_hint() {
         "{m}"
     );
     assert!(!m.contains("hint:"), "{m}");
+    // IS_SANDBOX=1 is not the cause.
+    let m = message(&e.call("session-new", json!({"agent": "claude1"})));
+    assert!(m.contains(details) && !m.contains("hint:"), "{m}");
     // A long `data` is cut, and said to be.
     let r = e.call("session-new", json!({"agent": "long"}));
     let m = message(&r);
