@@ -1,7 +1,10 @@
 -- :checkhealth radium: Neovim, the native module, the project of the
 -- current buffer (its root and trust) and its agents (found, runnable,
--- protocol).
+-- protocol, and really started: `agents-check`).
 local M = {}
+
+-- The longest :checkhealth waits for the agents to start, in ms.
+local MAX_CHECK_WAIT = 60000
 
 local function home()
   local cfg = package.loaded["radium.project"] and require("radium.project").config or {}
@@ -35,21 +38,57 @@ local function check_agents(health, project, root)
     health.warn("no agents configured", { "Add one to " .. home() .. "/agents.toml or " .. root .. "/.radium/agents.toml (:help radium-agents)" })
     return
   end
+  local startable, wait = {}, 0
   for _, a in ipairs(list) do
     local program = a.command[1] or ""
     local runnable = vim.fn.executable(program) == 1
     local what = string.format("agent `%s` (%s, from %s): %s", a.id, a.protocol, a.source, table.concat(a.command, " "))
     if runnable then
       health.ok(what)
+      table.insert(startable, a.id)
+      wait = math.max(wait, tonumber(a.start_timeout_ms) or 30000)
     else
       health.error(what .. " — `" .. program .. "` cannot be run", { "Install it or fix `command` in agents.toml" })
     end
   end
+  M.start_agents(health, project, root, startable, math.min(wait + 5000, MAX_CHECK_WAIT))
   local cfg = project.config
   for _, key in ipairs({ "agent", "chat_agent" }) do
     local id = cfg[key]
     if id and not vim.tbl_contains(vim.tbl_map(function(a) return a.id end, list), id) then
       health.warn(string.format("config.%s is `%s`, which is not one of these agents", key, id))
+    end
+  end
+end
+
+-- Starts each agent of `ids` (initialize, session/new, close) through the
+-- engine's `agents-check`, sent without blocking; :checkhealth is itself a
+-- blocking command, so it waits for the answer with vim.wait (events keep
+-- being served), at most `wait_ms`.
+function M.start_agents(health, project, root, ids, wait_ms)
+  if #ids == 0 then
+    return
+  end
+  local answer
+  project.engine(root):request_async({ command = "agents-check", cwd = root, args = { agents = ids } }, function(r)
+    answer = r
+  end)
+  local done = vim.wait(wait_ms, function()
+    return answer ~= nil
+  end, 50)
+  if not done then
+    health.warn(string.format("the agents did not all start within %d ms (see :RadiumLog)", wait_ms))
+    return
+  end
+  if not answer.ok then
+    health.error("the agents could not be started: " .. tostring(answer.error))
+    return
+  end
+  for _, a in ipairs(answer.data.agents or {}) do
+    if a.ok then
+      health.ok(string.format("agent `%s` starts (initialize, session/new)", a.id))
+    else
+      health.error(string.format("agent `%s` does not start: %s", a.id, tostring(a.error)), { "rad agents check " .. a.id .. " says the same from a shell" })
     end
   end
 end

@@ -185,7 +185,12 @@ end)
 test(":checkhealth radium checks the project's trust and its agents", function()
   local p = pt.project()
   vim.fn.mkdir(p.ws .. "/.radium", "p")
-  vim.fn.writefile({ "[[agents]]", 'id = "broken"', 'command = ["no-such-program-xyz"]' }, p.ws .. "/.radium/agents.toml")
+  vim.fn.writefile({
+    "[[agents]]", 'id = "broken"', 'command = ["no-such-program-xyz"]', "",
+    "[[agents]]", 'id = "refusing"', 'protocol = "acp"',
+    string.format('command = ["node", "%s/tests/agents/unruly-agent.mjs"]', h.repo),
+    'env = { UNRULY_REFUSE_NEW = "Query closed before response received" }',
+  }, p.ws .. "/.radium/agents.toml")
   vim.cmd("edit " .. p.ws .. "/src/main.rs")
   vim.cmd("checkhealth radium")
   local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
@@ -200,6 +205,10 @@ test(":checkhealth radium checks the project's trust and its agents", function()
   text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
   check(text:find("the project is trusted", 1, true) ~= nil, "trusted: " .. text)
   check(text:find("`no-such-program-xyz` cannot be run", 1, true) ~= nil, "a broken agent: " .. text)
+  -- Each runnable agent is really started, and one that does not start says why.
+  check(text:find("agent `example` starts (initialize, session/new)", 1, true) ~= nil, "the example agent starts: " .. text)
+  check(text:find("agent `refusing` does not start: agent `refusing` refused `session/new`: Internal error (code -32603): Query closed before response received", 1, true) ~= nil, "the refusing agent's reason: " .. text)
+  check(text:find("unruly: the query closed", 1, true) ~= nil, "its stderr: " .. text)
   vim.cmd("silent! %bwipeout!")
 end)
 
