@@ -12,7 +12,9 @@
 # turn of `rad chat <agent> --prompt ... --json --yes` must show what a user
 # sees: streamed text, the permission to write allowed, notes.txt with its new
 # content, a turn_end with stop_reason end_turn and a tag; then
-# `rad undo --tag <tag>` must give notes.txt back its "hello\n".
+# `rad undo --tag <tag>` must give notes.txt back its "hello\n". For claude,
+# `rad agents check claude` must say OK, and with IS_SANDBOX=yes exit 1
+# naming "Query closed before response received" and the IS_SANDBOX hint.
 #
 #   scripts/test-agents.sh [claude|gemini|claude-mcp ...]   (default: all three)
 #   RAD=path/to/rad   the binary (default target/debug/rad; it is not built here)
@@ -339,6 +341,23 @@ run() {
   else
     fail "rad undo --tag could not be run (no tag), so the write was not taken back"
   fi
+  if [ "$agent" = claude ]; then
+    # rad agents check starts the agent for real: it starts here, and with
+    # IS_SANDBOX=yes it does not, and says why.
+    local crc=0
+    (cd "$ws" && RADIUM_HOME=$dir/radium-home timeout -k 5 90 env "${unset_env[@]}" \
+      "$RAD" agents check claude >"$dir/check.out" 2>"$dir/check.err" {SERVER_FD}>&-) || crc=$?
+    [ "$crc" = 0 ] || fail "rad agents check claude exited with $crc: $(cat "$dir/check.out" "$dir/check.err")"
+    grep -qx 'claude: OK' "$dir/check.out" || fail "rad agents check claude did not say OK: $(cat "$dir/check.out")"
+    crc=0
+    (cd "$ws" && RADIUM_HOME=$dir/radium-home timeout -k 5 90 env "${unset_env[@]}" IS_SANDBOX=yes \
+      "$RAD" agents check claude >"$dir/sandbox.out" 2>"$dir/sandbox.err" {SERVER_FD}>&-) || crc=$?
+    [ "$crc" = 1 ] || fail "IS_SANDBOX=yes rad agents check claude exited with $crc, not 1: $(cat "$dir/sandbox.out" "$dir/sandbox.err")"
+    grep -q 'claude: FAILED' "$dir/sandbox.out" \
+      && grep -q 'Query closed before response received' "$dir/sandbox.out" \
+      && grep -q 'hint: IS_SANDBOX is set' "$dir/sandbox.out" \
+      || fail "IS_SANDBOX=yes rad agents check claude did not name the reason and the hint: $(cat "$dir/sandbox.out")"
+  fi
   RADIUM_HOME=$dir/radium-home timeout 10 "$RAD" shutdown >/dev/null 2>&1 || true
 
   stop_server
@@ -360,6 +379,8 @@ run() {
     show "agent stderr (last 80 lines)" "$dir/agent.err.tail"
     [ -f "$dir/undo.out" ] && show "rad undo stdout" "$dir/undo.out"
     [ -f "$dir/undo.err" ] && show "rad undo stderr" "$dir/undo.err"
+    [ -f "$dir/check.out" ] && show "rad agents check stdout" "$dir/check.out"
+    [ -f "$dir/sandbox.out" ] && show "IS_SANDBOX=yes rad agents check stdout" "$dir/sandbox.out"
     echo "=== end of $agent"
   } >&2
   failed_agents+=("$agent")
