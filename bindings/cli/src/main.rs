@@ -82,7 +82,8 @@ fn run(cli: Cli) -> Result<Value, String> {
         | Command::ReadVar { .. }
         | Command::ModifyVar { .. }
         | Command::RenameFile { .. }
-        | Command::Lsp(_) => return Err("internal: handled elsewhere".into()),
+        | Command::Lsp(_)
+        | Command::Agents { command: Some(_) } => return Err("internal: handled elsewhere".into()),
         Command::Ext(ExtCommand::List) => Request::new("ext-list", Value::Null),
         Command::Ext(ExtCommand::Install {
             path,
@@ -104,7 +105,6 @@ fn run(cli: Cli) -> Result<Value, String> {
             Request::new("trust", json!({"path": path, "revoke": revoke}))
         }
         Command::Agents { command: None } => Request::new("agents", Value::Null),
-        Command::Agents { command: Some(_) } => return Err("internal: handled elsewhere".into()),
         Command::Extract => Request::new("extract", json!({"text": read_stdin()?})),
         Command::Context => {
             let context = editor_context(&read_stdin()?)?;

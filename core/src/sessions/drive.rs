@@ -156,7 +156,7 @@ pub(crate) async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::Recei
                     break;
                 }
             }
-            lock(&session.state).turn_content = true;
+            lock(&session.state).stale.content = true;
             session.answer_chunk(&text);
             continue;
         }
@@ -167,7 +167,7 @@ pub(crate) async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::Recei
                         .pointer("/update/sessionUpdate")
                         .and_then(Value::as_str);
                     if kind.is_some_and(|k| super::resync::CONTENT_UPDATES.contains(&k)) {
-                        lock(&session.state).turn_content = true;
+                        lock(&session.state).stale.content = true;
                     }
                     session
                         .update(params.get("update").unwrap_or(&Value::Null))

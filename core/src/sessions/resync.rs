@@ -15,6 +15,21 @@ use super::session::{lock, AgentSession};
 use crate::error::{Error, Result};
 use crate::support::log::Level;
 
+/// What a session keeps to notice a stale answer after a cancel.
+#[derive(Default)]
+pub(crate) struct StaleWatch {
+    /// Whether the running turn was cancelled (read by the next prompt).
+    pub cancelled: bool,
+    /// Whether the turn before the running one was cancelled.
+    pub after_cancel: bool,
+    /// Whether the running turn brought any content (text, a thought, a
+    /// tool call, a plan).
+    pub content: bool,
+    /// The `session/resume` parameters, for an agent that offers
+    /// `session/close` and `session/resume` (a stale answer is repaired).
+    pub resume: Option<Value>,
+}
+
 /// The kinds of `session/update` that are part of an answer (a turn with
 /// none of them said nothing).
 pub(crate) const CONTENT_UPDATES: &[&str] = &[
@@ -76,14 +91,14 @@ impl AgentSession {
     pub(crate) fn stale_end(&self, result: &Value) -> bool {
         let stop = result.get("stopReason").and_then(Value::as_str);
         let state = lock(&self.state);
-        state.after_cancel && !state.turn_content && matches!(stop, None | Some("end_turn"))
+        state.stale.after_cancel && !state.stale.content && matches!(stop, None | Some("end_turn"))
     }
 
     /// Repairs a stale end (see [`stale_end`](Self::stale_end)): answers
     /// whether the prompt should be sent again (the agent's side of the
     /// conversation was restarted), after a `notice` saying what happened.
     pub(crate) async fn resync(&self) -> Result<bool> {
-        let params = lock(&self.state).resume.clone();
+        let params = lock(&self.state).stale.resume.clone();
         let id = self.acp_session_id();
         let Some(mut params) = params else {
             let message = format!(
@@ -131,7 +146,7 @@ impl AgentSession {
             }
         }
         let mut state = lock(&self.state);
-        state.after_cancel = false;
+        state.stale.after_cancel = false;
         state.last_heard = Some(Instant::now());
         Ok(true)
     }

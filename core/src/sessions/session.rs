@@ -77,16 +77,8 @@ pub(crate) struct State {
     /// Whether the agent got radium's MCP server, which writes in this
     /// session's conversation too.
     pub shares_conversation: bool,
-    /// Whether the running turn was cancelled (read by the next prompt).
-    pub cancelled: bool,
-    /// Whether the turn before the running one was cancelled.
-    pub after_cancel: bool,
-    /// Whether the running turn brought any content (text, a thought, a
-    /// tool call, a plan).
-    pub turn_content: bool,
-    /// The `session/resume` parameters, for an agent that offers
-    /// `session/close` and `session/resume` (a stale answer is repaired).
-    pub resume: Option<Value>,
+    /// What notices a stale answer after a cancel.
+    pub stale: super::resync::StaleWatch,
 }
 
 /// An open session with an ACP agent.
@@ -211,7 +203,7 @@ impl AgentSession {
             )));
         }
         let new_params = json!({"cwd": session.workspace, "mcpServers": session.mcp_servers(rad)});
-        lock(&session.state).resume = super::resync::resume_params(&init, &new_params);
+        lock(&session.state).stale.resume = super::resync::resume_params(&init, &new_params);
         let new = session.call_within_start("session/new", new_params).await?;
         let Some(acp_id) = new.get("sessionId").and_then(Value::as_str) else {
             session.close();
@@ -341,7 +333,7 @@ impl AgentSession {
         let waiting: Vec<_> = {
             let mut state = lock(&self.state);
             if state.sink.is_some() {
-                state.cancelled = true;
+                state.stale.cancelled = true;
             }
             state.permissions.drain().collect()
         };

@@ -107,8 +107,8 @@ impl AgentSession {
             state.last_heard = Some(Instant::now());
             state.first_chunk = None;
             state.tool_since_text = false;
-            state.after_cancel = std::mem::take(&mut state.cancelled);
-            state.turn_content = false;
+            state.stale.after_cancel = std::mem::take(&mut state.stale.cancelled);
+            state.stale.content = false;
         }
         let session = Arc::clone(self);
         self.registry.runtime_handle()?.spawn(async move {
