@@ -14,7 +14,10 @@
 # content, a turn_end with stop_reason end_turn and a tag; then
 # `rad undo --tag <tag>` must give notes.txt back its "hello\n". For claude,
 # `rad agents check claude` must say OK, and with IS_SANDBOX=yes exit 1
-# naming "Query closed before response received" and the IS_SANDBOX hint.
+# naming "Query closed before response received" and the IS_SANDBOX hint;
+# and in one session through rad's daemon, a turn cancelled mid-answer then
+# two prompts must each have their own answer under them
+# (tests/agents/cancel-then-prompt.mjs).
 #
 #   scripts/test-agents.sh [claude|gemini|claude-mcp ...]   (default: all three)
 #   RAD=path/to/rad   the binary (default target/debug/rad; it is not built here)
@@ -358,6 +361,24 @@ run() {
       && grep -q 'hint: IS_SANDBOX is set' "$dir/sandbox.out" \
       || fail "IS_SANDBOX=yes rad agents check claude did not name the reason and the hint: $(cat "$dir/sandbox.out")"
   fi
+  if [ "$agent" = claude ]; then
+    # A cancel, then two prompts in the same session (through rad's daemon):
+    # each answer lands under its prompt. A home of its own (the daemon
+    # `rad undo` started there has this shell's environment).
+    local chome=$dir/radium-home-chat
+    mkdir -p "$chome"
+    cp "$dir/radium-home/agents.toml" "$chome/"
+    rad_homes+=("$chome")
+    local sock=$chome/daemon.sock
+    (cd "$ws" && RADIUM_HOME=$chome exec env "${unset_env[@]}" "$RAD" daemon --idle 180 \
+      >"$dir/daemon.out" 2>"$dir/daemon.err" {SERVER_FD}>&-) &
+    for i in $(seq 100); do [ -S "$sock" ] && break; sleep 0.1; done
+    local drc=0
+    timeout -k 5 300 "$NODE" tests/agents/cancel-then-prompt.mjs "$sock" "$ws" claude \
+      >"$dir/cancel.out" 2>"$dir/cancel.err" {SERVER_FD}>&- || drc=$?
+    [ "$drc" = 0 ] || fail "after a cancel, an answer did not land under its prompt: $(cat "$dir/cancel.err")"
+    RADIUM_HOME=$chome timeout 10 "$RAD" shutdown >/dev/null 2>&1 || true
+  fi
   RADIUM_HOME=$dir/radium-home timeout 10 "$RAD" shutdown >/dev/null 2>&1 || true
 
   stop_server
@@ -381,6 +402,8 @@ run() {
     [ -f "$dir/undo.err" ] && show "rad undo stderr" "$dir/undo.err"
     [ -f "$dir/check.out" ] && show "rad agents check stdout" "$dir/check.out"
     [ -f "$dir/sandbox.out" ] && show "IS_SANDBOX=yes rad agents check stdout" "$dir/sandbox.out"
+    [ -f "$dir/cancel.out" ] && show "cancel, then prompts (events)" "$dir/cancel.out"
+    [ -f "$dir/cancel.err" ] && show "cancel, then prompts (stderr)" "$dir/cancel.err"
     echo "=== end of $agent"
   } >&2
   failed_agents+=("$agent")

@@ -30,6 +30,9 @@
 //   - the result of the write comes back: a final text, end of turn
 //     (end_turn / STOP). A failed tool result also ends the turn, with the
 //     error in the text.
+// A prompt starting with `chat:` (Claude Code only) is a chat turn, not an
+// edit: `chat: slow` streams `thinking` and then nothing for 60 s (a turn to
+// cancel), any other `chat: <words>` is answered `pong: <words>`, end of turn.
 // Side calls get short, valid answers: Claude Code's requests without the
 // file tools (titles, summaries, checks) get plain text; Gemini CLI's
 // `:generateContent` calls (its model router, its next-speaker check) ask for
@@ -80,6 +83,17 @@ function textOf(content) {
     .join("");
 }
 
+// The words after `chat:` of the main loop's last prompt (null: not a chat
+// turn, or a side call).
+function chatPrompt(body) {
+  if (!anthropicTool(body, "Read")) return null;
+  const messages = body.messages ?? [];
+  const last = messages[messages.length - 1];
+  if (last?.role !== "user" || toolResults(messages).length) return null;
+  const m = /(?:^|\n)chat: ([^\n]*)/.exec(textOf(last.content));
+  return m ? m[1].trim() : null;
+}
+
 // The tool results the conversation's last message carries (none when it is
 // a prompt).
 function toolResults(messages) {
@@ -91,6 +105,11 @@ function toolResults(messages) {
 // What the scripted model answers: {blocks: [{type: "text", text} |
 // {type: "tool_use", name, input}], stop_reason, step}.
 function anthropicScript(body) {
+  const chat = chatPrompt(body);
+  if (chat !== null) {
+    if (chat === "slow") return { step: "slow", stop_reason: "end_turn", slow: true, blocks: [{ type: "text", text: "thinking" }] };
+    return { step: "chat", stop_reason: "end_turn", blocks: [{ type: "text", text: `pong: ${chat}` }] };
+  }
   if (VIA === "mcp") return anthropicMcpScript(body);
   const read = anthropicTool(body, "Read");
   const write = anthropicTool(body, "Write");
@@ -226,6 +245,16 @@ function anthropicMessages(body, res) {
     }
     event("content_block_stop", { index });
   });
+  if (script.slow) {
+    // Nothing more for 60 s, unless the client goes away first.
+    const timer = setTimeout(() => {
+      event("message_delta", { delta: { stop_reason: script.stop_reason, stop_sequence: null }, usage: { output_tokens: 5 } });
+      event("message_stop", {});
+      res.end();
+    }, 60000);
+    res.on("close", () => clearTimeout(timer));
+    return summary;
+  }
   event("message_delta", { delta: { stop_reason: script.stop_reason, stop_sequence: null }, usage: { output_tokens: 5 } });
   event("message_stop", {});
   res.end();
