@@ -320,6 +320,15 @@ fn agents_check_says_which_agents_start_and_why_one_does_not() {
     let answer: serde_json::Value = serde_json::from_str(out(&o).trim()).unwrap();
     assert_eq!(answer["ok"], false);
     assert_eq!(answer["agents"][0]["code"], "unknown_agent", "{answer}");
+    // `rad chat` with it says the same.
+    let o = e.rad(&["chat", "broken", "--prompt", "hi"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        err(&o).contains("Query closed before response received")
+            && err(&o).contains("unruly: the query closed"),
+        "{}",
+        err(&o)
+    );
     // `rad agents` still lists them.
     let o = e.rad(&["agents"]);
     assert!(
