@@ -204,3 +204,40 @@ fn an_idle_projects_engine_is_dropped_and_its_language_server_stopped() {
     );
     assert!(again.status.success(), "{}", err(&again));
 }
+
+#[test]
+fn a_daemon_started_right_after_a_shutdown_waits_for_the_old_one_to_let_go() {
+    let s = setup();
+    for _ in 0..5 {
+        let up = rad(&["view", "."], &s.b, &s.home, "30");
+        assert!(up.status.success(), "{}", err(&up));
+        assert!(rad(&["shutdown"], &s.b, &s.home, "30").status.success());
+        let daemon = Command::new(env!("CARGO_BIN_EXE_rad"))
+            .args(["daemon", "--idle", "30"])
+            .env("RADIUM_HOME", &s.home)
+            .current_dir(&s.b)
+            .stdin(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // It takes over once the old one has let go, and serves.
+        let socket = s.home.join("daemon.sock");
+        let started = std::time::Instant::now();
+        while std::os::unix::net::UnixStream::connect(&socket).is_err() {
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(20),
+                "the new daemon never served"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let made = rad(&["view", "."], &s.b, &s.home, "30");
+        assert!(made.status.success(), "{}", err(&made));
+        assert!(rad(&["shutdown"], &s.b, &s.home, "30").status.success());
+        let done = daemon.wait_with_output().unwrap();
+        assert!(
+            done.status.success(),
+            "the new daemon failed: {}",
+            err(&done)
+        );
+    }
+}

@@ -7,7 +7,6 @@
 //! events until the session ends ([`SUBSCRIBE`]). Each project is answered
 //! by an engine of its own (`projects.rs`).
 
-use std::io::{Read, Write};
 use std::os::fd::AsRawFd as _;
 use std::os::unix::fs::{MetadataExt as _, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
@@ -20,8 +19,10 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::protocol::engine::Engine;
+pub use frame::{read_frame, write_frame, Frame};
 use projects::Projects;
 
+mod frame;
 mod projects;
 use crate::protocol::envelope::{Request, Response};
 use crate::support::json::check_json_depth;
@@ -43,44 +44,6 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
         path: path.to_owned(),
         source,
     }
-}
-
-/// Writes one frame.
-pub fn write_frame(stream: &mut impl Write, payload: &[u8]) -> std::io::Result<()> {
-    let len = u32::try_from(payload.len()).map_err(|_| std::io::Error::other("frame too large"))?;
-    // One write: the peer gets the whole frame at once.
-    let mut frame = Vec::with_capacity(payload.len() + 4);
-    frame.extend_from_slice(&len.to_be_bytes());
-    frame.extend_from_slice(payload);
-    stream.write_all(&frame)?;
-    stream.flush()
-}
-
-/// What reading a frame gave.
-pub enum Frame {
-    /// A whole frame.
-    Data(Vec<u8>),
-    /// The peer closed the connection between frames.
-    Closed,
-    /// A length over the limit (the connection cannot be resynchronised).
-    TooLarge(u32),
-}
-
-/// Reads one frame.
-pub fn read_frame(stream: &mut impl Read, limit: u32) -> std::io::Result<Frame> {
-    let mut len = [0u8; 4];
-    match stream.read_exact(&mut len) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(Frame::Closed),
-        Err(e) => return Err(e),
-    }
-    let len = u32::from_be_bytes(len);
-    if len > limit {
-        return Ok(Frame::TooLarge(len));
-    }
-    let mut payload = vec![0u8; len as usize];
-    stream.read_exact(&mut payload)?;
-    Ok(Frame::Data(payload))
 }
 
 /// What a frame asks of the connection.
@@ -223,6 +186,23 @@ struct Shared {
     active: Arc<AtomicUsize>,
     /// Requests being answered: a stopping daemon waits for them.
     working: Arc<AtomicUsize>,
+    /// The socket file and its inode.
+    socket: (PathBuf, u64),
+}
+
+impl Shared {
+    /// Whether the socket file is still the one this daemon made.
+    fn ours(&self) -> bool {
+        std::fs::symlink_metadata(&self.socket.0).is_ok_and(|m| m.ino() == self.socket.1)
+    }
+
+    /// Removes the socket file if it is still ours (another daemon may have
+    /// taken the path since): from then on clients start a new daemon.
+    fn release_socket(&self) {
+        if self.ours() {
+            let _ = std::fs::remove_file(&self.socket.0);
+        }
+    }
 }
 
 fn serve_connection(shared: &Shared, mut stream: UnixStream) {
@@ -267,11 +247,14 @@ fn serve_connection(shared: &Shared, mut stream: UnixStream) {
                 }
             }
         };
+        if shutdown {
+            // Gone before the answer: once `rad shutdown` returns, a new
+            // client or daemon finds no socket of this one.
+            shared.stop.store(true, Ordering::SeqCst);
+            shared.release_socket();
+        }
         if write_frame(&mut stream, response.to_json().to_string().as_bytes()).is_err() {
             return;
-        }
-        if shutdown {
-            shared.stop.store(true, Ordering::SeqCst);
         }
         // A stopping daemon takes no further request on an open connection.
         if shared.stop.load(Ordering::SeqCst) {
@@ -283,6 +266,9 @@ fn serve_connection(shared: &Shared, mut stream: UnixStream) {
 /// How long a project's engine is kept unused (at most the daemon's idle
 /// time): its language servers stop with it.
 pub const PROJECT_IDLE: Duration = Duration::from_secs(300);
+
+/// How long a new daemon waits for a stopping one to let go of the home.
+const TAKE_OVER: Duration = Duration::from_secs(5);
 
 /// How long a stopping daemon waits for the requests it is answering.
 const FINISH: Duration = Duration::from_secs(10);
@@ -331,11 +317,21 @@ pub fn serve(engine: &Engine, radium_home: &Path, idle: Duration) -> Result<()> 
     let path = socket_path(radium_home);
     // One daemon per home: the lock is held while it serves and released
     // when its process ends, however it ends.
-    let Some(_lock) = lock_file(&radium_home.join("daemon.lock"), false)? else {
-        return Err(Error::InvalidArgument(format!(
-            "a daemon is already running on {}",
-            path.display()
-        )));
+    // A daemon that is stopping holds the lock until its process ends,
+    // shortly after its socket is gone: that one is waited for (up to
+    // [`TAKE_OVER`]); one that answers on the socket is running.
+    let asked = Instant::now();
+    let _lock = loop {
+        if let Some(lock) = lock_file(&radium_home.join("daemon.lock"), false)? {
+            break lock;
+        }
+        if asked.elapsed() >= TAKE_OVER || UnixStream::connect(&path).is_ok() {
+            return Err(Error::InvalidArgument(format!(
+                "a daemon is already running on {}",
+                path.display()
+            )));
+        }
+        std::thread::sleep(Duration::from_millis(20));
     };
     if UnixStream::connect(&path).is_ok() {
         return Err(Error::InvalidArgument(format!(
@@ -356,8 +352,8 @@ pub fn serve(engine: &Engine, radium_home: &Path, idle: Duration) -> Result<()> 
         stop: AtomicBool::new(false),
         active: Arc::default(),
         working: Arc::default(),
+        socket: (path.clone(), inode),
     });
-    let ours = || std::fs::symlink_metadata(&path).is_ok_and(|m| m.ino() == inode);
     let silence = idle.min(MAX_SILENCE).max(Duration::from_millis(100));
     let mut backoff = Duration::from_millis(10);
     let mut swept = Instant::now();
@@ -374,7 +370,7 @@ pub fn serve(engine: &Engine, radium_home: &Path, idle: Duration) -> Result<()> 
             // A socket file removed or replaced (its RADIUM_HOME deleted)
             // means no client can reach this daemon any more.
             if shared.stop.load(Ordering::SeqCst)
-                || !ours()
+                || !shared.ours()
                 || (idle_for >= idle && shared.active.load(Ordering::SeqCst) == 0)
             {
                 break;
@@ -411,10 +407,7 @@ pub fn serve(engine: &Engine, radium_home: &Path, idle: Duration) -> Result<()> 
         });
     }
     shared.stop.store(true, Ordering::SeqCst);
-    // Only our own socket: another daemon may have taken the path since.
-    if ours() {
-        let _ = std::fs::remove_file(&path);
-    }
+    shared.release_socket();
     // A client that found the file before it went may still be connecting.
     turn_away(&listener);
     std::thread::sleep(Duration::from_millis(50));
