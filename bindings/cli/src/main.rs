@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 mod args;
 mod chat;
+mod chat_tools;
 mod clipboard;
 mod code;
 mod daemon_client;
