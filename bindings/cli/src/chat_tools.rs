@@ -4,7 +4,7 @@
 //! exit code when it is not 0.
 
 use std::collections::HashMap;
-use std::io::Write as _;
+use std::fmt::Write as _;
 use std::path::Path;
 
 use serde_json::Value;
@@ -49,14 +49,18 @@ pub fn fold(text: &str) -> String {
         out.push('\n');
     };
     if lines.len() > FOLD_OVER {
-        lines[..FOLD_KEEP].iter().for_each(|l| line(l));
+        for l in &lines[..FOLD_KEEP] {
+            line(l);
+        }
         let hidden = lines.len() - 2 * FOLD_KEEP;
         line(&format!("… {hidden} more lines"));
-        lines[lines.len() - FOLD_KEEP..]
-            .iter()
-            .for_each(|l| line(l));
+        for l in &lines[lines.len() - FOLD_KEEP..] {
+            line(l);
+        }
     } else {
-        lines.iter().for_each(|l| line(l));
+        for l in &lines {
+            line(l);
+        }
     }
     out
 }
@@ -90,9 +94,9 @@ impl ToolCalls {
         let mut text = String::new();
         if let Some(command) = event["command"].as_str() {
             if call.command.as_deref() != Some(command) {
-                text.push_str(&format!("  $ {command}"));
+                let _ = write!(text, "  $ {command}");
                 if let Some(dir) = event["cwd"].as_str().and_then(|c| folder(c, workspace)) {
-                    text.push_str(&format!("   (in {dir})"));
+                    let _ = write!(text, "   (in {dir})");
                 }
                 text.push('\n');
                 call.command = Some(command.to_owned());
@@ -113,14 +117,14 @@ impl ToolCalls {
                     text.push_str(&fold(&output));
                 }
                 if let Some(code) = call.exit_code.filter(|c| *c != 0) {
-                    text.push_str(&format!("    [exit {code}]\n"));
+                    let _ = writeln!(text, "    [exit {code}]");
                 }
             }
         }
         if !text.is_empty() {
             let mut out = std::io::stdout().lock();
-            let _ = out.write_all(text.as_bytes());
-            let _ = out.flush();
+            let _ = std::io::Write::write_all(&mut out, text.as_bytes());
+            let _ = std::io::Write::flush(&mut out);
         }
     }
 }

@@ -7,6 +7,8 @@
 //! halves, with a line saying how much was left out between them, and
 //! `output_dropped` giving that number.
 
+use std::fmt::Write as _;
+
 use serde_json::{Map, Value};
 
 /// The most bytes of a tool call's output an event carries (its first and
@@ -126,7 +128,7 @@ pub fn cap_output(text: String) -> (String, usize) {
     let dropped = tail - head;
     let mut kept = String::with_capacity(MAX_TOOL_OUTPUT + 64);
     kept.push_str(&text[..head]);
-    kept.push_str(&format!("\n[… {dropped} bytes of output not kept …]\n"));
+    let _ = write!(kept, "\n[… {dropped} bytes of output not kept …]\n");
     kept.push_str(&text[tail..]);
     (kept, dropped)
 }
