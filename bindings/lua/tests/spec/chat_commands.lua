@@ -66,6 +66,7 @@ test("chat: a command's line and its output under the tool call, folded with it,
   eq(vim.list_slice(block, 2), want, "the output, drawn once, its middle left out")
   vim.api.nvim_win_call(vim.fn.bufwinid(chat.buf), function()
     eq(vim.fn.foldclosed(row + 1), row, "the output folds with the entry")
+    eq(vim.fn.foldclosedend(row), row + #block - 1, "all of it")
   end)
   check(table.concat(lines_of(chat), "\n"):find("The command exited with 0.", 1, true) ~= nil, "the answer after it")
   close_all()
