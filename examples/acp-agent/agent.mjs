@@ -24,12 +24,13 @@
 //                           (shellin <dir> <command...>: in dir), and
 //                           gshell <command...> as Gemini CLI does: the
 //                           tool calls carry the command and its output
+//   oddshell                sends command fields of odd shapes
 //   anything else           echoes it, and names the context it was given
 //
 // `--hang-initialize` never answers `initialize`.
 import { createInterface } from 'node:readline'
 import { readFileSync, writeFileSync } from 'node:fs'
-import { claudeShell, geminiShell } from './shell.mjs'
+import { claudeShell, geminiShell, oddShell } from './shell.mjs'
 
 const hangInitialize = process.argv.includes('--hang-initialize')
 let nextId = 1
@@ -150,6 +151,7 @@ async function prompt (id, { sessionId, prompt }) {
       say(sessionId, `The command exited with ${code}.`)
       break
     }
+    case 'oddshell': oddShell(update, { sessionId, toolCallId: `call-${nextId++}` }); break
     case 'hang': say(sessionId, 'Waiting forever.'); return
     case 'big': say(sessionId, 'x'.repeat(10 << 20)); break
     case 'stream': {

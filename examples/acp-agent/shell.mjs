@@ -50,3 +50,20 @@ export function geminiShell (update, { sessionId, toolCallId, command, cwd }) {
   })
   return { output, code }
 }
+
+// Command fields of odd shapes, as other agents (or broken ones) send them:
+// a command as a list of words, then one that is a number with a folder
+// that is a list, an output as an object of stdout and stderr, an exit code
+// that is text.
+export function oddShell (update, { sessionId, toolCallId }) {
+  update(sessionId, {
+    sessionUpdate: 'tool_call', toolCallId, title: 'words', kind: 'execute', status: 'in_progress',
+    rawInput: { command: ['git', 'status', '--short'] }
+  })
+  update(sessionId, {
+    sessionUpdate: 'tool_call_update', toolCallId, status: 'completed',
+    rawInput: { command: 42, cwd: ['not', 'a', 'folder'] },
+    rawOutput: { stdout: 'out', stderr: 'err' },
+    _meta: { terminal_exit: { exit_code: 'zero' } }
+  })
+}

@@ -100,3 +100,18 @@ fn a_cap_never_splits_a_character() {
     let (short, none) = cap_output("short".to_owned());
     assert_eq!((short.as_str(), none), ("short", 0));
 }
+
+#[test]
+fn command_fields_of_odd_shapes_are_read_or_left_out() {
+    let (calls, _) = tool_events("oddshell");
+    // A list of words is the command; a number is none, and a folder that
+    // is a list is no folder.
+    assert_eq!(calls[0]["command"], "git status --short");
+    let end = &calls[1];
+    assert!(end.get("command").is_none(), "{end}");
+    assert!(end.get("cwd").is_none(), "{end}");
+    // An output object's stdout and stderr; an exit code that is text is none.
+    assert_eq!(end["output"], "out\nerr");
+    assert!(end.get("exit_code").is_none(), "{end}");
+    assert!(end.get("output_dropped").is_none(), "{end}");
+}
