@@ -5,7 +5,10 @@
 #   - gemini: Gemini CLI (`gemini --acp`);
 #   - claude-mcp: Claude Code again, whose model calls radium's MCP tool
 #     str_replace (the `rad mcp` the session offers it) instead of its own
-#     file tools: the edit is a radium changeset the session reports.
+#     file tools: the edit is a radium changeset the session reports;
+#   - claude-bash: Claude Code runs one command with its Bash tool: rad chat
+#     (text, as a user sees it) shows the command and its output under the
+#     tool call.
 # scripts/ensure-agents.sh installs them (pinned) into a cache folder when
 # they are missing. For each agent, in a fresh workspace holding notes.txt
 # ("hello\n"), with a fresh RADIUM_HOME and a fresh HOME for the agent, one
@@ -19,7 +22,7 @@
 # two prompts must each have their own answer under them
 # (tests/agents/cancel-then-prompt.mjs).
 #
-#   scripts/test-agents.sh [claude|gemini|claude-mcp ...]   (default: all three)
+#   scripts/test-agents.sh [claude|gemini|claude-mcp|claude-bash ...]   (default: all four)
 #   RAD=path/to/rad   the binary (default target/debug/rad; it is not built here)
 #   RADIUM_TEST_KEEP=1  keeps the temporary folder (its path is printed)
 #
@@ -34,9 +37,9 @@ die() { echo "test-agents: $*" >&2; exit 1; }
 say() { echo "test-agents: $*" >&2; }
 
 agents=("$@")
-[ ${#agents[@]} -gt 0 ] || agents=(claude gemini claude-mcp)
+[ ${#agents[@]} -gt 0 ] || agents=(claude gemini claude-mcp claude-bash)
 for a in "${agents[@]}"; do
-  case "$a" in claude | claude-mcp | gemini) ;; *) die "unknown agent '$a' (claude, claude-mcp or gemini)" ;; esac
+  case "$a" in claude | claude-mcp | claude-bash | gemini) ;; *) die "unknown agent '$a' (claude, claude-mcp, claude-bash or gemini)" ;; esac
 done
 
 for tool in node jq timeout mkfifo realpath ps; do
@@ -128,7 +131,7 @@ write_config() {
   # and to DIR/agent.err, for this script to show.
   local wrapper='exec "$0" "$@" 2> >(tee -a "$RADIUM_TEST_AGENT_ERR" >&2)'
   case "$agent" in
-    claude | claude-mcp)
+    claude | claude-mcp | claude-bash)
       entry=$CLAUDE_JS
       args=""
       mkdir -p "$home/.claude"
@@ -228,6 +231,55 @@ for var in IS_SANDBOX CLAUDE_CODE_BUBBLEWRAP ANTHROPIC_AUTH_TOKEN ANTHROPIC_MODE
 done
 
 failed_agents=()
+
+# run_bash: Claude Code runs `printf 'radium-line-%s\n' 1 2 3` with its Bash
+# tool; rad chat's text output (what a user sees) must show the command and
+# its three lines under the tool call.
+run_bash() {
+  local agent=claude-bash
+  local dir=$TMP/$agent
+  local ws=$dir/workspace
+  mkdir -p "$ws"
+  local failures=()
+  fail() { failures+=("$*"); }
+  MODEL_VIA=bash start_server "$dir" "$ws/unused.txt" ""
+  write_config "$agent" "$dir"
+  rad_homes+=("$dir/radium-home")
+  : >"$dir/agent.err"
+  say "$agent: rad chat (model server on port $PORT)"
+  local rc=0
+  (cd "$ws" && RADIUM_HOME=$dir/radium-home RADIUM_DAEMON_IDLE=60 \
+    timeout -k 5 120 env "${unset_env[@]}" "$RAD" chat "$agent" --yes \
+    --prompt "Print three lines with printf" \
+    >"$dir/chat.out" 2>"$dir/rad.err" {SERVER_FD}>&-) || rc=$?
+  [ "$rc" = 0 ] || fail "rad chat exited with code $rc"
+  grep -qxF "  \$ printf 'radium-line-%s\\n' 1 2 3" "$dir/chat.out" \
+    || fail "the command is not shown under the tool call"
+  local n
+  for n in 1 2 3; do
+    grep -qxF "    radium-line-$n" "$dir/chat.out" || fail "the output line radium-line-$n is not shown"
+  done
+  grep -qF "Done: the command printed" "$dir/chat.out" || fail "the model's final answer is not shown"
+  RADIUM_HOME=$dir/radium-home timeout 10 "$RAD" shutdown >/dev/null 2>&1 || true
+  stop_server
+  if [ ${#failures[@]} -eq 0 ]; then
+    say "$agent: passed"
+    return 0
+  fi
+  {
+    echo
+    echo "=== $agent: FAILED"
+    local f
+    for f in "${failures[@]}"; do echo "  - $f"; done
+    show "rad chat stdout" "$dir/chat.out"
+    show "rad chat stderr" "$dir/rad.err"
+    show "model server log" "$dir/server.log"
+    tail -n 80 "$dir/agent.err" >"$dir/agent.err.tail"
+    show "agent stderr (last 80 lines)" "$dir/agent.err.tail"
+    echo "=== end of $agent"
+  } >&2
+  failed_agents+=("$agent")
+}
 
 # run AGENT: the whole test of one agent; failures are collected, then shown.
 run() {
@@ -410,7 +462,7 @@ run() {
 }
 
 for agent in "${agents[@]}"; do
-  run "$agent"
+  if [ "$agent" = claude-bash ]; then run_bash; else run "$agent"; fi
 done
 
 if [ ${#failed_agents[@]} -gt 0 ]; then

@@ -20,16 +20,23 @@
 //   escape                  tries to write /tmp/radium-escape-<pid>.txt
 //   ghost                   asks permission for a tool call it never announced,
 //                           then for one with no id, and says what it was told
+//   shell <command...>      runs the command as Claude Code's Bash tool does
+//                           (shellin <dir> <command...>: in dir), and
+//                           gshell <command...> as Gemini CLI does: the
+//                           tool calls carry the command and its output
+//   oddshell                sends command fields of odd shapes
 //   anything else           echoes it, and names the context it was given
 //
 // `--hang-initialize` never answers `initialize`.
 import { createInterface } from 'node:readline'
 import { readFileSync, writeFileSync } from 'node:fs'
+import { claudeShell, geminiShell, oddShell } from './shell.mjs'
 
 const hangInitialize = process.argv.includes('--hang-initialize')
 let nextId = 1
 const waiting = new Map()
 let cancelled = false
+let terminalOutput = false
 
 function send (message) {
   process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n')
@@ -134,6 +141,17 @@ async function prompt (id, { sessionId, prompt }) {
       } catch (e) { say(sessionId, `no id: error ${e.message}`) }
       break
     }
+    case 'shell':
+    case 'shellin':
+    case 'gshell': {
+      const dir = verb === 'shellin' ? abs(arg) : undefined
+      const command = (verb === 'shellin' ? rest : [arg, ...rest]).join(' ')
+      const how = { sessionId, toolCallId: `call-${nextId++}`, command, cwd, dir, terminalOutput }
+      const { code } = (verb === 'gshell' ? geminiShell : claudeShell)(update, how)
+      say(sessionId, `The command exited with ${code}.`)
+      break
+    }
+    case 'oddshell': oddShell(update, { sessionId, toolCallId: `call-${nextId++}` }); break
     case 'hang': say(sessionId, 'Waiting forever.'); return
     case 'big': say(sessionId, 'x'.repeat(10 << 20)); break
     case 'stream': {
@@ -166,6 +184,7 @@ lines.on('line', (line) => {
   }
   switch (method) {
     case 'initialize':
+      terminalOutput = params?.clientCapabilities?._meta?.terminal_output === true
       if (!hangInitialize) {
         send({ id, result: { protocolVersion: 1, agentCapabilities: { promptCapabilities: { embeddedContext: true } }, authMethods: [], agentInfo: { name: 'example-acp-agent', version: '1.0.0' } } })
       }

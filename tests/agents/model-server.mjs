@@ -12,7 +12,10 @@
 //   --port N         MODEL_PORT     the port (default 0: a free one)
 //   --via WAY        MODEL_VIA      "files" (default: the agent's own file
 //                                   tools) or "mcp": Claude Code calls
-//                                   radium's MCP tool str_replace instead
+//                                   radium's MCP tool str_replace instead,
+//                                   or "bash": Claude Code runs one command
+//                                   with its Bash tool (no file is written)
+//   --command TEXT   MODEL_COMMAND  with --via bash: the command
 //   --old TEXT       MODEL_OLD      with --via mcp: the text replaced (default "hello\n")
 //
 // It prints `PORT <n>` as the first line on stdout once it listens, then runs
@@ -54,6 +57,7 @@ const CONTENT = option("content", "MODEL_CONTENT", "");
 const PORT = Number(option("port", "MODEL_PORT", "0"));
 const VIA = option("via", "MODEL_VIA", "files");
 const OLD = option("old", "MODEL_OLD", "hello\n");
+const COMMAND = option("command", "MODEL_COMMAND", "printf 'radium-line-%s\\n' 1 2 3");
 if (!FILE || !FILE.startsWith("/")) {
   process.stderr.write("model-server: --file (or MODEL_FILE) must be an absolute path\n");
   process.exit(2);
@@ -111,6 +115,7 @@ function anthropicScript(body) {
     return { step: "chat", stop_reason: "end_turn", blocks: [{ type: "text", text: `pong: ${chat}` }] };
   }
   if (VIA === "mcp") return anthropicMcpScript(body);
+  if (VIA === "bash") return anthropicBashScript(body);
   const read = anthropicTool(body, "Read");
   const write = anthropicTool(body, "Write");
   if (!read || !write) {
@@ -192,6 +197,31 @@ function anthropicMcpScript(body) {
     stop_reason: "end_turn",
     blocks: [{ type: "text", text: `Done: ${FILE} has its new content (${short(textOf(result.content), 80)}).` }],
   };
+}
+
+// With --via bash: one call of Claude Code's Bash tool, then the end (the
+// final text quotes the command's output, as a model would).
+function anthropicBashScript(body) {
+  const bash = anthropicTool(body, "Bash");
+  if (!bash) {
+    return { step: "side", stop_reason: "end_turn", blocks: [{ type: "text", text: "Run a command" }] };
+  }
+  const results = toolResults(body.messages ?? []);
+  if (results.length === 0) {
+    return {
+      step: "bash",
+      stop_reason: "tool_use",
+      blocks: [
+        { type: "text", text: "I will run a command." },
+        { type: "tool_use", name: bash, input: { command: COMMAND, description: "Print three lines" } },
+      ],
+    };
+  }
+  const result = results[results.length - 1];
+  const text = result.is_error
+    ? `The tool ${bash} failed: ${textOf(result.content)}`
+    : `Done: the command printed ${short(textOf(result.content), 80)}.`;
+  return { step: result.is_error ? "failed" : "done", stop_reason: "end_turn", blocks: [{ type: "text", text }] };
 }
 
 // Splits a string in a few pieces, to stream it as several deltas.

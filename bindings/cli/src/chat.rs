@@ -1,8 +1,9 @@
 //! `rad chat <agent>`: a conversation with an ACP agent in the terminal.
 //!
 //! Interactive: each line read is a prompt; the answer streams as it comes,
-//! tool calls show their diffs, each permission request asks y/n, Ctrl-C
-//! cancels the turn and a second Ctrl-C exits. With `--prompt TEXT`: one
+//! tool calls show their diffs, commands and output (see `chat_tools`),
+//! each permission request asks y/n, Ctrl-C cancels the turn and a second
+//! Ctrl-C exits. With `--prompt TEXT`: one
 //! turn, printed as it streams, exit 0 when it ends (Ctrl-C cancels the turn,
 //! ends the agent and exits 130). `--json` prints one JSON event a line;
 //! `--yes` allows every permission request, which a run that cannot ask
@@ -217,6 +218,8 @@ async fn turn(
     let mut interrupted = false;
     // The tag is printed after a turn that changed files.
     let mut wrote = false;
+    // The commands and outputs of the turn's tool calls.
+    let mut calls = crate::chat_tools::ToolCalls::default();
     loop {
         let event = tokio::select! {
             event = events.recv() => event,
@@ -237,7 +240,11 @@ async fn turn(
         };
         if options.json {
             say(&format!("{event}\n"));
+        } else if event["type"] == "tool_call" {
+            show(&event, session.workspace.as_path());
+            calls.show(&event, session.workspace.as_path());
         } else {
+            calls.show(&event, session.workspace.as_path());
             show(&event, session.workspace.as_path());
         }
         match event["type"].as_str().unwrap_or_default() {

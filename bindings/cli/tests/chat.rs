@@ -337,3 +337,71 @@ fn agents_check_says_which_agents_start_and_why_one_does_not() {
         out(&o)
     );
 }
+
+#[test]
+fn a_command_and_its_output_are_shown_under_the_tool_call_folded_when_long() {
+    let e = env();
+    let o = e.rad(&["chat", "example", "--prompt", "shell seq 1 30"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let text = out(&o);
+    let shown = "[tool] Terminal (execute, pending)\n  $ seq 1 30\n    1\n";
+    assert!(text.contains(shown), "{text}");
+    assert!(
+        text.contains("    8\n    … 14 more lines\n    23\n"),
+        "{text}"
+    );
+    assert!(text.contains("    30\n[tool] completed\n"), "{text}");
+    assert!(!text.contains("    15\n"), "{text}");
+    // The output is printed once, though the agent sent it twice.
+    assert_eq!(text.matches("    1\n").count(), 1, "{text}");
+
+    // A short one is shown whole; one run elsewhere names its folder.
+    std::fs::create_dir_all(e.ws.join("sub")).unwrap();
+    let o = e.rad(&["chat", "example", "--prompt", "shellin sub echo here"]);
+    let text = out(&o);
+    assert!(
+        text.contains("  $ echo here   (in sub)\n    here\n[tool] completed\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_failed_command_shows_its_error_output_and_exit_code() {
+    let e = env();
+    let o = e.rad(&["chat", "example", "--prompt", "shell echo oops >&2; exit 3"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let text = out(&o);
+    assert!(
+        text.contains("  $ echo oops >&2; exit 3\n    oops\n    [exit 3]\n[tool] failed\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_gemini_style_command_shows_its_output_and_json_carries_it() {
+    let e = env();
+    let o = e.rad(&["chat", "example", "--prompt", "gshell echo from gemini"]);
+    let text = out(&o);
+    assert!(
+        text.contains(
+            "[tool] echo from gemini (execute, in_progress)\n    from gemini\n[tool] completed\n"
+        ),
+        "{text}"
+    );
+
+    let o = e.rad(&["chat", "example", "--json", "--prompt", "shell echo hi"]);
+    let events: Vec<serde_json::Value> = out(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let ended = events
+        .iter()
+        .find(|e| e["type"] == "tool_call_update" && e["status"] == "completed")
+        .expect("the call's end");
+    assert_eq!(ended["output"], "hi\n", "{ended}");
+    assert_eq!(ended["exit_code"], 0, "{ended}");
+    assert!(
+        events.iter().any(|e| e["command"] == "echo hi"),
+        "{events:?}"
+    );
+}

@@ -122,9 +122,21 @@
     if (m.title) card.title = m.title
     if (m.kind) card.kind = m.kind
     if (m.status) card.status = m.status
-    card.summary.textContent = `${card.kind ? `[${card.kind}] ` : ''}${card.title}${card.status ? ` · ${card.status}` : ''}`
+    if (typeof m.command === 'string') card.command = `$ ${m.command}${m.cwd ? `   (in ${m.cwd})` : ''}`
+    if (Array.isArray(m.output)) card.output = m.output
+    if (typeof m.exitCode === 'number') card.exitCode = m.exitCode
+    card.summary.textContent = `${card.kind ? `[${card.kind}] ` : ''}${card.command || card.title}${card.status ? ` · ${card.status}` : ''}`
     card.el.dataset.status = card.status
     if (m.diffs && m.diffs.length) { card.body.replaceChildren(diffView(m.diffs)) }
+    if (card.output || card.exitCode) {
+      // The command's output under it (a later one replaces it; a long one
+      // comes folded), the card opened when it first arrives.
+      if (!card.out) card.out = card.el.appendChild(el('pre', 'output'))
+      const lines = [...(card.output || [])]
+      if (card.exitCode) lines.push(`[exit ${card.exitCode}]`)
+      card.out.textContent = lines.join('\n')
+      if (!card.opened) { card.el.open = true; card.opened = true }
+    }
   }
 
   function permission (m) {

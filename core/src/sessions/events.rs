@@ -4,7 +4,7 @@
 //! |---|---|
 //! | `text` | `text`: a chunk of the agent's answer |
 //! | `thought` | `text`: a chunk of its reasoning |
-//! | `tool_call` | `id`, `title`, `kind`, `status`, `diffs` (`[{path, old_text, new_text}]`), `locations`, `raw_input` |
+//! | `tool_call` | `id`, `title`, `kind`, `status`, `diffs` (`[{path, old_text, new_text}]`), `locations`, `raw_input`, `raw_output`; `command`, `cwd`, `output` (with `output_dropped`), `exit_code` when the agent sent them (see [`super::output`]) |
 //! | `tool_call_update` | `id` and the fields that changed (as `tool_call`) |
 //! | `plan` | `entries`: the whole plan (`[{content, priority, status}]`) |
 //! | `permission` | `id` (answer it with it), `tool_call`, `options` (`[{id, name, kind}]`; the chosen one's `kind` decides) |
@@ -63,6 +63,7 @@ pub(crate) fn tool_call(kind: &str, update: &Value) -> SessionEvent {
     if update.get("content").is_some() {
         event.insert("diffs".into(), diffs(update.get("content")));
     }
+    super::output::add_output(&mut event, update);
     Value::Object(event)
 }
 

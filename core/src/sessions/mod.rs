@@ -17,6 +17,7 @@ pub(crate) mod client;
 mod command;
 mod drive;
 pub mod events;
+pub mod output;
 mod resync;
 pub(crate) mod rpc;
 pub mod session;
@@ -28,6 +29,7 @@ mod turn;
 
 pub use drive::MAX_TURN_TEXT;
 pub use events::SessionEvent;
+pub use output::MAX_TOOL_OUTPUT;
 pub use session::{AgentSession, PermissionAnswer, SessionSetup, ACP_VERSION, PERMISSION_TIMEOUT};
 pub use snapshot::{MAX_SNAPSHOTS, MAX_SNAPSHOT_FILE};
 pub use start_error::{MAX_ERROR_DATA, START_STDERR_LINES};

@@ -188,6 +188,9 @@ impl AgentSession {
                     "clientCapabilities": {
                         "fs": {"readTextFile": true, "writeTextFile": true},
                         "terminal": false,
+                        // Claude's adapter then sends a command's output
+                        // and exit code in `_meta` (see `output`).
+                        "_meta": {"terminal_output": true},
                     },
                     "clientInfo": {"name": "radium", "version": env!("CARGO_PKG_VERSION")},
                 }),

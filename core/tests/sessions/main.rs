@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 mod agent_tools;
+mod commands;
 mod recover;
 mod unruly;
 

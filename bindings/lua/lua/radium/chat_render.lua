@@ -1,6 +1,7 @@
 -- What a chat buffer shows: the headings, the streamed answer (chunks are
 -- gathered and written at most every 16 ms), and compact entries for tool
--- calls, plans, permissions, writes, notices and errors. An entry is a
+-- calls (with their commands and output: chat_tools.lua), plans,
+-- permissions, writes, notices and errors. An entry is a
 -- "**kind** ..." line, its details indented below; it folds (foldexpr).
 local M = {}
 
@@ -242,13 +243,21 @@ function M.event(chat, ev)
     M.entry(chat, "thought", ev.text)
   elseif t == "tool_call" then
     local tool = { title = ev.title, kind = ev.kind, status = ev.status }
-    tool.entry = M.entry(chat, "tool", tool_summary(tool), M.diff_lines(ev))
+    local diff = M.diff_lines(ev)
+    tool.entry = M.entry(chat, "tool", tool_summary(tool), diff)
+    tool.details = 1 + #diff
     chat.tools[ev.id] = tool
+    follow(chat.buf, function()
+      require("radium.chat_tools").update(chat, tool, ev, M.entries_ns, tool.details)
+    end)
     show_status(chat, tool)
   elseif t == "tool_call_update" then
     local tool = chat.tools[ev.id]
     if tool then
       tool.status = ev.status or tool.status
+      follow(chat.buf, function()
+        require("radium.chat_tools").update(chat, tool, ev, M.entries_ns, tool.details)
+      end)
       show_status(chat, tool)
     end
   elseif t == "plan" then

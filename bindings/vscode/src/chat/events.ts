@@ -1,6 +1,7 @@
 // A session's events as the chat view's messages: consecutive text chunks of
 // a batch joined into one message (a flood of chunks is a few messages),
-// tool calls with their diffs as unified lines, permission requests with
+// tool calls with their diffs as unified lines and their commands with their
+// output (folded when long), permission requests with
 // their options. No dependency on VS Code.
 
 import * as path from 'path'
@@ -21,6 +22,32 @@ export interface ViewDiff {
 export function shortPath(p: string, workspace: string | undefined): string {
   if (workspace && p.startsWith(workspace + path.sep)) return p.slice(workspace.length + 1)
   return p
+}
+
+/** An output of more lines than this is folded. */
+export const FOLD_OVER = 20
+/** The lines kept before and after the fold. */
+export const FOLD_KEEP = 8
+/** The most characters of one output line shown. */
+const MAX_LINE_CHARS = 500
+
+/** A command's output as the lines shown: the middle of a long one left out (`… N more lines`), long lines cut. */
+export function foldOutput(text: string): string[] {
+  const lines = text.split('\n')
+  if (lines.at(-1) === '') lines.pop()
+  const cut = lines.map((l) => (l.length > MAX_LINE_CHARS ? `${Array.from(l).slice(0, MAX_LINE_CHARS).join('')}…` : l))
+  if (cut.length <= FOLD_OVER) return cut
+  return [...cut.slice(0, FOLD_KEEP), `… ${cut.length - 2 * FOLD_KEEP} more lines`, ...cut.slice(-FOLD_KEEP)]
+}
+
+/** What a tool call event says of its command: `command`, `cwd` (relative, when not the workspace), `output` (folded lines), `exitCode`; only the fields present. */
+function commandOf(e: SessionEvent, workspace: string | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  if (typeof e.command === 'string') out.command = e.command
+  if (typeof e.cwd === 'string' && e.cwd !== workspace) out.cwd = shortPath(e.cwd, workspace)
+  if (typeof e.output === 'string') out.output = foldOutput(e.output)
+  if (typeof e.exit_code === 'number') out.exitCode = e.exit_code
+  return out
 }
 
 function diffsOf(raw: unknown, workspace: string | undefined): ViewDiff[] {
@@ -65,6 +92,7 @@ export function viewMessages(batch: SessionEvent[], workspace: string | undefine
           kind: e.kind,
           status: e.status,
           diffs: e.diffs === undefined ? undefined : diffsOf(e.diffs, workspace),
+          ...commandOf(e, workspace),
         })
         break
       case 'permission': {
