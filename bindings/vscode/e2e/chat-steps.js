@@ -242,7 +242,10 @@ module.exports = function chatSteps(step, h) {
       log(`bench ${name} (${prompt}): time to screen ${JSON.stringify(latency)}; host ${JSON.stringify(host)}`)
     }
     fs.writeFileSync(path.join(out, 'chat-bench.json'), JSON.stringify(figures, null, 2))
-    assert.ok(figures.flood.host.chunks === 2000, JSON.stringify(figures.flood.host))
+    // The engine joins chunks that pile up behind a fast agent (at most
+    // 64 KiB an event): every byte arrives, in 2,000 events or fewer.
+    const flood = figures.flood.host
+    assert.ok(flood.bytes === 2000 * 256 && flood.chunks >= 1 && flood.chunks <= 2000, JSON.stringify(flood))
     await screenshot('chat-bench')
     // The panel back to its height before step 7, for the editor steps after this.
     await dragPanelTo(panelTop)

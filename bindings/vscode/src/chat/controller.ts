@@ -43,6 +43,7 @@ export class ChatController {
   private turnStarted = 0
   private textMessages = 0
   private textChunks = 0
+  private textBytes = 0
   readonly status: vscode.StatusBarItem
   readonly docs = new ReviewDocuments()
   private readonly tools: ToolReviews
@@ -157,6 +158,7 @@ export class ChatController {
     this.turnStarted = Date.now()
     this.textMessages = 0
     this.textChunks = 0
+    this.textBytes = 0
   }
 
   /** The turn's figures, for the log and the view. */
@@ -167,7 +169,7 @@ export class ChatController {
     h.disable()
     const ms = (ns: number) => (ns / 1e6).toFixed(1)
     const figures = `${Date.now() - this.turnStarted} ms, ${this.textChunks} text chunk(s) in ${this.textMessages} view message(s), event-loop delay p50 ${ms(h.percentile(50))} ms, p99 ${ms(h.percentile(99))} ms, max ${ms(h.max)} ms`
-    this.post({ type: 'hostStats', p50: h.percentile(50) / 1e6, p99: h.percentile(99) / 1e6, max: h.max / 1e6, chunks: this.textChunks, messages: this.textMessages })
+    this.post({ type: 'hostStats', p50: h.percentile(50) / 1e6, p99: h.percentile(99) / 1e6, max: h.max / 1e6, chunks: this.textChunks, bytes: this.textBytes, messages: this.textMessages })
     return figures
   }
 
@@ -190,6 +192,7 @@ export class ChatController {
       if (m.type === 'text') {
         this.textMessages++
         this.textChunks += m.chunks as number
+        this.textBytes += Buffer.byteLength(m.text as string)
       }
       if (m.type === 'permission' && this.autoAnswer(m)) continue
       if (m.type === 'write' && typeof m.tag === 'string') this.lastTag = m.tag
