@@ -218,6 +218,8 @@ local function create(agent, root, src)
   count = count + 1
   local buf = vim.api.nvim_create_buf(true, false)
   vim.api.nvim_buf_set_name(buf, string.format("radium-chat://%d/%s", count, agent))
+  -- Commands run from the chat's window (:RadiumLog, :RadiumUndo) use its project.
+  vim.b[buf].radium_root = root
   vim.bo[buf].buftype = "acwrite"
   vim.bo[buf].bufhidden = "hide"
   vim.bo[buf].swapfile = false

@@ -100,7 +100,8 @@ end
 
 --- The project root of buffer `buf` (default: the current one): the nearest
 --- folder above its file holding one of `root_markers`, else the working
---- directory. `config.workspace`, when set, is every buffer's root.
+--- directory; a buffer radium made for a project (a chat) has that project's
+--- (`b:radium_root`). `config.workspace`, when set, is every buffer's root.
 ---@param buf integer|nil
 ---@return string
 function M.root(buf)
@@ -108,8 +109,16 @@ function M.root(buf)
     return vim.fn.fnamemodify(M.config.workspace, ":p"):gsub("/$", "")
   end
   buf = buf or vim.api.nvim_get_current_buf()
-  local name = vim.api.nvim_buf_is_valid(buf) and vim.api.nvim_buf_get_name(buf) or ""
-  if name ~= "" and not name:find("^%a+://") then
+  if not vim.api.nvim_buf_is_valid(buf) then
+    return vim.fn.getcwd()
+  end
+  -- A buffer radium made (a chat) belongs to the project it was opened for.
+  local own = vim.b[buf].radium_root
+  if type(own) == "string" and own ~= "" then
+    return own
+  end
+  local name = vim.api.nvim_buf_get_name(buf)
+  if name ~= "" and not name:find("^%a[%w+.-]*://") then
     local found = vim.fs.root(vim.fn.fnamemodify(name, ":p"), M.config.root_markers)
     if found then
       return found
