@@ -343,6 +343,14 @@ run() {
       || fail "no permission event: the agent asked nothing before writing"
     [ "$(count '.type == "permission_decided" and .allowed == true')" -ge 1 ] \
       || fail "no permission_decided event with allowed true (rad chat --yes allows every request)"
+    # What the write changes reaches the door by the time it is asked (in the
+    # tool call, an update, or the request itself), so it is drawn first.
+    if [ "$agent" != claude-mcp ]; then
+      [ "$(jq -s --arg new "$new" '(map(.type) | index("permission")) as $p
+        | if $p == null then false else .[0:($p + 1)]
+          | any(.[]; any((.diffs // [])[], (.tool_call.diffs // [])[]; .new_text == $new)) end' "$events")" = true ] \
+        || fail "the diff of notes.txt was not in any event up to the permission request"
+    fi
     [ "$(count '.type == "permission_decided" and .allowed != true')" -eq 0 ] \
       || fail "a permission was rejected: $(jq -c 'select(.type == "permission_decided" and .allowed != true)' "$events")"
     [ "$(count '.type == "error"')" -eq 0 ] \

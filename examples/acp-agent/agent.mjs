@@ -7,6 +7,9 @@
 //                           through the client (fs/write_text_file)
 //   selfwrite <path> <text...>  the same, but writes the file to disk itself
 //                           (as Claude Code's adapter does)
+//   latewrite <path> <text...>  like selfwrite, but the tool call is announced
+//                           without its diff, which comes only with the
+//                           permission request (as Claude Code's adapter does)
 //   read <path>             reads the file through the client and quotes it
 //   plan                    sends a plan
 //   think                   sends a thought first
@@ -54,7 +57,7 @@ function say (sessionId, text) {
 }
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
-async function writeFile (sessionId, path, text, itself = false) {
+async function writeFile (sessionId, path, text, itself = false, late = false) {
   const toolCallId = `call-${nextId++}`
   let oldText = null
   try {
@@ -63,7 +66,7 @@ async function writeFile (sessionId, path, text, itself = false) {
   const diff = { type: 'diff', path, oldText, newText: text }
   update(sessionId, {
     sessionUpdate: 'tool_call', toolCallId, title: `Write ${path}`, kind: 'edit',
-    status: 'pending', locations: [{ path }], content: [diff], rawInput: { path, content: text }
+    status: 'pending', locations: [{ path }], content: late ? [] : [diff], rawInput: { path, content: text }
   })
   const answer = await request('session/request_permission', {
     sessionId,
@@ -98,6 +101,7 @@ async function prompt (id, { sessionId, prompt }) {
   switch (verb) {
     case 'write': await writeFile(sessionId, abs(arg), rest.join(' ') + '\n'); break
     case 'selfwrite': await writeFile(sessionId, abs(arg), rest.join(' ') + '\n', true); break
+    case 'latewrite': await writeFile(sessionId, abs(arg), rest.join(' ') + '\n', true, true); break
     case 'escape': await writeFile(sessionId, `/tmp/radium-escape-${process.pid}.txt`, 'out\n'); break
     case 'read': {
       const { content } = await request('fs/read_text_file', { sessionId, path: abs(arg) })

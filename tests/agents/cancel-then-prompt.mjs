@@ -52,13 +52,18 @@ function fail(why) {
 async function turn(session, prompt, cancelOn) {
   await must("session-prompt", { session, prompt });
   const events = [];
+  // The text so far: an agent may send a word in several chunks.
+  let text = "";
+  let cancelled = false;
   const started = Date.now();
   while (Date.now() - started < 120000) {
     const { events: got } = await must("session-events", { session, wait_ms: 1000 });
     for (const event of got) {
       console.log(JSON.stringify({ prompt, ...event }));
       events.push(event);
-      if (cancelOn && event.type === "text" && event.text.includes(cancelOn)) {
+      if (event.type === "text") text += event.text;
+      if (cancelOn && !cancelled && text.includes(cancelOn)) {
+        cancelled = true;
         await must("session-cancel", { session });
       }
       if (event.type === "turn_end" || event.type === "error") return events;

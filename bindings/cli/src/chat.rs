@@ -60,32 +60,22 @@ fn diff_text(old: &str, new: &str, path: &str) -> String {
         .to_string()
 }
 
-/// Shows one event (text mode) on stdout and stderr; paths relative to
-/// `workspace`.
-fn show(event: &Value, workspace: &Path) {
+/// Shows one event (text mode) on stdout and stderr; diffs are drawn by
+/// [`DrawnDiffs`], commands and output by `chat_tools`.
+fn show(event: &Value) {
     let mut out = std::io::stdout().lock();
     let s = |k: &str| event[k].as_str().unwrap_or_default().to_owned();
     let _ = match event["type"].as_str().unwrap_or_default() {
         "text" => write!(out, "{}", s("text")),
         "thought" => writeln!(std::io::stderr(), "(thinking) {}", s("text")),
         "tool_call" => {
-            let _ = writeln!(
+            writeln!(
                 out,
                 "\n[tool] {} ({}, {})",
                 s("title"),
                 s("kind"),
                 s("status")
-            );
-            for d in event["diffs"].as_array().into_iter().flatten() {
-                let full = d["path"].as_str().unwrap_or_default();
-                let path = Path::new(full)
-                    .strip_prefix(workspace)
-                    .map_or(full.into(), |p| p.to_string_lossy());
-                let old = d["old_text"].as_str().unwrap_or_default();
-                let new = d["new_text"].as_str().unwrap_or_default();
-                let _ = write!(out, "{}", diff_text(old, new, &path));
-            }
-            Ok(())
+            )
         }
         "tool_call_update" if event.get("status").is_some() => {
             writeln!(out, "[tool] {}", s("status"))
@@ -119,6 +109,36 @@ fn show(event: &Value, workspace: &Path) {
         _ => Ok(()),
     };
     let _ = out.flush();
+}
+
+/// The diffs a turn has drawn (tool call, path and texts), so that each is
+/// drawn once, whether it came in the tool call, in an update, or only in
+/// the permission request.
+#[derive(Default)]
+struct DrawnDiffs(std::collections::HashSet<u64>);
+
+impl DrawnDiffs {
+    /// Draws the diffs of `call` (a tool call, its update, or a permission
+    /// request's tool call) not drawn yet.
+    fn draw(&mut self, call: &Value, workspace: &Path) {
+        use std::hash::{Hash as _, Hasher as _};
+        let mut out = std::io::stdout().lock();
+        for d in call["diffs"].as_array().into_iter().flatten() {
+            let full = d["path"].as_str().unwrap_or_default();
+            let old = d["old_text"].as_str().unwrap_or_default();
+            let new = d["new_text"].as_str().unwrap_or_default();
+            let mut hash = std::collections::hash_map::DefaultHasher::new();
+            (call["id"].as_str(), full, old, new).hash(&mut hash);
+            if !self.0.insert(hash.finish()) {
+                continue;
+            }
+            let path = Path::new(full)
+                .strip_prefix(workspace)
+                .map_or(full.into(), |p| p.to_string_lossy());
+            let _ = write!(out, "{}", diff_text(old, new, &path));
+        }
+        let _ = out.flush();
+    }
 }
 
 /// Writes `text` to stdout at once.
@@ -220,6 +240,7 @@ async fn turn(
     let mut wrote = false;
     // The commands and outputs of the turn's tool calls.
     let mut calls = crate::chat_tools::ToolCalls::default();
+    let mut diffs = DrawnDiffs::default();
     loop {
         let event = tokio::select! {
             event = events.recv() => event,
@@ -241,15 +262,27 @@ async fn turn(
         if options.json {
             say(&format!("{event}\n"));
         } else if event["type"] == "tool_call" {
-            show(&event, session.workspace.as_path());
+            show(&event);
+            diffs.draw(&event, session.workspace.as_path());
             calls.show(&event, session.workspace.as_path());
+        } else if event["type"] == "tool_call_update" {
+            // A diff that comes with an update is drawn under the call.
+            diffs.draw(&event, session.workspace.as_path());
+            calls.show(&event, session.workspace.as_path());
+            show(&event);
         } else {
             calls.show(&event, session.workspace.as_path());
-            show(&event, session.workspace.as_path());
+            show(&event);
         }
         match event["type"].as_str().unwrap_or_default() {
             "write" => wrote = true,
             "permission" => {
+                // What the call will change is on screen before the question
+                // (an agent may announce the call first and send its diff
+                // only with the request).
+                if !options.json {
+                    diffs.draw(&event["tool_call"], session.workspace.as_path());
+                }
                 let id = event["id"].as_str().unwrap_or_default();
                 let title = event["tool_call"]["title"].as_str().unwrap_or("a tool");
                 let answer = if options.yes {

@@ -405,3 +405,33 @@ fn a_gemini_style_command_shows_its_output_and_json_carries_it() {
         "{events:?}"
     );
 }
+
+#[test]
+fn a_diff_sent_only_with_the_permission_request_is_shown_before_it_is_answered() {
+    let e = env();
+    std::fs::write(e.ws.join("price.py"), "rate = 1\n").unwrap();
+    // Announced without its diff (as Claude Code's adapter does): the diff
+    // comes with the permission request and is drawn before the answer.
+    let o = e.rad(&[
+        "chat",
+        "example",
+        "--yes",
+        "--prompt",
+        "latewrite price.py rate = 2",
+    ]);
+    assert!(o.status.success(), "{}", err(&o));
+    let text = out(&o);
+    let diff = text.find("-rate = 1\n+rate = 2\n").expect(&text);
+    let allowed = text.find("[permission] allowed").expect(&text);
+    assert!(diff < allowed, "the diff after the answer: {text}");
+    assert_eq!(text.matches("+rate = 2\n").count(), 1, "drawn once: {text}");
+    // Without --yes nobody answers, and the diff was still shown.
+    let o = e.rad(&["chat", "example", "--prompt", "latewrite price.py rate = 3"]);
+    let text = out(&o);
+    assert!(text.contains("-rate = 2\n+rate = 3\n"), "{text}");
+    assert!(err(&o).contains("rejected Write"), "{}", err(&o));
+    assert_eq!(
+        std::fs::read_to_string(e.ws.join("price.py")).unwrap(),
+        "rate = 2\n"
+    );
+}
