@@ -163,8 +163,10 @@ end
 
 local function on_permission(chat, event, answer)
   local title = event.tool_call and event.tool_call.title or "a tool call"
-  local known = event.tool_call and chat.tools[event.tool_call.tool_call_id or event.tool_call.id or ""]
-  local entry = render.entry(chat, "permission", string.format("`%s`", title), not known and render.diff_lines(event.tool_call) or nil)
+  -- What the call changes is drawn before the question, unless it already
+  -- was (an agent may announce the call first and send its diff only here).
+  local diff = render.new_diffs(chat, event.tool_call and event.tool_call.id, event.tool_call)
+  local entry = render.entry(chat, "permission", string.format("`%s`", title), #diff > 0 and diff or nil)
   local items = event.options or {}
   -- An option's name is the agent's text; its kind is what it does (and
   -- what radium decides by), so both are shown: "Reject (allow once)".

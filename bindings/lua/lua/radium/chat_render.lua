@@ -208,6 +208,32 @@ function M.diff_lines(call)
   return out
 end
 
+--- The diff lines of `call`'s diffs that the chat has not drawn yet for
+--- tool call `id` (each is drawn once, wherever it comes: the tool call, an
+--- update, or only the permission request), marking them drawn.
+function M.new_diffs(chat, id, call)
+  chat.drawn = chat.drawn or {}
+  local key = tostring(id or "")
+  local drawn = chat.drawn[key] or {}
+  chat.drawn[key] = drawn
+  local fresh = {}
+  for _, d in ipairs(call and call.diffs or {}) do
+    -- The texts are kept by reference (Lua shares strings), compared whole.
+    local seen = false
+    for _, o in ipairs(drawn) do
+      if o.path == d.path and o.old_text == d.old_text and o.new_text == d.new_text then
+        seen = true
+        break
+      end
+    end
+    if not seen then
+      drawn[#drawn + 1] = d
+      fresh[#fresh + 1] = d
+    end
+  end
+  return M.diff_lines({ diffs = fresh })
+end
+
 local function tool_summary(t)
   return string.format("`%s` (%s)", t.title or "?", t.kind or "tool")
 end
@@ -243,7 +269,7 @@ function M.event(chat, ev)
     M.entry(chat, "thought", ev.text)
   elseif t == "tool_call" then
     local tool = { title = ev.title, kind = ev.kind, status = ev.status }
-    local diff = M.diff_lines(ev)
+    local diff = M.new_diffs(chat, ev.id, ev)
     tool.entry = M.entry(chat, "tool", tool_summary(tool), diff)
     tool.details = 1 + #diff
     chat.tools[ev.id] = tool
@@ -253,6 +279,11 @@ function M.event(chat, ev)
     show_status(chat, tool)
   elseif t == "tool_call_update" then
     local tool = chat.tools[ev.id]
+    -- A diff that comes only with an update gets an entry of its own.
+    local diff = M.new_diffs(chat, ev.id, ev)
+    if #diff > 0 then
+      M.entry(chat, "diff", string.format("`%s`", tool and tool.title or ev.title or "?"), diff)
+    end
     if tool then
       tool.status = ev.status or tool.status
       follow(chat.buf, function()

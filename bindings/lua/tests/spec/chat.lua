@@ -359,3 +359,31 @@ test("a chat belongs to the project of the window it was opened from: the engine
   vim.cmd("cd " .. cwd)
   close_all()
 end)
+
+test("a diff sent only with the permission request is in the chat before the question, and drawn once", function()
+  local p = pt.project()
+  pt.trust(p.ws)
+  vim.fn.writefile({ "rate = 1" }, p.ws .. "/price.py")
+  local chat
+  local at_question
+  local saved = vim.ui.select
+  vim.ui.select = function(items, _, on_choice)
+    require("radium.chat_render").flush(chat)
+    at_question = chat_text(chat)
+    vim.schedule(function() on_choice(items[1]) end)
+  end
+  vim.cmd("edit " .. p.ws .. "/price.py")
+  chat = open("example")
+  -- Announced without its diff; the diff comes with the request (as Claude
+  -- Code's adapter sends it).
+  say(chat, "latewrite price.py rate = 2")
+  turn_done(chat)
+  vim.ui.select = saved
+  check(at_question ~= nil, "the question was asked: " .. chat_text(chat))
+  check((at_question or ""):find("    -rate = 1\n    +rate = 2", 1, true) ~= nil, "the diff before the question: " .. tostring(at_question))
+  local text = chat_text(chat)
+  local _, n = text:gsub("    %+rate = 2", "")
+  eq(n, 1, "drawn once: " .. text)
+  eq(vim.fn.readfile(p.ws .. "/price.py"), { "rate = 2" }, "allowed, the agent wrote it: " .. text)
+  close_all()
+end)
