@@ -67,7 +67,7 @@ fn rss_kib() -> u64 {
 }
 
 /// One turn of `prompt`, to its `turn_end` on a Rust callback; answers how
-/// many text chunks came.
+/// many bytes of text came (chunks that pile up are joined into one event).
 fn turn(
     engine: &Engine,
     session: &str,
@@ -80,14 +80,15 @@ fn turn(
         )
         .to_json();
     assert_eq!(r["ok"], true, "{r}");
-    let mut chunks = 0;
+    // Bytes, not events: chunks that pile up behind a fast agent are joined.
+    let mut bytes = 0;
     loop {
         let event = events
             .recv_timeout(Duration::from_secs(30))
             .expect("an event");
         match event["type"].as_str() {
-            Some("text") => chunks += 1,
-            Some("turn_end") => return chunks,
+            Some("text") => bytes += event["text"].as_str().map_or(0, str::len),
+            Some("turn_end") => return bytes,
             Some("error") => panic!("{event}"),
             _ => {}
         }
@@ -110,11 +111,16 @@ fn streaming(c: &mut Criterion) {
     group.sample_size(10);
     group.throughput(Throughput::Elements(256));
     group.bench_function("1MB_in_4KiB_chunks", |bench| {
-        bench.iter(|| assert_eq!(turn(&b.engine, &session, &rx, "stream 256 4096"), 256));
+        bench.iter(|| {
+            assert_eq!(
+                turn(&b.engine, &session, &rx, "stream 256 4096"),
+                256 * 4096
+            )
+        });
     });
     group.throughput(Throughput::Elements(1000));
     group.bench_function("1000_chunks_of_64B", |bench| {
-        bench.iter(|| assert_eq!(turn(&b.engine, &session, &rx, "stream 1000 64"), 1000));
+        bench.iter(|| assert_eq!(turn(&b.engine, &session, &rx, "stream 1000 64"), 1000 * 64));
     });
     group.finish();
 
