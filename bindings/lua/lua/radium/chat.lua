@@ -273,12 +273,110 @@ local function create(agent, root, src)
   return chat
 end
 
+-- The window of the current tab that shows `chat`, or nil.
+local function window_of(chat)
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if vim.api.nvim_win_get_buf(win) == chat.buf then
+      return win
+    end
+  end
+end
+
 local function show(chat)
+  local shown = window_of(chat)
+  if shown then
+    return vim.api.nvim_set_current_win(shown)
+  end
   vim.cmd("botright vsplit")
   local win = vim.api.nvim_get_current_win()
   vim.api.nvim_win_set_buf(win, chat.buf)
   render.window(win)
   vim.api.nvim_win_set_cursor(win, { vim.api.nvim_buf_line_count(chat.buf), 0 })
+end
+
+-- Hides `chat`'s window (the chat and its session stay); in the tab's only
+-- window the chat's place is taken by the last file buffer entered.
+local function hide(chat, win)
+  if #vim.api.nvim_tabpage_list_wins(0) > 1 then
+    return vim.api.nvim_win_close(win, false)
+  end
+  local other = chat.source
+  if not (other and vim.api.nvim_buf_is_valid(other)) then
+    other = vim.api.nvim_create_buf(true, false)
+  end
+  vim.api.nvim_win_set_buf(win, other)
+end
+
+--- The open chats, oldest first.
+function M.ordered()
+  local out = {}
+  for buf, chat in pairs(chats) do
+    if vim.api.nvim_buf_is_valid(buf) then
+      out[#out + 1] = chat
+    end
+  end
+  table.sort(out, function(a, b) return a.number < b.number end)
+  return out
+end
+
+-- The newest chat with `agent` (any agent when nil), of `root`'s project
+-- first.
+local function latest(agent, root)
+  local best
+  for _, chat in ipairs(M.ordered()) do
+    if agent == nil or chat.agent == agent then
+      if not best or chat.root == root or best.root ~= root then
+        best = chat
+      end
+    end
+  end
+  return best
+end
+
+--- :RadiumChat [agent]: closes the window of the chat with `agent` (default:
+--- config.chat_agent, else the newest chat) shown in this tab, shows it again
+--- when it is hidden (the same session), and only otherwise opens a new chat
+--- (M.open). Returns the chat and what was done: "hidden", "shown" or "opened".
+---@param agent string|nil
+function M.toggle(agent)
+  local cur = vim.api.nvim_get_current_buf()
+  if chats[cur] and (agent == nil or chats[cur].agent == agent) then
+    hide(chats[cur], vim.api.nvim_get_current_win())
+    return chats[cur], "hidden"
+  end
+  local src = (vim.bo[cur].buftype == "" and not chats[cur]) and cur or source
+  local chat = latest(agent or project.config.chat_agent, project.root(src))
+  if chat then
+    local win = window_of(chat)
+    if win then
+      hide(chat, win)
+      return chat, "hidden"
+    end
+    show(chat)
+    return chat, "shown"
+  end
+  return M.open(agent), "opened"
+end
+
+--- :RadiumChats: picks one of the open chats with vim.ui.select and shows it
+--- (its window when it is shown, else a split).
+function M.pick()
+  local list = M.ordered()
+  if #list == 0 then
+    return project.notify("no chats are open (:RadiumChat opens one)", levels.WARN)
+  end
+  vim.ui.select(list, {
+    prompt = "radium: show the chat",
+    format_item = function(chat)
+      local state = chat.running and "running" or chat.failed and "failed" or chat.closed and "closed" or "idle"
+      local where = window_of(chat) and ", shown" or ""
+      return string.format("%d. %s (%s%s) %s", chat.number, chat.agent, state, where, vim.fn.fnamemodify(chat.root, ":~"))
+    end,
+  }, function(chat)
+    if chat and vim.api.nvim_buf_is_valid(chat.buf) then
+      show(chat)
+    end
+  end)
 end
 
 --- Opens a new chat with `agent` (default: config.chat_agent, else a picker)

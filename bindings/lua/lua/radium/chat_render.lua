@@ -8,9 +8,26 @@ local M = {}
 local ns = vim.api.nvim_create_namespace("radium_chat")
 M.entries_ns = vim.api.nvim_create_namespace("radium_chat_entries")
 local YOU = "## You"
+-- While a turn streams, the next "## You" is already below the answer (its
+-- heading marked here): what the user types there is the next message, and
+-- the answer grows above it, never into it.
+local drafts = {} -- [buf] = extmark id of the heading
+
+-- The number of lines up to the answer's end: the buffer's, or while a turn
+-- streams those above the blank line before the next "## You".
+local function tail(buf)
+  local id = drafts[buf]
+  if id then
+    local pos = vim.api.nvim_buf_get_extmark_by_id(buf, ns, id, {})
+    if pos[1] and pos[1] >= 1 then
+      return pos[1] - 1
+    end
+  end
+  return vim.api.nvim_buf_line_count(buf)
+end
 
 local function last_pos(buf)
-  local n = vim.api.nvim_buf_line_count(buf)
+  local n = tail(buf)
   local line = vim.api.nvim_buf_get_lines(buf, n - 1, n, false)[1] or ""
   return n - 1, #line
 end
@@ -42,22 +59,27 @@ local function append_text(buf, text)
 end
 
 local function append_lines(buf, lines)
-  vim.api.nvim_buf_set_lines(buf, -1, -1, false, lines)
+  local at = tail(buf)
+  vim.api.nvim_buf_set_lines(buf, at, at, false, lines)
 end
 
--- Keeps windows that showed the end of the chat at its end.
+-- Keeps windows that showed the end of the answer at its end, and those in
+-- the next message where they were in it.
 local function follow(buf, fn)
   local wins = {}
   for _, win in ipairs(vim.fn.win_findbuf(buf)) do
-    local n = vim.api.nvim_buf_line_count(buf)
-    if vim.api.nvim_win_get_cursor(win)[1] >= n - 1 then
-      wins[#wins + 1] = win
+    local n, cur = tail(buf), vim.api.nvim_win_get_cursor(win)
+    if drafts[buf] and cur[1] > n then
+      wins[#wins + 1] = { win = win, from_end = vim.api.nvim_buf_line_count(buf) - cur[1], col = cur[2] }
+    elseif cur[1] >= n - 1 then
+      wins[#wins + 1] = { win = win }
     end
   end
   fn()
-  local n = vim.api.nvim_buf_line_count(buf)
-  for _, win in ipairs(wins) do
-    pcall(vim.api.nvim_win_set_cursor, win, { n, 0 })
+  local total = vim.api.nvim_buf_line_count(buf)
+  for _, w in ipairs(wins) do
+    local pos = w.from_end and { total - w.from_end, w.col } or { tail(buf), 0 }
+    pcall(vim.api.nvim_win_set_cursor, w.win, pos)
   end
 end
 
@@ -134,10 +156,19 @@ end
 function M.begin_answer(chat)
   chat.streamed = 0
   vim.bo[chat.buf].undolevels = -1
+  drafts[chat.buf] = nil
   follow(chat.buf, function()
-    append_lines(chat.buf, { "", "## " .. chat.agent, "" })
+    append_lines(chat.buf, { "", "## " .. chat.agent, "", "", YOU, "" })
   end)
-  chat.spinner = vim.api.nvim_buf_set_extmark(chat.buf, ns, vim.api.nvim_buf_line_count(chat.buf) - 1, 0, {
+  local n = vim.api.nvim_buf_line_count(chat.buf)
+  drafts[chat.buf] = vim.api.nvim_buf_set_extmark(chat.buf, ns, n - 2, 0, {})
+  -- The cursor goes to the next message, under its heading.
+  for _, win in ipairs(vim.fn.win_findbuf(chat.buf)) do
+    if vim.api.nvim_win_get_cursor(win)[1] >= n - 3 then
+      pcall(vim.api.nvim_win_set_cursor, win, { n, 0 })
+    end
+  end
+  chat.spinner = vim.api.nvim_buf_set_extmark(chat.buf, ns, n - 4, 0, {
     virt_text = { { "⠋ working… (:RadiumCancel stops it)", "Comment" } },
   })
 end
@@ -148,9 +179,15 @@ local function end_answer(chat)
     pcall(vim.api.nvim_buf_del_extmark, chat.buf, ns, chat.spinner)
     chat.spinner = nil
   end
-  follow(chat.buf, function()
-    append_lines(chat.buf, { "", YOU, "" })
-  end)
+  if drafts[chat.buf] then
+    -- The next "## You" is there already, with what was typed under it.
+    pcall(vim.api.nvim_buf_del_extmark, chat.buf, ns, drafts[chat.buf])
+    drafts[chat.buf] = nil
+  else
+    follow(chat.buf, function()
+      append_lines(chat.buf, { "", YOU, "" })
+    end)
+  end
   vim.bo[chat.buf].undolevels = -123456 -- the global value again
   M.highlight(chat, true)
   vim.bo[chat.buf].modified = false
@@ -165,7 +202,7 @@ function M.entry(chat, kind, summary, details)
   end
   local row
   follow(chat.buf, function()
-    local n = vim.api.nvim_buf_line_count(chat.buf)
+    local n = tail(chat.buf)
     local last = vim.api.nvim_buf_get_lines(chat.buf, n - 1, n, false)[1]
     local before = vim.api.nvim_buf_get_lines(chat.buf, math.max(n - 2, 0), n - 1, false)[1]
     if last == "" and (before == "" or (before or ""):find("^#")) then

@@ -235,8 +235,15 @@ function M.define()
     { nargs = 1, desc = "Rename the name under the cursor across the project, through the review" })
   cmd("RadiumLog", guard(function() require("radium.log").open() end),
     { desc = "The engine's log of the project: failed requests, agents and language servers" })
-  cmd("RadiumChat", guard(function(o) require("radium.chat").open(o.args ~= "" and o.args or nil) end),
-    { nargs = "?", complete = complete_from(M.agent_ids), desc = "Open a chat with an agent" })
+  cmd("RadiumChat", guard(function(o)
+    local chat = require("radium.chat")
+    if o.bang then
+      return chat.pick()
+    end
+    chat.toggle(o.args ~= "" and o.args or nil)
+  end), { nargs = "?", bang = true, complete = complete_from(M.agent_ids),
+    desc = "Show or hide the chat with an agent (a new one when there is none); with ! pick one of the open chats" })
+  cmd("RadiumChats", guard(function() require("radium.chat").pick() end), { desc = "Pick one of the open chats and show it" })
 end
 
 return M

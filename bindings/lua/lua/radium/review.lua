@@ -11,7 +11,9 @@ local M = {}
 
 local ns = vim.api.nvim_create_namespace("radium_review")
 M.ns = ns
-local reviews = {} -- [buf] = { hunks = { ... } }
+local reviews = {} -- [buf] = { hunks = { ... }, seq = the order it was opened in }
+local nav = {} -- [buf] = seq: reviewed buffers whose review is over while others go on (]h / [h stay)
+local opened = 0
 
 local function project()
   return require("radium.project")
@@ -147,6 +149,16 @@ local function unmap(buf)
   end
 end
 
+local function nav_map(buf)
+  local k = project().config.keymaps
+  if k.next_hunk then
+    vim.keymap.set("n", k.next_hunk, function() M.jump(1) end, { buffer = buf, nowait = true, desc = "radium: next hunk" })
+  end
+  if k.prev_hunk then
+    vim.keymap.set("n", k.prev_hunk, function() M.jump(-1) end, { buffer = buf, nowait = true, desc = "radium: previous hunk" })
+  end
+end
+
 local function finish(buf)
   local r = reviews[buf]
   if not r then
@@ -159,6 +171,20 @@ local function finish(buf)
   if vim.api.nvim_buf_is_valid(buf) then
     unmap(buf)
   end
+  if next(reviews) then
+    -- Other files are still under review: ]h / [h go on to them from here.
+    if vim.api.nvim_buf_is_valid(buf) then
+      nav[buf] = r.seq
+      nav_map(buf)
+    end
+    return
+  end
+  for b in pairs(nav) do
+    if vim.api.nvim_buf_is_valid(b) then
+      unmap(b)
+    end
+  end
+  nav = {}
 end
 
 local function remove(buf, h)
@@ -251,7 +277,39 @@ function M.reject(buf, all)
   remove(buf, at_cursor(buf))
 end
 
---- Moves to the next (or previous, dir = -1) hunk, in the next buffer under review after the last one.
+-- The buffer under review after (dir = 1) or before (dir = -1) `buf` in the
+-- order the files were opened in, going round; nil when there is no other.
+local function next_file(buf, dir)
+  local here = (reviews[buf] and reviews[buf].seq) or nav[buf] or 0
+  local list = {}
+  for b, r in pairs(reviews) do
+    if b ~= buf then
+      list[#list + 1] = { buf = b, seq = r.seq }
+    end
+  end
+  table.sort(list, function(a, b) return a.seq < b.seq end)
+  if #list == 0 then
+    return nil
+  end
+  if dir > 0 then
+    for _, e in ipairs(list) do
+      if e.seq > here then
+        return e.buf
+      end
+    end
+    return list[1].buf
+  end
+  for i = #list, 1, -1 do
+    if list[i].seq < here then
+      return list[i].buf
+    end
+  end
+  return list[#list].buf
+end
+
+--- Moves to the next (or previous, dir = -1) hunk; past the buffer's last
+--- (or first) one, to the first (or last) hunk of the next (or previous)
+--- file under review, in the order the review opened them, going round.
 function M.jump(dir)
   local buf = vim.api.nvim_get_current_buf()
   local row = vim.api.nvim_win_get_cursor(0)[1] - 1
@@ -266,13 +324,29 @@ function M.jump(dir)
       return vim.api.nvim_win_set_cursor(0, { e.row + 1, 0 })
     end
   end
-  for other in pairs(reviews) do
-    if other ~= buf then
-      vim.api.nvim_set_current_buf(other)
-      local r = sorted(other)[1]
-      return vim.api.nvim_win_set_cursor(0, { (r and r.row or 0) + 1, 0 })
+  local other = next_file(buf, dir)
+  if other then
+    vim.api.nvim_set_current_buf(other)
+    local list = sorted(other)
+    local r = list[dir > 0 and 1 or #list]
+    return vim.api.nvim_win_set_cursor(0, { (r and r.row or 0) + 1, 0 })
+  end
+end
+
+-- A review is not drawn over the window it was asked from when that window
+-- is not a file's (the chat, the quickfix list, a terminal): it goes to a
+-- file's window of the tab, else to a new split beside it.
+local function file_window()
+  local cur = vim.api.nvim_get_current_win()
+  if vim.bo[vim.api.nvim_win_get_buf(cur)].buftype == "" then
+    return
+  end
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if vim.api.nvim_win_get_config(win).relative == "" and vim.bo[vim.api.nvim_win_get_buf(win)].buftype == "" then
+      return vim.api.nvim_set_current_win(win)
     end
   end
+  vim.cmd("leftabove vsplit")
 end
 
 local function map(buf)
@@ -299,7 +373,9 @@ function M.open(changes)
     finish(change.buf)
     local hunks = hunks_of(change)
     if #hunks > 0 then
-      reviews[change.buf] = { hunks = hunks, new_file = change.new_file }
+      opened = opened + 1
+      nav[change.buf] = nil
+      reviews[change.buf] = { hunks = hunks, new_file = change.new_file, seq = opened }
       for _, h in ipairs(hunks) do
         draw(h)
         local pos = vim.api.nvim_buf_get_extmark_by_id(h.buf, ns, h.mark, {})
@@ -316,6 +392,7 @@ function M.open(changes)
   end
   vim.fn.setqflist({}, "r", { title = "radium review", items = items })
   local first = items[1]
+  file_window()
   if vim.api.nvim_get_current_buf() ~= first.bufnr then
     vim.api.nvim_set_current_buf(first.bufnr)
   end
