@@ -115,7 +115,7 @@ fn streaming(c: &mut Criterion) {
             assert_eq!(
                 turn(&b.engine, &session, &rx, "stream 256 4096"),
                 256 * 4096
-            )
+            );
         });
     });
     group.throughput(Throughput::Elements(1000));
