@@ -167,6 +167,17 @@ local function on_permission(chat, event, answer)
   -- was (an agent may announce the call first and send its diff only here).
   local diff = render.new_diffs(chat, event.tool_call and event.tool_call.id, event.tool_call)
   local entry = render.entry(chat, "permission", string.format("`%s`", title), #diff > 0 and diff or nil)
+  if #diff > 0 then
+    -- On screen before the question: the entry's fold open, the screen
+    -- drawn (the default vim.ui.select blocks on a prompt without drawing).
+    local pos = vim.api.nvim_buf_get_extmark_by_id(chat.buf, render.entries_ns, entry, {})
+    for _, win in ipairs(pos[1] and vim.fn.win_findbuf(chat.buf) or {}) do
+      vim.api.nvim_win_call(win, function()
+        pcall(vim.cmd, string.format("%dfoldopen", pos[1] + 1))
+      end)
+    end
+    vim.cmd("redraw")
+  end
   local items = event.options or {}
   -- An option's name is the agent's text; its kind is what it does (and
   -- what radium decides by), so both are shown: "Reject (allow once)".

@@ -367,9 +367,16 @@ test("a diff sent only with the permission request is in the chat before the que
   local chat
   local at_question
   local saved = vim.ui.select
+  local open_at_question
   vim.ui.select = function(items, _, on_choice)
-    require("radium.chat_render").flush(chat)
     at_question = chat_text(chat)
+    -- The diff's lines are not in a closed fold: they are on screen.
+    local win = vim.fn.bufwinid(chat.buf)
+    for i, l in ipairs(vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false)) do
+      if l == "    +rate = 2" then
+        open_at_question = vim.api.nvim_win_call(win, function() return vim.fn.foldclosed(i) end) == -1
+      end
+    end
     vim.schedule(function() on_choice(items[1]) end)
   end
   vim.cmd("edit " .. p.ws .. "/price.py")
@@ -381,6 +388,7 @@ test("a diff sent only with the permission request is in the chat before the que
   vim.ui.select = saved
   check(at_question ~= nil, "the question was asked: " .. chat_text(chat))
   check((at_question or ""):find("    -rate = 1\n    +rate = 2", 1, true) ~= nil, "the diff before the question: " .. tostring(at_question))
+  eq(open_at_question, true, "the diff is shown, not folded, when asked")
   local text = chat_text(chat)
   local _, n = text:gsub("    %+rate = 2", "")
   eq(n, 1, "drawn once: " .. text)
