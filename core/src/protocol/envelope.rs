@@ -126,10 +126,7 @@ fn capped(mut message: String) -> String {
         return message;
     }
     let total = message.len();
-    let mut end = MAX_ERROR_MESSAGE - 64;
-    while !message.is_char_boundary(end) {
-        end -= 1;
-    }
+    let end = crate::support::text::floor_char_boundary(&message, MAX_ERROR_MESSAGE - 64);
     message.truncate(end);
     let _ = write!(message, "… ({} more bytes not shown)", total - end);
     message

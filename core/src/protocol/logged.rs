@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::support::json::json_kind;
 use crate::support::log::{Level, Log};
 use crate::support::names::COMMANDS;
+use crate::support::text::floor_char_boundary;
 
 /// Requests that succeed too often to be worth a line each (hook chains,
 /// context building, polling): only their failures are logged.
@@ -46,10 +47,7 @@ pub(super) fn name(command: &str) -> Cow<'static, str> {
             if command.len() <= MAX_UNKNOWN_NAME {
                 return Cow::Owned(command.to_owned());
             }
-            let mut end = MAX_UNKNOWN_NAME;
-            while !command.is_char_boundary(end) {
-                end -= 1;
-            }
+            let end = floor_char_boundary(command, MAX_UNKNOWN_NAME);
             Cow::Owned(format!("{}… ({} bytes)", &command[..end], command.len()))
         },
         |c| Cow::Borrowed(*c),

@@ -49,15 +49,6 @@ fn message_chunk(message: &Incoming) -> Option<&str> {
     content.get("text")?.as_str()
 }
 
-/// The longest start of `text` of at most `n` bytes that ends on a character.
-fn cut_at(text: &str, n: usize) -> usize {
-    let mut cut = n.min(text.len());
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    cut
-}
-
 impl AgentSession {
     /// A chunk of the answer: kept in the turn's text up to the cap, and
     /// sent to the door.
@@ -78,7 +69,7 @@ impl AgentSession {
                 state.text.push_str("\n\n");
             }
             let room = MAX_TURN_TEXT.saturating_sub(state.text.len());
-            let kept = cut_at(chunk, room);
+            let kept = crate::support::text::floor_char_boundary(chunk, room);
             state.text.push_str(&chunk[..kept]);
             let first_drop = state.text_dropped == 0 && kept < chunk.len();
             state.text_dropped += chunk.len() - kept;

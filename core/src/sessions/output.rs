@@ -11,6 +11,8 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
 
+use crate::support::text::{ceil_char_boundary, floor_char_boundary};
+
 /// The most bytes of a tool call's output an event carries (its first and
 /// last halves when it is longer).
 pub const MAX_TOOL_OUTPUT: usize = 64 << 10;
@@ -102,14 +104,6 @@ fn output(update: &Value) -> Option<String> {
         .and_then(|items| blocks_text(items))
 }
 
-/// The largest index at most `at` that is a char boundary of `s`.
-fn floor_boundary(s: &str, mut at: usize) -> usize {
-    while !s.is_char_boundary(at) {
-        at -= 1;
-    }
-    at
-}
-
 /// `text` within [`MAX_TOOL_OUTPUT`] bytes: its first and last halves
 /// around a line saying how many bytes were left out; and that number.
 pub fn cap_output(text: String) -> (String, usize) {
@@ -117,14 +111,8 @@ pub fn cap_output(text: String) -> (String, usize) {
         return (text, 0);
     }
     let half = MAX_TOOL_OUTPUT / 2;
-    let head = floor_boundary(&text, half);
-    let tail = {
-        let mut at = text.len() - half;
-        while !text.is_char_boundary(at) {
-            at += 1;
-        }
-        at
-    };
+    let head = floor_char_boundary(&text, half);
+    let tail = ceil_char_boundary(&text, text.len() - half);
     let dropped = tail - head;
     let mut kept = String::with_capacity(MAX_TOOL_OUTPUT + 64);
     kept.push_str(&text[..head]);

@@ -118,10 +118,7 @@ impl Log {
             .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
         let mut message: String = message.into();
         if message.len() > MAX_MESSAGE {
-            let mut end = MAX_MESSAGE - 64;
-            while !message.is_char_boundary(end) {
-                end -= 1;
-            }
+            let end = super::text::floor_char_boundary(&message, MAX_MESSAGE - 64);
             let cut = message.len() - end;
             message.truncate(end);
             let _ = std::fmt::Write::write_fmt(&mut message, format_args!("… ({cut} more bytes)"));

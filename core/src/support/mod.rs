@@ -9,3 +9,4 @@ pub mod log;
 pub mod names;
 pub(crate) mod paths;
 pub(crate) mod process;
+pub(crate) mod text;

@@ -105,10 +105,7 @@ pub(crate) fn env_value(mut value: String) -> String {
     if value.len() <= MAX_ENV_VALUE {
         return value;
     }
-    let mut end = MAX_ENV_VALUE - ENV_TRUNCATED.len();
-    while !value.is_char_boundary(end) {
-        end -= 1;
-    }
+    let end = super::text::floor_char_boundary(&value, MAX_ENV_VALUE - ENV_TRUNCATED.len());
     value.truncate(end);
     value.push_str(ENV_TRUNCATED);
     value
