@@ -10,6 +10,10 @@
 //   latewrite <path> <text...>  like selfwrite, but the tool call is announced
 //                           without its diff, which comes only with the
 //                           permission request (as Claude Code's adapter does)
+//   lines <path> <a|b|...>  like write, with one line a `|`-separated part
+//                           (selflines: like selfwrite; driftlines: like
+//                           selfwrite, but what it writes has a line `drift`
+//                           first, not the text it proposed)
 //   read <path>             reads the file through the client and quotes it
 //   plan                    sends a plan
 //   think                   sends a thought first
@@ -57,7 +61,7 @@ function say (sessionId, text) {
 }
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
-async function writeFile (sessionId, path, text, itself = false, late = false) {
+async function writeFile (sessionId, path, text, itself = false, late = false, written = text) {
   const toolCallId = `call-${nextId++}`
   let oldText = null
   try {
@@ -82,7 +86,7 @@ async function writeFile (sessionId, path, text, itself = false, late = false) {
     return
   }
   try {
-    if (itself) writeFileSync(path, text)
+    if (itself) writeFileSync(path, written)
     else await request('fs/write_text_file', { sessionId, path, content: text })
     update(sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: 'completed', rawOutput: { written: path } })
     say(sessionId, `I wrote ${path}.`)
@@ -102,6 +106,13 @@ async function prompt (id, { sessionId, prompt }) {
     case 'write': await writeFile(sessionId, abs(arg), rest.join(' ') + '\n'); break
     case 'selfwrite': await writeFile(sessionId, abs(arg), rest.join(' ') + '\n', true); break
     case 'latewrite': await writeFile(sessionId, abs(arg), rest.join(' ') + '\n', true, true); break
+    case 'lines': await writeFile(sessionId, abs(arg), rest.join(' ').split('|').join('\n') + '\n'); break
+    case 'selflines': await writeFile(sessionId, abs(arg), rest.join(' ').split('|').join('\n') + '\n', true); break
+    case 'driftlines': {
+      const text = rest.join(' ').split('|').join('\n') + '\n'
+      await writeFile(sessionId, abs(arg), text, true, false, 'drift\n' + text)
+      break
+    }
     case 'escape': await writeFile(sessionId, `/tmp/radium-escape-${process.pid}.txt`, 'out\n'); break
     case 'read': {
       const { content } = await request('fs/read_text_file', { sessionId, path: abs(arg) })

@@ -123,6 +123,8 @@ fn set_buffers(entry: &Entry, buffers: Option<&Value>) -> Result<()> {
 /// `reject_once` rejects), or `answer`, the word `allow` or `reject` (the
 /// agent's option of that kind) or, for older doors, an option id. Which
 /// of them allows is always decided by the chosen option's `kind`.
+/// `hunks` (`{path: [index, ...]}`, with an answer that allows) keeps only
+/// those hunks of the request's diffs (see [`AgentSession::answer_permission_with_hunks`]).
 fn permission_answer(command: &str, args: &Map<String, Value>) -> Result<PermissionAnswer> {
     match (
         optional_string_arg(command, args, "option")?,
@@ -341,7 +343,15 @@ impl Engine {
                 let entry = self.session(id)?;
                 let which = string_arg(command, args, "id")?;
                 let answer = permission_answer(command, args)?;
-                let waiting = entry.session.answer_permission(which, answer);
+                let waiting = match args.get("hunks") {
+                    None | Some(Value::Null) => entry.session.answer_permission(which, answer),
+                    Some(hunks) => {
+                        let kept = crate::sessions::hunks::parse_kept(command, hunks)?;
+                        entry
+                            .session
+                            .answer_permission_with_hunks(which, answer, &kept)?
+                    }
+                };
                 if !waiting {
                     return Err(Error::InvalidArgument(format!(
                         "session `{id}` has no permission request `{which}` waiting (answered, timed out or cancelled)"

@@ -9,8 +9,9 @@ use serde_json::{json, Map, Value};
 use tokio::sync::oneshot;
 
 use super::events::tool_call;
+use super::hunks::{number_hunks, Proposed, Review};
 use super::rpc::RpcError;
-use super::session::{lock, method_not_found, AgentSession, PermissionAnswer};
+use super::session::{lock, method_not_found, AgentSession, PermissionAnswer, Waiting};
 use super::tools::paths_of;
 use crate::edit::commands::around;
 use crate::error::Error;
@@ -134,6 +135,22 @@ async fn permission(session: &AgentSession, params: &Value, limit: Duration) -> 
         return decide(true, &by, "a before_tool hook allowed it");
     }
     // 3. the door (the editor asks the user).
+    let shown: Vec<Value> = options
+        .iter()
+        .map(|o| json!({"id": o.get("optionId"), "name": o.get("name"), "kind": o.get("kind")}))
+        .collect();
+    let mut shown_call = tool_call("tool_call", &call);
+    fill_old_texts(session, &mut shown_call);
+    let proposed = number_hunks(&mut shown_call);
+    let allowing: Vec<String> = options
+        .iter()
+        .filter(|o| {
+            o.get("kind")
+                .and_then(Value::as_str)
+                .is_some_and(|k| k.starts_with("allow"))
+        })
+        .filter_map(|o| o.get("optionId").and_then(Value::as_str).map(str::to_owned))
+        .collect();
     let (tx, rx) = oneshot::channel();
     let id = {
         let mut state = lock(&session.state);
@@ -143,21 +160,20 @@ async fn permission(session: &AgentSession, params: &Value, limit: Duration) -> 
         }
         state.next_permission += 1;
         let id = format!("p{}", state.next_permission);
-        state.permissions.insert(id.clone(), tx);
+        let waiting = Waiting {
+            tx,
+            allowing,
+            proposed,
+        };
+        state.permissions.insert(id.clone(), waiting);
         id
     };
-    let shown: Vec<Value> = options
-        .iter()
-        .map(|o| json!({"id": o.get("optionId"), "name": o.get("name"), "kind": o.get("kind")}))
-        .collect();
-    let mut shown_call = tool_call("tool_call", &call);
-    fill_old_texts(session, &mut shown_call);
     session.emit(json!({
         "type": "permission", "id": id,
         "tool_call": shown_call, "options": shown,
     }));
     match tokio::time::timeout(limit, rx).await {
-        Ok(Ok(Some(answer))) => {
+        Ok(Ok(Some((answer, reviewed)))) => {
             let chosen = match answer {
                 PermissionAnswer::Allow => allow.clone().map(|a| (true, a)),
                 PermissionAnswer::Reject => reject.clone().map(|r| (false, r)),
@@ -174,10 +190,14 @@ async fn permission(session: &AgentSession, params: &Value, limit: Duration) -> 
                     if allowed {
                         session.watch(&call, true);
                     }
-                    session.emit(json!({
+                    let mut decided = json!({
                         "type": "permission_decided", "id": call_id, "allowed": allowed,
                         "by": "door", "reason": "",
-                    }));
+                    });
+                    if allowed && !reviewed.is_empty() {
+                        decided["hunks_rejected"] = keep_reviews(session, reviewed);
+                    }
+                    session.emit(decided);
                     json!({"outcome": {"outcome": "selected", "optionId": option}})
                 }
                 None => decide(false, "radium", "the answer matched none of the options"),
@@ -199,6 +219,30 @@ async fn permission(session: &AgentSession, params: &Value, limit: Duration) -> 
             )
         }
     }
+}
+
+/// Keeps the reviewed changes of an allowed call until the agent writes
+/// them (those with every hunk kept need nothing); answers the rejected
+/// hunks, `{path: [index, ...]}`.
+fn keep_reviews(session: &AgentSession, reviewed: Vec<(Proposed, Vec<bool>)>) -> Value {
+    let project = session.project().ok();
+    let mut rejected = Map::new();
+    let mut state = lock(&session.state);
+    for (change, kept) in reviewed {
+        let review = Review { change, kept };
+        let out = review.rejected();
+        if out.is_empty() {
+            continue;
+        }
+        let file = project
+            .as_ref()
+            .and_then(|p| p.confine_write(&review.change.path).ok());
+        if let Some(file) = file {
+            rejected.insert(review.change.path.clone(), json!(out));
+            state.reviews.insert(file, review);
+        }
+    }
+    Value::Object(rejected)
 }
 
 /// A diff whose `old_text` is null for a file that exists (some agents send
@@ -272,7 +316,25 @@ fn read(session: &AgentSession, params: &Value) -> Answer {
 /// `write_refused` event.
 async fn write(session: &AgentSession, params: &Value) -> Answer {
     let path = str_param(params, "path")?.to_owned();
-    let content = str_param(params, "content")?.to_owned();
+    let mut content = str_param(params, "content")?.to_owned();
+    // The hunks the user rejected at the permission prompt are left out.
+    let mut extra = json!({});
+    let file = session.project().and_then(|p| p.confine_write(&path)).ok();
+    let review = file.and_then(|f| lock(&session.state).reviews.remove(&f));
+    if let Some(review) = review {
+        let (text, done, left) = review.take_back(&content);
+        content = text;
+        extra["hunks_taken_back"] = json!(done);
+        if !left.is_empty() {
+            extra["hunks_not_taken_back"] = json!(left);
+            session.emit(json!({
+                "type": "notice",
+                "message": format!(
+                    "the agent's write of `{path}` is not the change you reviewed: hunks {left:?} you rejected could not be found in it and were written"
+                ),
+            }));
+        }
+    }
     let mut args = Map::new();
     args.insert("path".into(), Value::String(path.clone()));
     args.insert("content".into(), Value::String(content));
@@ -295,7 +357,7 @@ async fn write(session: &AgentSession, params: &Value) -> Answer {
                 .unwrap_or_default()
                 .to_owned();
             let outcome = session
-                .edit(&target, false, move |edit, tag| {
+                .edit(&target, extra, move |edit, tag| {
                     edit.run("create", &args, tag).map(Some)
                 })
                 .await?

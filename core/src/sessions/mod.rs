@@ -17,6 +17,7 @@ pub(crate) mod client;
 mod command;
 mod drive;
 pub mod events;
+pub mod hunks;
 pub mod output;
 mod resync;
 pub(crate) mod rpc;

@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot};
 
 use super::events::SessionEvent;
+use super::hunks::Proposed;
 use super::rpc::{Connection, RpcError};
 use crate::agents::config::{AgentConfig, AgentProtocol};
 use crate::error::{Error, Result};
@@ -40,6 +41,16 @@ pub enum PermissionAnswer {
     Option(String),
 }
 
+/// A permission request waiting for the door.
+pub(crate) struct Waiting {
+    /// Where the answer goes, with the hunks kept (`None`: all of them).
+    pub tx: oneshot::Sender<Option<(PermissionAnswer, Vec<(Proposed, Vec<bool>)>)>>,
+    /// The ids of the request's options that allow.
+    pub allowing: Vec<String>,
+    /// The changes the request proposes, with their hunks.
+    pub proposed: Vec<Proposed>,
+}
+
 /// Where a session is and what it holds between messages.
 #[derive(Default)]
 pub(crate) struct State {
@@ -50,7 +61,10 @@ pub(crate) struct State {
     /// How many bytes of the running turn's text were past that cap.
     pub text_dropped: usize,
     /// Permission requests waiting for the door, by event id.
-    pub permissions: HashMap<String, oneshot::Sender<Option<PermissionAnswer>>>,
+    pub permissions: HashMap<String, Waiting>,
+    /// Changes whose hunks the user reviewed at a permission prompt, by
+    /// file: the rejected hunks are taken back from the agent's write.
+    pub reviews: HashMap<PathBuf, super::hunks::Review>,
     /// The dog tag after the agent's last write.
     pub tag: Option<String>,
     /// When the agent last sent anything.
@@ -326,7 +340,42 @@ impl AgentSession {
     /// whether it was still waiting.
     pub fn answer_permission(&self, id: &str, answer: PermissionAnswer) -> bool {
         let waiting = lock(&self.state).permissions.remove(id);
-        waiting.is_some_and(|tx| tx.send(Some(answer)).is_ok())
+        waiting.is_some_and(|w| w.tx.send(Some((answer, Vec::new()))).is_ok())
+    }
+
+    /// Answers permission request `id` allowing it with only some hunks of
+    /// its diffs: `kept` names, by the diff's `path` as the event showed
+    /// it, the indices of the hunks the user kept (a path not named keeps
+    /// all its hunks). The rejected hunks are taken back from the agent's
+    /// write. Fails (and the request keeps waiting) when a path is not one
+    /// of the request's diffs, an index is past its hunks, or the answer
+    /// does not allow; answers whether it was still waiting.
+    pub fn answer_permission_with_hunks(
+        &self,
+        id: &str,
+        answer: PermissionAnswer,
+        kept: &HashMap<String, Vec<usize>>,
+    ) -> Result<bool> {
+        let mut state = lock(&self.state);
+        let Some(waiting) = state.permissions.get(id) else {
+            return Ok(false);
+        };
+        let allows = match &answer {
+            PermissionAnswer::Allow => !waiting.allowing.is_empty(),
+            PermissionAnswer::Reject => false,
+            PermissionAnswer::Option(o) => waiting.allowing.contains(o),
+        };
+        if !allows {
+            return Err(Error::InvalidArgument(
+                "`hunks` go with an answer that allows the call (`allow` or an option of kind allow_once/allow_always): a rejected call writes no hunk".into(),
+            ));
+        }
+        let reviewed = super::hunks::check_kept(&waiting.proposed, kept)?;
+        let Some(waiting) = state.permissions.remove(id) else {
+            return Ok(false);
+        };
+        drop(state);
+        Ok(waiting.tx.send(Some((answer, reviewed))).is_ok())
     }
 
     /// Cancels the running turn: the agent is told, and every permission
@@ -340,8 +389,8 @@ impl AgentSession {
             }
             state.permissions.drain().collect()
         };
-        for (_, tx) in waiting {
-            let _ = tx.send(None);
+        for (_, w) in waiting {
+            let _ = w.tx.send(None);
         }
         self.conn.notify(
             "session/cancel",

@@ -7,11 +7,12 @@
 //! `after_tool` hooks see the call's result and its diffs.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use super::hunks::Review;
 use super::session::{lock, AgentSession};
 use super::snapshot::{snapshot_of, Before, Snapshot};
 use crate::edit::{EditOutcome, EditSession, Project};
@@ -19,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::hooks::context::HookContext;
 use crate::hooks::hook_type::HookType;
 use crate::hooks::registry::ExecuteOptions;
-use crate::support::atomic::read_text_file;
+use crate::support::atomic::{read_text_file, write_atomic};
 
 /// The most paths radium keeps of what one tool call announced.
 const MAX_ANNOUNCED: usize = 1024;
@@ -108,6 +109,30 @@ fn writes_files(call: &Value) -> bool {
         .get("content")
         .and_then(Value::as_array)
         .is_some_and(|c| c.iter().any(|i| i["type"] == "diff"))
+}
+
+/// Writes `text` (the agent's write with the rejected hunks taken back) to
+/// `file` and records it in the same step as the agent's write (`first`).
+fn take_back(
+    edit: &mut EditSession,
+    file: &Path,
+    first: &EditOutcome,
+    text: &str,
+) -> Result<EditOutcome> {
+    let after = read_text_file(file)
+        .map_err(|e| Error::Edit(format!("cannot read `{}`: {e}", file.display())))?;
+    write_atomic(file, text)?;
+    let seq = first.data.get("seq").cloned().unwrap_or(Value::Null);
+    let mut args = serde_json::Map::new();
+    args.insert(
+        "files".into(),
+        json!([{"path": file, "old_text": after, "new_text": text}]),
+    );
+    args.insert("amend".into(), seq.clone());
+    let mut second = edit.run("record", &args, first.tag.as_deref())?;
+    second.data = json!({"path": first.data.get("path"), "seq": seq, "taken_back_seq": second.data.get("seq")});
+    second.warnings.splice(0..0, first.warnings.iter().cloned());
+    Ok(second)
 }
 
 impl AgentSession {
@@ -215,11 +240,11 @@ impl AgentSession {
     /// Runs `work` on the workspace's edit session (off the runtime's
     /// threads) with the session's tag; an edit it made (for `path`) moves
     /// the session's tag and is a `write` event (`by: "agent"` when the agent
-    /// wrote the file itself).
+    /// wrote the file itself), with the fields of `extra` (an object).
     pub(crate) async fn edit(
         &self,
         path: &str,
-        by_agent: bool,
+        extra: Value,
         work: impl FnOnce(&mut EditSession, Option<&str>) -> Result<Option<EditOutcome>>
             + Send
             + 'static,
@@ -243,8 +268,8 @@ impl AgentSession {
             lock(&self.state).tag.clone_from(&outcome.tag);
             let seq = outcome.data.get("seq").cloned().unwrap_or(Value::Null);
             let mut event = json!({"type": "write", "path": path, "tag": outcome.tag, "seq": seq});
-            if by_agent {
-                event["by"] = json!("agent");
+            if let (Value::Object(event), Value::Object(extra)) = (&mut event, extra) {
+                event.extend(extra);
             }
             self.emit(event);
         }
@@ -354,16 +379,26 @@ impl AgentSession {
                 }));
                 continue;
             };
-            let (path, old) = (file.clone(), before.clone());
+            let review = lock(&self.state).reviews.remove(&file);
+            let (kept, extra) = self.reviewed(&shown, review, &after);
+            let (path, old, text) = (file.clone(), before.clone(), kept.clone());
             let work = self
-                .edit(&shown, true, move |edit, tag| {
-                    edit.record_written(&path, old.as_deref().map(Snapshot::text), tag)
+                .edit(&shown, extra, move |edit, tag| {
+                    let first =
+                        edit.record_written(&path, old.as_deref().map(Snapshot::text), tag)?;
+                    match (first, text) {
+                        (Some(first), Some(text)) => {
+                            take_back(edit, &path, &first, &text).map(Some)
+                        }
+                        (first, _) => Ok(first),
+                    }
                 })
                 .await;
             match work {
                 Ok(Some(_)) => {
                     let old_text = before.as_deref().map(Snapshot::text);
-                    diffs.push(json!({"path": shown, "old_text": old_text, "new_text": after}));
+                    let new_text = kept.unwrap_or(after);
+                    diffs.push(json!({"path": shown, "old_text": old_text, "new_text": new_text}));
                 }
                 Ok(None) => {}
                 Err(e) => self.emit(json!({
@@ -373,6 +408,34 @@ impl AgentSession {
             }
         }
         diffs
+    }
+
+    /// What the agent wrote to `shown` (`after`) with the hunks the user
+    /// rejected taken back (`None`: nothing to take back), and the fields
+    /// the `write` event gets; a notice names the hunks that no longer
+    /// apply (the agent wrote something else than it proposed).
+    fn reviewed(
+        &self,
+        shown: &str,
+        review: Option<Review>,
+        after: &str,
+    ) -> (Option<String>, Value) {
+        let mut extra = json!({"by": "agent"});
+        let Some(review) = review else {
+            return (None, extra);
+        };
+        let (text, done, left) = review.take_back(after);
+        extra["hunks_taken_back"] = json!(done);
+        if !left.is_empty() {
+            extra["hunks_not_taken_back"] = json!(left);
+            self.emit(json!({
+                "type": "notice",
+                "message": format!(
+                    "the agent wrote `{shown}` differently from the change you reviewed: hunks {left:?} you rejected could not be found in it and were left as the agent wrote them"
+                ),
+            }));
+        }
+        ((text != after).then_some(text), extra)
     }
 
     /// A tool call ended (`completed` or `failed`): its writes are recorded,
@@ -415,6 +478,7 @@ impl AgentSession {
         for watched in left {
             self.record_files(watched.files).await;
         }
+        lock(&self.state).reviews.clear();
         let tasks = std::mem::take(&mut lock(&self.state).tool_hooks);
         for task in tasks {
             let _ = task.await;
