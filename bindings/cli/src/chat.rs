@@ -2,12 +2,14 @@
 //!
 //! Interactive: each line read is a prompt; the answer streams as it comes,
 //! tool calls show their diffs, commands and output (see `chat_tools`),
-//! each permission request asks y/n, Ctrl-C cancels the turn and a second
-//! Ctrl-C exits. With `--prompt TEXT`: one
+//! each permission request asks y/n, or `h` to review the call's hunks one
+//! by one (see `chat_hunks`), Ctrl-C cancels the turn and a second Ctrl-C
+//! exits. Read from a pipe, stdin's lines are the prompts and the answers
+//! alike. With `--prompt TEXT`: one
 //! turn, printed as it streams, exit 0 when it ends (Ctrl-C cancels the turn,
 //! ends the agent and exits 130). `--json` prints one JSON event a line;
 //! `--yes` allows every permission request, which a run that cannot ask
-//! (`--prompt`, or stdin not a terminal) otherwise rejects, saying so.
+//! (`--prompt`) otherwise rejects, saying so.
 
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
 use std::path::Path;
@@ -103,7 +105,25 @@ fn show(event: &Value) {
                 by => writeln!(out, "[permission] {verdict} by {by}: {}", s("reason")),
             }
         }
-        "write" => writeln!(out, "[wrote {}]", s("path")),
+        "write" => match event["hunks_taken_back"]
+            .as_array()
+            .filter(|h| !h.is_empty())
+        {
+            Some(back) => {
+                let shown: Vec<String> = back
+                    .iter()
+                    .filter_map(Value::as_u64)
+                    .map(|i| (i + 1).to_string())
+                    .collect();
+                writeln!(
+                    out,
+                    "[wrote {}; rejected hunks left out: {}]",
+                    s("path"),
+                    shown.join(", ")
+                )
+            }
+            None => writeln!(out, "[wrote {}]", s("path")),
+        },
         "write_refused" => writeln!(out, "[write refused: {}]", s("error")),
         "notice" => writeln!(std::io::stderr(), "rad: notice: {}", s("message")),
         _ => Ok(()),
@@ -285,23 +305,19 @@ async fn turn(
                 }
                 let id = event["id"].as_str().unwrap_or_default();
                 let title = event["tool_call"]["title"].as_str().unwrap_or("a tool");
-                let answer = if options.yes {
-                    PermissionAnswer::Allow
-                } else if interactive {
-                    let _ = write!(std::io::stderr(), "Allow {title}? [y/N] ");
-                    let _ = std::io::stderr().flush();
-                    match lines.recv().await.as_deref().map(str::trim) {
-                        Some("y" | "Y" | "yes") => PermissionAnswer::Allow,
-                        _ => PermissionAnswer::Reject,
-                    }
+                if options.yes {
+                    session.answer_permission(id, PermissionAnswer::Allow);
+                } else if options.prompt.is_none() {
+                    // The lines of stdin answer (a terminal, or a script).
+                    let workspace = session.workspace.as_path();
+                    crate::chat_hunks::ask_permission(session, &event, lines, workspace).await;
                 } else {
                     let _ = writeln!(
                         std::io::stderr(),
                         "rad chat: rejected {title}: nobody can answer here (pass --yes to allow every request)"
                     );
-                    PermissionAnswer::Reject
-                };
-                session.answer_permission(id, answer);
+                    session.answer_permission(id, PermissionAnswer::Reject);
+                }
             }
             "turn_end" => {
                 if !options.json {

@@ -12,6 +12,7 @@ use std::process::ExitCode;
 mod agents;
 mod args;
 mod chat;
+mod chat_hunks;
 mod chat_tools;
 mod clipboard;
 mod code;
