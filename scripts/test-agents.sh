@@ -9,6 +9,10 @@
 #   - claude-bash: Claude Code runs one command with its Bash tool: rad chat
 #     (text, as a user sees it) shows the command and its output under the
 #     tool call.
+#   - claude-hunks: Claude Code rewrites a 20-line file changing two separate
+#     lines; rad chat's `h` answer (its stdin piped) keeps the first hunk and
+#     rejects the second: exactly the kept hunk is on disk, and
+#     `rad undo --tag <tag>` gives the file back.
 # scripts/ensure-agents.sh installs them (pinned) into a cache folder when
 # they are missing. For each agent, in a fresh workspace holding notes.txt
 # ("hello\n"), with a fresh RADIUM_HOME and a fresh HOME for the agent, one
@@ -22,7 +26,7 @@
 # two prompts must each have their own answer under them
 # (tests/agents/cancel-then-prompt.mjs).
 #
-#   scripts/test-agents.sh [claude|gemini|claude-mcp|claude-bash ...]   (default: all four)
+#   scripts/test-agents.sh [claude|gemini|claude-mcp|claude-bash|claude-hunks ...]   (default: all five)
 #   RAD=path/to/rad   the binary (default target/debug/rad; it is not built here)
 #   RADIUM_TEST_KEEP=1  keeps the temporary folder (its path is printed)
 #
@@ -37,9 +41,9 @@ die() { echo "test-agents: $*" >&2; exit 1; }
 say() { echo "test-agents: $*" >&2; }
 
 agents=("$@")
-[ ${#agents[@]} -gt 0 ] || agents=(claude gemini claude-mcp claude-bash)
+[ ${#agents[@]} -gt 0 ] || agents=(claude gemini claude-mcp claude-bash claude-hunks)
 for a in "${agents[@]}"; do
-  case "$a" in claude | claude-mcp | claude-bash | gemini) ;; *) die "unknown agent '$a' (claude, claude-mcp, claude-bash or gemini)" ;; esac
+  case "$a" in claude | claude-mcp | claude-bash | claude-hunks | gemini) ;; *) die "unknown agent '$a' (claude, claude-mcp, claude-bash, claude-hunks or gemini)" ;; esac
 done
 
 for tool in node jq timeout mkfifo realpath ps; do
@@ -131,7 +135,7 @@ write_config() {
   # and to DIR/agent.err, for this script to show.
   local wrapper='exec "$0" "$@" 2> >(tee -a "$RADIUM_TEST_AGENT_ERR" >&2)'
   case "$agent" in
-    claude | claude-mcp | claude-bash)
+    claude | claude-mcp | claude-bash | claude-hunks)
       entry=$CLAUDE_JS
       args=""
       mkdir -p "$home/.claude"
@@ -274,6 +278,72 @@ run_bash() {
     show "rad chat stdout" "$dir/chat.out"
     show "rad chat stderr" "$dir/rad.err"
     show "model server log" "$dir/server.log"
+    tail -n 80 "$dir/agent.err" >"$dir/agent.err.tail"
+    show "agent stderr (last 80 lines)" "$dir/agent.err.tail"
+    echo "=== end of $agent"
+  } >&2
+  failed_agents+=("$agent")
+}
+
+# run_hunks: Claude Code rewrites a 20-line file (its Write tool) changing
+# line 3 and line 17; at rad chat's permission question (stdin piped) the
+# answer `h` reviews the two hunks: keep the first (y), reject the second (n).
+# Exactly the first change must be on disk, the write line must name the
+# hunk left out, and `rad undo --tag <tag>` must give the file back.
+run_hunks() {
+  local agent=claude-hunks
+  local dir=$TMP/$agent
+  local ws=$dir/workspace
+  mkdir -p "$ws"
+  local failures=()
+  fail() { failures+=("$*"); }
+  local file=$ws/prices.txt
+  seq -f 'line %g' 1 20 >"$file"
+  local original new kept
+  original=$(cat "$file")
+  new=$(sed -e 's/^line 3$/line 3 changed/' -e 's/^line 17$/line 17 changed/' "$file")
+  kept=$(sed -e 's/^line 3$/line 3 changed/' "$file")
+  start_server "$dir" "$file" "$new"$'\n'
+  write_config "$agent" "$dir"
+  rad_homes+=("$dir/radium-home")
+  : >"$dir/agent.err"
+  say "$agent: rad chat, answers piped (model server on port $PORT)"
+  local rc=0
+  (cd "$ws" && printf '%s\n' "Change lines 3 and 17 of prices.txt" h y n \
+    | RADIUM_HOME=$dir/radium-home RADIUM_DAEMON_IDLE=60 \
+      timeout -k 5 120 env "${unset_env[@]}" "$RAD" chat "$agent" \
+      >"$dir/chat.out" 2>"$dir/rad.err" {SERVER_FD}>&-) || rc=$?
+  [ "$rc" = 0 ] || fail "rad chat exited with code $rc"
+  grep -qF "[y/N/h: review hunks]" "$dir/rad.err" || fail "the question does not offer h (review hunks)"
+  grep -qF "Keep hunk 2 of 2 of prices.txt? [y/n]" "$dir/rad.err" || fail "the second hunk was not asked about"
+  grep -qxF "+line 3 changed" "$dir/chat.out" || fail "the first hunk is not drawn"
+  grep -qxF "+line 17 changed" "$dir/chat.out" || fail "the second hunk is not drawn"
+  grep -qF "prices.txt; rejected hunks left out: 2]" "$dir/chat.out" || fail "the write does not name the hunk left out"
+  [ "$(cat "$file")" = "$kept" ] || fail "prices.txt is not the first hunk alone: $(tr '\n' '|' <"$file")"
+  local tag
+  tag=$(sed -n 's/^\[tag: \(.*\)\]$/\1/p' "$dir/chat.out" | tail -n 1)
+  if [ -z "$tag" ]; then
+    fail "rad chat printed no tag"
+  else
+    (cd "$ws" && RADIUM_HOME=$dir/radium-home timeout 30 "$RAD" undo --tag "$tag" \
+      >"$dir/undo.out" 2>"$dir/undo.err") || fail "rad undo --tag $tag failed"
+    [ "$(cat "$file")" = "$original" ] || fail "after undo prices.txt is not the original: $(tr '\n' '|' <"$file")"
+  fi
+  RADIUM_HOME=$dir/radium-home timeout 10 "$RAD" shutdown >/dev/null 2>&1 || true
+  stop_server
+  if [ ${#failures[@]} -eq 0 ]; then
+    say "$agent: passed"
+    return 0
+  fi
+  {
+    echo
+    echo "=== $agent: FAILED"
+    local f
+    for f in "${failures[@]}"; do echo "  - $f"; done
+    show "rad chat stdout" "$dir/chat.out"
+    show "rad chat stderr" "$dir/rad.err"
+    show "model server log" "$dir/server.log"
+    [ -f "$dir/undo.err" ] && show "rad undo stderr" "$dir/undo.err"
     tail -n 80 "$dir/agent.err" >"$dir/agent.err.tail"
     show "agent stderr (last 80 lines)" "$dir/agent.err.tail"
     echo "=== end of $agent"
@@ -470,7 +540,11 @@ run() {
 }
 
 for agent in "${agents[@]}"; do
-  if [ "$agent" = claude-bash ]; then run_bash; else run "$agent"; fi
+  case "$agent" in
+    claude-bash) run_bash ;;
+    claude-hunks) run_hunks ;;
+    *) run "$agent" ;;
+  esac
 done
 
 if [ ${#failed_agents[@]} -gt 0 ]; then
