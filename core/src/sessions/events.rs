@@ -7,9 +7,9 @@
 //! | `tool_call` | `id`, `title`, `kind`, `status`, `diffs` (`[{path, old_text, new_text}]`), `locations`, `raw_input`, `raw_output`; `command`, `cwd`, `output` (with `output_dropped`), `exit_code` when the agent sent them (see [`super::output`]) |
 //! | `tool_call_update` | `id` and the fields that changed (as `tool_call`) |
 //! | `plan` | `entries`: the whole plan (`[{content, priority, status}]`) |
-//! | `permission` | `id` (answer it with it), `tool_call`, `options` (`[{id, name, kind}]`; the chosen one's `kind` decides) |
-//! | `permission_decided` | `id`, `allowed`, `by` (`hook:<name>`, `radium`, `door`, `timeout`, `cancel`), `reason` |
-//! | `write` | `path`, `tag`, `seq`: a file the agent wrote, recorded as an edit (`by: "agent"` when it wrote it to disk itself) |
+//! | `permission` | `id` (answer it with it), `tool_call` (its diffs with their `hunks`, see [`super::hunks`]), `options` (`[{id, name, kind}]`; the chosen one's `kind` decides) |
+//! | `permission_decided` | `id`, `allowed`, `by` (`hook:<name>`, `radium`, `door`, `timeout`, `cancel`), `reason`; `hunks_rejected` (`{path: [index]}`) when the door kept only some hunks |
+//! | `write` | `path`, `tag`, `seq`: a file the agent wrote, recorded as an edit (`by: "agent"` when it wrote it to disk itself); `hunks_taken_back` (and `hunks_not_taken_back`) after a review of its hunks |
 //! | `write_refused` | `path`, `code`, `error`: a write refused (a `before_tool` hook's stop, outside the workspace, protected) |
 //! | `usage` | what the agent reported |
 //! | `notice` | `message`: something the agent did that radium ignored or repaired |

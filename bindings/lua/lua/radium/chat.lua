@@ -6,6 +6,7 @@
 -- project are sent as they are. The conversation lasts while Neovim runs.
 local project = require("radium.project")
 local render = require("radium.chat_render")
+local hunks = require("radium.chat_hunks")
 
 local M = {}
 local chats = {} -- [buf] = chat
@@ -178,16 +179,30 @@ local function on_permission(chat, event, answer)
     end
     vim.cmd("redraw")
   end
-  local items = event.options or {}
+  local items = vim.list_extend({}, event.options or {})
+  -- "Review hunks": keep some hunks of the diffs, allow with them.
+  local review = { review = true }
+  if hunks.has_hunks(event.tool_call) then
+    items[#items + 1] = review
+  end
   -- An option's name is the agent's text; its kind is what it does (and
   -- what radium decides by), so both are shown: "Reject (allow once)".
   local function shown(o)
+    if o.review then
+      return "Review hunks (keep some, allow with them)"
+    end
     return string.format("%s (%s)", o.name or o.id, type(o.kind) == "string" and o.kind:gsub("_", " ") or "no kind")
   end
   vim.ui.select(items, {
     prompt = string.format("radium: %s asks to run %s", chat.agent, title),
     format_item = shown,
   }, function(choice)
+    if choice == review then
+      return hunks.review(chat, event.tool_call, function(kept)
+        render.note(chat, entry, kept and "allowed with the hunks kept" or "rejected")
+        answer(kept and { answer = "allow", hunks = kept } or "reject")
+      end)
+    end
     render.note(chat, entry, choice and shown(choice) or "rejected")
     -- The option itself: sent by its exact id, decided by its kind.
     answer(choice or "reject")

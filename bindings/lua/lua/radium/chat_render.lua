@@ -345,7 +345,12 @@ function M.event(chat, ev)
   elseif t == "write" then
     local path = ev.path:sub(1, 1) == "/" and ev.path or (chat.root .. "/" .. ev.path)
     local buf = require("radium.writes").sync(path)
-    M.entry(chat, "wrote", string.format("`%s`%s [tag %s] (:RadiumUndo takes it back)", vim.fn.fnamemodify(path, ":~:."), buf and " (its buffer updated)" or "", tostring(ev.tag)))
+    local back = {}
+    for _, i in ipairs(type(ev.hunks_taken_back) == "table" and ev.hunks_taken_back or {}) do
+      back[#back + 1] = tostring(i + 1)
+    end
+    local left_out = #back > 0 and string.format(", rejected hunks left out: %s", table.concat(back, ", ")) or ""
+    M.entry(chat, "wrote", string.format("`%s`%s%s [tag %s] (:RadiumUndo takes it back)", vim.fn.fnamemodify(path, ":~:."), buf and " (its buffer updated)" or "", left_out, tostring(ev.tag)))
   elseif t == "write_refused" then
     M.entry(chat, "refused", string.format("`%s`: %s", ev.path, ev.error))
     require("radium.project").notify(string.format("a write of %s was refused: %s", ev.path, ev.error), vim.log.levels.WARN)

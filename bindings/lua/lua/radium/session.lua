@@ -125,10 +125,18 @@ end
 --- Answers permission request `id`: "allow" or "reject" (the agent's option
 --- of that kind), or one of the request's options (an entry of the event's
 --- `options`, or `{ option = id }`), sent by its exact id: its kind decides.
+--- A table may name the hunks kept of the request's diffs, `hunks = { [path]
+--- = { index, ... } }` (0-based, as the event's `hunks` number them), with
+--- `answer = "allow"` or an allowing option: the others are taken back.
 function Session:answer(id, choice)
   local args = { session = self.id, id = id }
   if type(choice) == "table" then
-    args.option = choice.option or choice.id
+    if choice.answer then
+      args.answer = choice.answer
+    else
+      args.option = choice.option or choice.id
+    end
+    args.hunks = choice.hunks
   else
     args.answer = choice
   end

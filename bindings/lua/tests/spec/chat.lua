@@ -92,7 +92,7 @@ test("a permission asked with vim.ui.select; the agent's write lands in the load
   say(chat, "write notes.txt from the agent")
   turn_done(chat)
   vim.ui.select = saved
-  eq(asked and asked.shown, { "Allow (allow once)", "Reject (reject once)" }, "the agent's options, with what each does")
+  eq(asked and asked.shown, { "Allow (allow once)", "Reject (reject once)", "Review hunks (keep some, allow with them)" }, "the agent's options, with what each does, and the review of its hunks")
   check(asked and asked.prompt:find("Write " .. p.ws .. "/notes.txt", 1, true), "the prompt names the call: " .. tostring(asked and asked.prompt))
   eq(vim.api.nvim_buf_get_lines(notes_buf, 0, -1, false), { "from the agent" }, "the buffer has the agent's text")
   eq(vim.bo[notes_buf].modified, false, "and is the file")
