@@ -41,10 +41,15 @@ pub enum PermissionAnswer {
     Option(String),
 }
 
+/// A door's answer as the permission request gets it: the answer, and the
+/// reviewed changes with the hunks kept (empty: all of them); `None`: the
+/// turn was cancelled.
+pub(crate) type Reply = Option<(PermissionAnswer, Vec<(Proposed, Vec<bool>)>)>;
+
 /// A permission request waiting for the door.
 pub(crate) struct Waiting {
-    /// Where the answer goes, with the hunks kept (`None`: all of them).
-    pub tx: oneshot::Sender<Option<(PermissionAnswer, Vec<(Proposed, Vec<bool>)>)>>,
+    /// Where the answer goes.
+    pub tx: oneshot::Sender<Reply>,
     /// The ids of the request's options that allow.
     pub allowing: Vec<String>,
     /// The changes the request proposes, with their hunks.
