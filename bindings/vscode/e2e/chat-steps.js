@@ -88,6 +88,13 @@ module.exports = function chatSteps(step, h) {
     const perm = chat().locator('.perm').last()
     await perm.waitFor()
     assert.match(await perm.innerText(), /\+written by the agent/)
+    // On screen when asked: the question inside the panel, the diff above it.
+    await until('the diff above the question, both on screen', () => perm.evaluate((card) => {
+      const panel = document.getElementById('log').getBoundingClientRect()
+      const question = card.querySelector('.perm-title').getBoundingClientRect()
+      const diff = card.querySelector('.diffs').getBoundingClientRect()
+      return diff.bottom <= question.top + 1 && question.bottom <= panel.bottom + 1 && diff.bottom > panel.top
+    }))
     await screenshot('chat-permission')
     await perm.locator('button', { hasText: 'Allow once' }).click()
     await perm.locator('.ok', { hasText: 'allowed' }).waitFor()

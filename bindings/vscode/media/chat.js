@@ -141,16 +141,23 @@
 
   function permission (m) {
     endAnswer()
-    const card = add(el('div', 'perm'))
+    // What the call changes first, the question and its buttons under it;
+    // the card is built whole before it is added, so the panel scrolls to
+    // its end: the question on screen with the diff right above it (a long
+    // diff scrolls inside the card).
+    const card = el('div', 'perm')
     card.dataset.id = m.id
-    card.appendChild(el('div', 'perm-title', `Allow ${m.title}?`))
     card.appendChild(diffView(m.diffs))
+    card.appendChild(el('div', 'perm-title', `Allow ${m.title}?`))
     const row = card.appendChild(el('div', 'row'))
     const answerWith = (choice) => () => { vscode.postMessage({ type: 'permission', id: m.id, choice }); row.replaceChildren(el('span', 'muted', 'answered…')) }
     row.appendChild(button('Allow once', answerWith('once')))
     row.appendChild(button('Always allow', answerWith('always'), 'secondary'))
     row.appendChild(button('Reject', answerWith('reject'), 'secondary'))
     if (m.reviewable) row.appendChild(button('Review hunks…', () => vscode.postMessage({ type: 'toolReview', id: m.id }), 'secondary'))
+    add(card)
+    // Once laid out (fonts, the diff's lines), the card's end at the panel's bottom.
+    requestAnimationFrame(() => card.scrollIntoView({ block: 'end' }))
     perms.set(m.id, card)
   }
 

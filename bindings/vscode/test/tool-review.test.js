@@ -2,19 +2,20 @@
 // An agent's tool-call diff reviewed per hunk from its permission prompt:
 // the decisions (plain Node), then the chat with the real engine and a real
 // ACP agent (e2e/edit-agent.mjs, which writes a whole file of several lines)
-// against the stand-in `vscode` module. Accepting one hunk and rejecting the
-// other allows the write, then takes the rejected hunk back through the
-// editor, recorded with the chat's tag and joined to the agent's write
-// (`amend`): one Radium: Undo takes the tool call back as accepted, one
-// Redo brings it back so. Every hunk rejected rejects the
-// call; a prompt nobody answers closes the review as timed out.
+// against the stand-in `vscode` module. The review shows the engine's hunks;
+// accepting one hunk and rejecting the other answers the permission with
+// the hunk kept (`session-permission`'s `hunks`): the engine leaves the
+// rejected hunk out of the agent's write and says so, the door records
+// nothing itself, and one Radium: Undo takes the tool call back, one Redo
+// brings it back as accepted. Every hunk rejected rejects the call; a
+// prompt nobody answers closes the review as timed out.
 
 const { test, after } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 
-const { toolCallProposals, decideToolCall } = require('../out/toolcall.js')
+const { toolCallProposals, decideToolCall, keptHunks } = require('../out/toolcall.js')
 const { setup, state, reset, commands, openView, editorOf, Document, Uri } = require('./stand-in.js')
 
 const { ws } = setup()
@@ -42,6 +43,15 @@ test('a tool call\'s diffs as a proposal; the decisions: none accepted rejects, 
   assert.deepEqual(some.takeBack, [{ path: path.join(ws, 'src/two.ts'), label: 'src/two.ts', written: NEW, keep: KEEP, rejected: 1 }])
   assert.deepEqual(some.created, ['src/new.ts'], 'a created file goes whole with the call')
   assert.deepEqual(decideToolCall(files, [[true, true], [true]]).takeBack, [])
+  // The answer names the hunks kept by the paths the engine sent; a created file goes whole.
+  assert.deepEqual(keptHunks(files, [`${ws}/src/two.ts`, `${ws}/src/new.ts`], [[false, true], [false]]), { [`${ws}/src/two.ts`]: [1], [`${ws}/src/new.ts`]: [0] })
+})
+
+test('the engine\'s hunks are the review\'s, so the answer numbers them as the engine does', () => {
+  const engineHunks = [{ index: 0, old_start: 0, old_count: 1, new_start: 0, new_count: 1, old_lines: ['export const first = 1\n'], new_lines: ['export const first = 100\n'] }]
+  const { files, sources } = toolCallProposals([{ path: 'src/two.ts', old_text: OLD, new_text: NEW, hunks: engineHunks }], ws)
+  assert.deepEqual(files[0].hunks, [{ oldStart: 0, oldLines: ['export const first = 1\n'], newStart: 0, newLines: ['export const first = 100\n'] }])
+  assert.deepEqual(sources, ['src/two.ts'])
 })
 
 const until = async (what, check, ms = 10000) => {
@@ -79,7 +89,7 @@ async function openReview(v, perm) {
 
 const lastReview = (v) => v.posted.findLast((m) => m.type === 'review')
 
-test('accept one hunk, reject the other: the write is allowed, the rejected hunk taken back in the editor and on disk, recorded with the chat\'s tag, joined to the agent\'s step; one undo', async () => {
+test('accept one hunk, reject the other: the answer keeps that hunk, the engine leaves the other out of the write, the door records nothing; one undo, one redo', async () => {
   fs.writeFileSync(file, OLD)
   const doc = new Document(Uri.file(file), 'typescript', OLD, { isDirty: false })
   reset({ editor: editorOf(doc, [0, 0]) })
@@ -99,31 +109,22 @@ test('accept one hunk, reject the other: the write is allowed, the rejected hunk
   await v.send({ type: 'review', id: review.id, action: 'reject', file: 0, hunk: 1 })
   assert.deepEqual(lastReview(v).files[0].hunks.map((h) => h.accepted), [true, false])
   const from = v.posted.length
+  const recordsBefore = records().length
   await v.send({ type: 'review', id: review.id, action: 'apply' })
-  const done = await until('the take-back', () => /took back/.test(lastReview(v).summary ?? '') && lastReview(v))
+  const answered = state.requests.filter((r) => r.req.command === 'session-permission').at(-1)
+  assert.deepEqual(Object.values(answered.req.args.hunks), [[0]], JSON.stringify(answered.req.args))
+  const done = await until('the engine\'s take-back', () => /radium took back/.test(lastReview(v).summary ?? '') && lastReview(v))
   assert.deepEqual(state.errors, [])
-  assert.equal(done.summary, 'allowed with 1 of 2 hunk(s); took back 1 rejected hunk(s) of src/two.ts after the agent wrote it · one radium.undo takes back the tool call as accepted')
+  assert.equal(done.summary, 'allowed with 1 of 2 hunk(s); radium took back 1 rejected hunk(s) of src/two.ts · one radium.undo takes back the tool call as accepted')
   const after = v.posted.slice(from)
   assert.deepEqual(after.find((m) => m.type === 'decided')?.allowed, true)
-  const agentWrite = after.find((m) => m.type === 'write' && m.tag && m.path === 'src/two.ts' && m.by !== 'review')
-  assert.ok(agentWrite, JSON.stringify(after.map((m) => m.type)))
+  assert.ok(after.find((m) => m.type === 'write' && m.tag && m.path === 'src/two.ts'), JSON.stringify(after.map((m) => m.type)))
   assert.equal(disk(), KEEP, 'on disk: only the accepted hunk')
-  assert.equal(doc.getText(), KEEP, 'in the editor')
-  // One record: from the agent's text to the kept one, continuing the chat's conversation (the write's tag).
-  const { req, promise } = records().at(-1)
-  assert.deepEqual(req.args.files, [{ path: 'src/two.ts', old_text: NEW, new_text: KEEP }])
-  assert.equal(req.tag, agentWrite.tag)
-  assert.equal(req.follow, true)
-  assert.ok(Number.isInteger(req.args.amend) && req.args.amend > 0, `amend: the agent's write's seq (${req.args.amend})`)
-  const answer = await promise
-  assert.equal(answer.ok, true)
-  assert.equal(answer.data.amended, true, JSON.stringify(answer))
-  const takeBack = v.posted.at(-1)
-  assert.deepEqual(takeBack, { type: 'write', path: 'src/two.ts', tag: takeBack.tag, by: 'review' })
+  assert.equal(records().length, recordsBefore, 'the door records nothing itself')
   await until('the turn end', () => v.posted.slice(from).some((m) => m.type === 'turnEnd'))
 
   await commands['radium.undo']()
-  assert.equal(disk(), OLD, 'one undo: the take-back and the agent\'s write')
+  assert.equal(disk(), OLD, 'one undo: the tool call')
   assert.equal(doc.getText(), OLD)
   await commands['radium.redo']()
   assert.equal(disk(), KEEP, 'one redo: the tool call as accepted')

@@ -58,8 +58,7 @@ export class ChatController {
     this.status.command = 'radium.stop'
     this.tools = new ToolReviews({
       post,
-      answer: (id, choice) => this.answer(id, choice),
-      record: (review, applied, save, amend) => this.record(review, applied, save, amend),
+      answer: (id, choice, hunks) => this.answer(id, choice, hunks),
       workspace: () => this.host.engine().workspace,
       log: (line) => this.host.log(line),
       error: (message) => this.showError(message),
@@ -213,11 +212,11 @@ export class ChatController {
     return true
   }
 
-  answer(id: string, choice: 'once' | 'always' | 'reject'): void {
+  answer(id: string, choice: 'once' | 'always' | 'reject', hunks?: Record<string, number[]>): void {
     const perm = this.permissions.get(id)
     if (choice === 'always' && perm?.kind) this.alwaysAllowed.add(perm.kind)
     try {
-      this.session?.answer(id, optionFor(perm?.options ?? [], choice))
+      this.session?.answer(id, { ...optionFor(perm?.options ?? [], choice), ...(hunks ? { hunks } : {}) })
       this.permissions.delete(id)
       this.host.log(`chat: permission ${id}: ${choice}`)
     } catch (e) {
@@ -329,7 +328,7 @@ export class ChatController {
    * file that could not be saved, nothing is recorded (Ctrl+Z in each editor
    * still takes it back). Never throws: a refusal is a notification.
    */
-  async record(id: number, applied: Applied, save: boolean, amend?: number): Promise<{ note: string; tag?: string; files: string[] }> {
+  async record(id: number, applied: Applied, save: boolean): Promise<{ note: string; tag?: string; files: string[] }> {
     const ctrlZ = 'Ctrl+Z in each editor takes it back'
     if (!save) {
       this.host.log(`review ${id}: not saved (radium.review.saveAfterApply is off), so not recorded as a radium step`)
@@ -353,13 +352,11 @@ export class ChatController {
         const shown = workspace ? path.relative(workspace, f.path) : f.path
         return { ...f, path: shown && !shown.startsWith('..') && !path.isAbsolute(shown) ? shown : f.path }
       })
-      const step = await recordStep(engine, files, this.lastTag, amend)
+      const step = await recordStep(engine, files, this.lastTag)
       for (const w of step.warnings) this.host.log(`warning: ${w}`)
-      const joined = step.amended ? ` joined to the agent's step [seq:${amend}]` : ''
-      this.host.log(`review ${id}: recorded as step [seq:${step.seq}] of ${step.files.length} file(s) (${step.files.join(', ')})${joined}, tag ${step.tag}`)
+      this.host.log(`review ${id}: recorded as step [seq:${step.seq}] of ${step.files.length} file(s) (${step.files.join(', ')}), tag ${step.tag}`)
       if (step.files.length === 0) return { note: '', files: [] }
       if (step.tag) this.lastTag = step.tag
-      if (step.amended) return { note: ' · one radium.undo takes back the tool call as accepted', tag: step.tag, files: step.files }
       return { note: ' · radium.undo takes it back', tag: step.tag, files: step.files }
     } catch (e) {
       this.showError(`the applied review was not recorded, so radium.undo will not take it back (${ctrlZ}): ${e instanceof Error ? e.message : String(e)}`)

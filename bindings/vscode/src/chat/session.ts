@@ -94,8 +94,12 @@ export class ChatSession {
     )
   }
 
-  /** Answers permission request `id`: `{ option }` (one of its options, by its exact id) or `{ answer }` ('allow' or 'reject'). */
-  answer(id: string, choice: { option: string } | { answer: 'allow' | 'reject' }): void {
+  /**
+   * Answers permission request `id`: `{ option }` (one of its options, by its
+   * exact id) or `{ answer }` ('allow' or 'reject'); with `hunks` (an allowing
+   * answer), only those hunks of its diffs are kept: `{ [path]: [index] }`.
+   */
+  answer(id: string, choice: ({ option: string } | { answer: 'allow' | 'reject' }) & { hunks?: Record<string, number[]> }): void {
     checked(this.engine.request({ command: 'session-permission', args: { session: this.id, id, ...choice } }), 'session-permission')
   }
 

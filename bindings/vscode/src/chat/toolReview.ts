@@ -1,32 +1,27 @@
 // The per-hunk review of an agent's tool call, opened from its permission
 // prompt in the chat view: the same review as an answer's code blocks
-// (hunks accepted or rejected, the diff editor). Its Apply answers the
-// permission: no hunk accepted rejects the call; otherwise the call is
-// allowed, and once the agent has written the file (at the end of its turn)
-// its rejected hunks are taken back through the editor (one WorkspaceEdit,
-// saved) and recorded with the chat's tag, joined to the agent's write
-// (`record` with `amend`: its seq), so one Radium: Undo takes the tool call
-// back as the user accepted it. If the agent wrote again after it, the
-// take-back is a step of its own (two undos), and the log says so.
+// (hunks accepted or rejected, the diff editor), over the hunks the engine
+// numbered. Its Apply answers the permission: no hunk accepted rejects the
+// call; otherwise the call is allowed with the hunks kept
+// (`session-permission`'s `hunks`) and the engine takes the rejected ones
+// back from the agent's write, in the same undo step (its `write` event
+// says which: `hunks_taken_back`), so one Radium: Undo takes the tool call
+// back as the user accepted it. This door draws and answers; it writes
+// nothing itself.
 
 import * as path from 'path'
-import * as vscode from 'vscode'
 
-import { hunks } from '../diff'
-import { applyReview, closeDiffs, currentText, reviewMessage, type Applied, type Review } from '../review'
+import { closeDiffs, reviewMessage, type Review } from '../review'
 import { nameList } from '../record'
-import { decideToolCall, toolCallProposals, type TakeBack, type ToolDecision } from '../toolcall'
+import { decideToolCall, keptHunks, toolCallProposals, type ToolDecision } from '../toolcall'
 import type { ViewMessage } from './events'
 import type { SessionEvent } from './session'
-import { followDisk } from './undo'
 
 /** What a tool call's review needs from the chat. */
 export interface ToolReviewHost {
   post(m: ViewMessage): void
-  /** Answers a permission request. */
-  answer(id: string, choice: 'once' | 'reject'): void
-  /** Records an applied edit as one step of the chat's conversation (never throws). */
-  record(review: number, applied: Applied, save: boolean, amend?: number): Promise<{ note: string; tag?: string; files: string[] }>
+  /** Answers a permission request (with the hunks kept, by path as the engine sent them). */
+  answer(id: string, choice: 'once' | 'reject', hunks?: Record<string, number[]>): void
   workspace(): string | undefined
   log(line: string): void
   /** An error in the view and a notification. */
@@ -43,13 +38,11 @@ interface ToolCall {
 interface Open {
   review: Review
   call: ToolCall
+  /** Each file's path as the engine sent it. */
+  sources: string[]
   decision?: ToolDecision
-  /** Files still to be written by the agent before their hunks are taken back (absolute paths). */
+  /** Files whose rejected hunks the engine is to take back (absolute paths). */
   waiting: Set<string>
-  /** Written by the agent, not taken back yet. */
-  written: Set<string>
-  /** The seq of the agent's latest write of these files (the step a take-back joins). */
-  seq?: number
   summary?: string
 }
 
@@ -79,9 +72,9 @@ export class ToolReviews {
     const call = this.calls.get(permission)
     const workspace = this.host.workspace()
     if (!call || !workspace) return undefined
-    const { files } = toolCallProposals(call.diffs, workspace)
+    const { files, sources } = toolCallProposals(call.diffs, workspace)
     const review: Review = { id: id(), files, decisions: files.map((f) => f.hunks.map(() => undefined)), done: false }
-    this.open.set(review.id, { review, call, waiting: new Set(), written: new Set() })
+    this.open.set(review.id, { review, call, sources, waiting: new Set() })
     return review
   }
 
@@ -103,7 +96,7 @@ export class ToolReviews {
     this.host.post(this.messageOf(o))
   }
 
-  /** Apply: the permission answered as the decisions say; the rejected hunks wait for the agent's write. */
+  /** Apply: the permission answered as the decisions say, with the hunks kept; the engine takes the others back. */
   async apply(review: Review): Promise<void> {
     const o = this.open.get(review.id)
     if (!o || o.decision) return
@@ -118,17 +111,15 @@ export class ToolReviews {
     }
     for (const label of decision.created) this.host.post({ type: 'notice', message: `${label} is a new file: it is created whole (a created file is allowed or rejected with the whole call)` })
     for (const t of decision.takeBack) o.waiting.add(t.path)
-    this.host.answer(o.call.permission, 'once')
+    this.host.answer(o.call.permission, 'once', keptHunks(review.files, o.sources, review.decisions))
     if (decision.takeBack.length === 0) return this.show(o, `allowed: every hunk of ${names} accepted`, true)
     const back = decision.takeBack.reduce((n, t) => n + t.rejected, 0)
-    this.show(o, `allowed with ${decision.accepted} of ${decision.of} hunk(s); ${back} rejected hunk(s) of ${nameList(decision.takeBack.map((t) => t.label))} are taken back when the agent's turn ends…`, true)
+    this.show(o, `allowed with ${decision.accepted} of ${decision.of} hunk(s); radium leaves out ${back} rejected hunk(s) of ${nameList(decision.takeBack.map((t) => t.label))} when the agent writes…`, true)
   }
 
   /**
-   * The events of a batch: the agent's writes are noted, and taken back at
-   * the end of the turn (the engine records what a tool call changed when it
-   * completes or when the turn ends: a take-back before that would be
-   * recorded as the agent's); a decision made elsewhere closes a review.
+   * The events of a batch: the engine's writes of a reviewed file say which
+   * hunks it took back; a decision made elsewhere closes a review.
    */
   onEvents(batch: SessionEvent[]): void {
     const workspace = this.host.workspace() ?? ''
@@ -140,59 +131,24 @@ export class ToolReviews {
           this.show(o, e.by === 'timeout' ? 'timed out: rejected' : `the tool call was ${e.allowed ? 'allowed' : 'rejected'} as a whole`, true)
         } else if (e.type === 'write' && typeof e.path === 'string') {
           const abs = path.resolve(workspace, e.path)
-          if (o.waiting.delete(abs)) {
-            o.written.add(abs)
-            if (typeof e.seq === 'number') o.seq = Math.max(o.seq ?? 0, e.seq)
-          }
-        } else if ((e.type === 'turn_end' || e.type === 'error') && o.decision && (o.waiting.size > 0 || o.written.size > 0)) {
+          if (!o.waiting.delete(abs)) continue
+          const back = Array.isArray(e.hunks_taken_back) ? e.hunks_taken_back.length : 0
+          const left = Array.isArray(e.hunks_not_taken_back) ? e.hunks_not_taken_back.length : 0
+          const label = path.relative(workspace, abs) || abs
+          this.host.log(`tool review ${o.review.id}: radium took back ${back} hunk(s) of ${label}${left ? `; ${left} could not be` : ''}`)
+          this.show(o, `allowed with ${o.decision?.accepted} of ${o.decision?.of} hunk(s); radium took back ${back} rejected hunk(s) of ${label}${left ? ` (${left} no longer applied: the agent wrote something else)` : ''} · one radium.undo takes back the tool call as accepted`, true)
+        } else if ((e.type === 'turn_end' || e.type === 'error') && o.decision && o.waiting.size > 0) {
           const missing = [...o.waiting].map((p) => path.relative(workspace, p))
           o.waiting.clear()
-          if (missing.length > 0) this.host.post({ type: 'notice', message: `the agent did not write ${nameList(missing)}: nothing to take back there` })
-          if (o.written.size > 0) void this.takeBack(o)
+          this.host.post({ type: 'notice', message: `the agent did not write ${nameList(missing)}: nothing to take back there` })
         }
       }
     }
-    for (const [id, o] of this.open) if (o.decision && o.waiting.size === 0 && o.written.size === 0) this.open.delete(id)
-  }
-
-  /**
-   * Brings the written files to their accepted hunks: each editor first shows
-   * what the agent wrote, each file must still be exactly that, then one
-   * WorkspaceEdit, saved, recorded with the chat's tag.
-   */
-  private async takeBack(o: Open): Promise<void> {
-    const files = (o.decision?.takeBack ?? []).filter((t) => o.written.has(t.path))
-    o.written.clear()
-    if (files.length === 0) return
-    const names = nameList(files.map((t) => t.label))
-    const workspace = this.host.workspace()
-    try {
-      const followed = await followDisk(workspace, files.map((t) => path.relative(workspace ?? '', t.path)), this.host.log)
-      if (followed.dirty.length > 0) throw new Error(`${nameList(followed.dirty)} ${followed.dirty.length === 1 ? 'has' : 'have'} unsaved changes`)
-      for (const t of files) {
-        if ((await currentText(t.path)) !== t.written) throw new Error(`${t.label} is not what the tool call showed (the agent wrote something else, or it changed since)`)
-      }
-      const save = vscode.workspace.getConfiguration('radium').get<boolean>('review.saveAfterApply', true)
-      const applied = await applyReview(backReview(o.review.id, files), save)
-      const recorded = await this.host.record(o.review.id, applied, save, o.seq)
-      const back = files.reduce((n, t) => n + t.rejected, 0)
-      this.host.log(`tool review ${o.review.id}: took back ${back} hunk(s) of ${names}${recorded.note}`)
-      this.show(o, `allowed with ${o.decision?.accepted} of ${o.decision?.of} hunk(s); took back ${back} rejected hunk(s) of ${names} after the agent wrote ${files.length === 1 ? 'it' : 'them'}${recorded.note}`, true)
-      if (recorded.tag) this.host.post({ type: 'write', path: recorded.files.join(', '), tag: recorded.tag, by: 'review' })
-    } catch (e) {
-      this.host.error(`the rejected hunks of ${names} were not taken back: ${e instanceof Error ? e.message : String(e)}; the file has the agent's whole edit (its Undo takes the edit back)`)
-      this.show(o, `allowed; the rejected hunks of ${names} were not taken back`, true)
-    }
+    for (const [id, o] of this.open) if (o.decision && o.waiting.size === 0) this.open.delete(id)
   }
 
   clear(): void {
     this.calls.clear()
     this.open.clear()
   }
-}
-
-/** The take-back as a review of its own: from what the agent wrote to the accepted text, every hunk accepted. */
-function backReview(id: number, files: TakeBack[]): Review {
-  const proposals = files.map((t) => ({ path: t.path, label: t.label, oldText: t.written, newText: t.keep, hunks: hunks(t.written, t.keep) }))
-  return { id, files: proposals, decisions: proposals.map((f) => f.hunks.map(() => true)), done: false }
 }
