@@ -195,7 +195,8 @@ async fn permission(session: &AgentSession, params: &Value, limit: Duration) -> 
                         "by": "door", "reason": "",
                     });
                     if allowed && !reviewed.is_empty() {
-                        decided["hunks_rejected"] = keep_reviews(session, reviewed);
+                        let call = call_id.as_str().unwrap_or_default();
+                        decided["hunks_rejected"] = keep_reviews(session, call, reviewed);
                     }
                     session.emit(decided);
                     json!({"outcome": {"outcome": "selected", "optionId": option}})
@@ -224,12 +225,16 @@ async fn permission(session: &AgentSession, params: &Value, limit: Duration) -> 
 /// Keeps the reviewed changes of an allowed call until the agent writes
 /// them (those with every hunk kept need nothing); answers the rejected
 /// hunks, `{path: [index, ...]}`.
-fn keep_reviews(session: &AgentSession, reviewed: Vec<(Proposed, Vec<bool>)>) -> Value {
+fn keep_reviews(session: &AgentSession, call: &str, reviewed: Vec<(Proposed, Vec<bool>)>) -> Value {
     let project = session.project().ok();
     let mut rejected = Map::new();
     let mut state = lock(&session.state);
     for (change, kept) in reviewed {
-        let review = Review { change, kept };
+        let review = Review {
+            call: call.to_owned(),
+            change,
+            kept,
+        };
         let out = review.rejected();
         if out.is_empty() {
             continue;

@@ -260,6 +260,8 @@ pub(crate) fn check_kept(
 /// taken back from it.
 #[derive(Debug, Clone)]
 pub(crate) struct Review {
+    /// The tool call it belongs to (its `toolCallId`).
+    pub call: String,
     /// The change as proposed.
     pub change: Proposed,
     /// Which of its hunks the user kept.

@@ -362,7 +362,11 @@ impl AgentSession {
 
     /// Records what the files a tool call names hold now, when it changed
     /// since they were read, as the session's edits; answers the diffs.
-    async fn record_files(&self, files: HashMap<PathBuf, Option<Arc<Snapshot>>>) -> Vec<Value> {
+    async fn record_files(
+        &self,
+        call: &str,
+        files: HashMap<PathBuf, Option<Arc<Snapshot>>>,
+    ) -> Vec<Value> {
         let mut diffs = Vec::new();
         let mut files: Vec<_> = files.into_iter().collect();
         files.sort_by(|a, b| a.0.cmp(&b.0));
@@ -379,7 +383,14 @@ impl AgentSession {
                 }));
                 continue;
             };
-            let review = lock(&self.state).reviews.remove(&file);
+            // The hunks the user rejected of this very call's change.
+            let review = {
+                let mut state = lock(&self.state);
+                match state.reviews.get(&file) {
+                    Some(r) if r.call == call => state.reviews.remove(&file),
+                    _ => None,
+                }
+            };
             let (kept, extra) = self.reviewed(&shown, review, &after);
             let (path, old, text) = (file.clone(), before.clone(), kept.clone());
             let work = self
@@ -448,7 +459,9 @@ impl AgentSession {
         let Some(watched) = lock(&self.state).watched.remove(id) else {
             return;
         };
-        let diffs = self.record_files(watched.files).await;
+        let diffs = self.record_files(id, watched.files).await;
+        // A review of a call that wrote nothing (it failed) ends with it.
+        lock(&self.state).reviews.retain(|_, r| r.call != id);
         let context = json!({
             "tool_name": watched.title,
             "arguments": watched.raw_input,
@@ -474,9 +487,9 @@ impl AgentSession {
     /// their writes recorded now, and the `after_tool` hooks finish.
     pub(crate) async fn settle_tools(&self) {
         self.catch_up().await;
-        let left: Vec<Watched> = lock(&self.state).watched.drain().map(|(_, w)| w).collect();
-        for watched in left {
-            self.record_files(watched.files).await;
+        let left: Vec<(String, Watched)> = lock(&self.state).watched.drain().collect();
+        for (id, watched) in left {
+            self.record_files(&id, watched.files).await;
         }
         lock(&self.state).reviews.clear();
         let tasks = std::mem::take(&mut lock(&self.state).tool_hooks);
