@@ -12,7 +12,9 @@
 #   - claude-hunks: Claude Code rewrites a 20-line file changing two separate
 #     lines; rad chat's `h` answer (its stdin piped) keeps the first hunk and
 #     rejects the second: exactly the kept hunk is on disk, and
-#     `rad undo --tag <tag>` gives the file back.
+#     `rad undo --tag <tag>` gives the file back;
+#   - gemini-hunks: the same with Gemini CLI, which writes through radium
+#     (fs/write_text_file): the rejected hunk never reaches the disk.
 # scripts/ensure-agents.sh installs them (pinned) into a cache folder when
 # they are missing. For each agent, in a fresh workspace holding notes.txt
 # ("hello\n"), with a fresh RADIUM_HOME and a fresh HOME for the agent, one
@@ -26,7 +28,7 @@
 # two prompts must each have their own answer under them
 # (tests/agents/cancel-then-prompt.mjs).
 #
-#   scripts/test-agents.sh [claude|gemini|claude-mcp|claude-bash|claude-hunks ...]   (default: all five)
+#   scripts/test-agents.sh [claude|gemini|claude-mcp|claude-bash|claude-hunks|gemini-hunks ...]   (default: all six)
 #   RAD=path/to/rad   the binary (default target/debug/rad; it is not built here)
 #   RADIUM_TEST_KEEP=1  keeps the temporary folder (its path is printed)
 #
@@ -41,9 +43,9 @@ die() { echo "test-agents: $*" >&2; exit 1; }
 say() { echo "test-agents: $*" >&2; }
 
 agents=("$@")
-[ ${#agents[@]} -gt 0 ] || agents=(claude gemini claude-mcp claude-bash claude-hunks)
+[ ${#agents[@]} -gt 0 ] || agents=(claude gemini claude-mcp claude-bash claude-hunks gemini-hunks)
 for a in "${agents[@]}"; do
-  case "$a" in claude | claude-mcp | claude-bash | claude-hunks | gemini) ;; *) die "unknown agent '$a' (claude, claude-mcp, claude-bash, claude-hunks or gemini)" ;; esac
+  case "$a" in claude | claude-mcp | claude-bash | claude-hunks | gemini | gemini-hunks) ;; *) die "unknown agent '$a' (claude, claude-mcp, claude-bash, claude-hunks, gemini or gemini-hunks)" ;; esac
 done
 
 for tool in node jq timeout mkfifo realpath ps; do
@@ -147,7 +149,7 @@ DISABLE_TELEMETRY = \"1\"
 DISABLE_AUTOUPDATER = \"1\"
 DISABLE_ERROR_REPORTING = \"1\""
       ;;
-    gemini)
+    gemini | gemini-hunks)
       entry=$GEMINI_JS
       args=', "--acp"'
       mkdir -p "$home/.gemini"
@@ -285,13 +287,14 @@ run_bash() {
   failed_agents+=("$agent")
 }
 
-# run_hunks: Claude Code rewrites a 20-line file (its Write tool) changing
+# run_hunks AGENT: the agent (claude-hunks: Claude Code's Write tool;
+# gemini-hunks: Gemini CLI's write_file) rewrites a 20-line file changing
 # line 3 and line 17; at rad chat's permission question (stdin piped) the
 # answer `h` reviews the two hunks: keep the first (y), reject the second (n).
 # Exactly the first change must be on disk, the write line must name the
 # hunk left out, and `rad undo --tag <tag>` must give the file back.
 run_hunks() {
-  local agent=claude-hunks
+  local agent=$1
   local dir=$TMP/$agent
   local ws=$dir/workspace
   mkdir -p "$ws"
@@ -542,7 +545,7 @@ run() {
 for agent in "${agents[@]}"; do
   case "$agent" in
     claude-bash) run_bash ;;
-    claude-hunks) run_hunks ;;
+    claude-hunks | gemini-hunks) run_hunks "$agent" ;;
     *) run "$agent" ;;
   esac
 done
