@@ -13,7 +13,9 @@
 //   lines <path> <a|b|...>  like write, with one line a `|`-separated part
 //                           (selflines: like selfwrite; driftlines: like
 //                           selfwrite, but what it writes has a line `drift`
-//                           first, not the text it proposed)
+//                           first, not the text it proposed; retrylines:
+//                           a first call allowed that fails without writing,
+//                           then a second one like selflines)
 //   read <path>             reads the file through the client and quotes it
 //   plan                    sends a plan
 //   think                   sends a thought first
@@ -61,7 +63,7 @@ function say (sessionId, text) {
 }
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
-async function writeFile (sessionId, path, text, itself = false, late = false, written = text) {
+async function writeFile (sessionId, path, text, itself = false, late = false, written = text, fail = false) {
   const toolCallId = `call-${nextId++}`
   let oldText = null
   try {
@@ -83,6 +85,11 @@ async function writeFile (sessionId, path, text, itself = false, late = false, w
   if (answer.outcome.outcome !== 'selected' || answer.outcome.optionId !== 'allow') {
     update(sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: 'failed' })
     say(sessionId, `I was not allowed to write ${path}.`)
+    return
+  }
+  if (fail) {
+    update(sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: 'failed' })
+    say(sessionId, `My first try at ${path} failed.`)
     return
   }
   try {
@@ -111,6 +118,12 @@ async function prompt (id, { sessionId, prompt }) {
     case 'driftlines': {
       const text = rest.join(' ').split('|').join('\n') + '\n'
       await writeFile(sessionId, abs(arg), text, true, false, 'drift\n' + text)
+      break
+    }
+    case 'retrylines': {
+      const text = rest.join(' ').split('|').join('\n') + '\n'
+      await writeFile(sessionId, abs(arg), text, true, false, text, true)
+      await writeFile(sessionId, abs(arg), text, true)
       break
     }
     case 'escape': await writeFile(sessionId, `/tmp/radium-escape-${process.pid}.txt`, 'out\n'); break

@@ -198,3 +198,25 @@ fn bad_hunk_answers_name_the_problem_and_the_request_keeps_waiting() {
     assert_eq!(answered["ok"], true, "{answered}");
     assert_eq!(read(&e, "f.txt"), "a\nb\nc\nd\ne\nf\nG\nh\n", "{events:?}");
 }
+
+#[test]
+fn a_review_belongs_to_its_tool_call_not_to_a_later_write_of_the_same_file() {
+    let e = env();
+    std::fs::write(e.ws.join("f.txt"), OLD).unwrap();
+    let s = e.open("example");
+    // The first call is allowed keeping hunk 0 but fails without writing;
+    // the second is allowed whole: nothing of the first review is applied.
+    let asked = std::sync::atomic::AtomicUsize::new(0);
+    let (events, _) = turn(&e, &s, &format!("retrylines f.txt {PROPOSED}"), |path| {
+        if asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+            json!({"answer": "allow", "hunks": {path: [0]}})
+        } else {
+            json!({"answer": "allow"})
+        }
+    });
+    assert_eq!(asked.into_inner(), 2, "{events:?}");
+    assert_eq!(read(&e, "f.txt"), "a\nB\nc\nd\ne\nf\nG\nh\n", "{events:?}");
+    assert!(of_type(&events, "write")[0]
+        .get("hunks_taken_back")
+        .is_none());
+}
