@@ -30,9 +30,10 @@ export class Session {
   /**
    * Answers permission request `id`: 'allow' or 'reject' (the agent's option
    * of that kind), or one of its options by exact id (an entry of the event's
-   * `options`, or `{ option }`): the option's kind decides.
+   * `options`, or `{ option }`): the option's kind decides. With `hunks`
+   * (an allowing answer), only those hunks of the request's diffs are kept.
    */
-  answer (id: string, choice: string | { id: string } | { option: string }): unknown
+  answer (id: string, choice: string | ({ id: string } | { option: string } | { answer: 'allow' | 'reject' }) & { hunks?: Record<string, number[]> }): unknown
   /** Cancels the running turn. */
   cancel (): unknown
   /** Ends the session (the agent and its children end). */

@@ -68,12 +68,18 @@ class Session {
    * Answers permission request `id`: 'allow' or 'reject' (the agent's option
    * of that kind), or one of the request's options, sent by its exact id (an
    * entry of the event's `options`, or `{ option: id }`): its kind decides,
-   * so an option with the id 'allow' whose kind rejects, rejects.
+   * so an option with the id 'allow' whose kind rejects, rejects. An object
+   * may keep only some hunks of the request's diffs: `{ answer: 'allow',
+   * hunks: { [path]: [index, ...] } }` (the event's `hunks` numbering; the
+   * engine takes the others back from the agent's write).
    */
   answer (id, choice) {
     const args = { session: this.id, id }
-    if (choice !== null && typeof choice === 'object') args.option = choice.option ?? choice.id
-    else args.answer = choice
+    if (choice !== null && typeof choice === 'object') {
+      if (typeof choice.answer === 'string') args.answer = choice.answer
+      else args.option = choice.option ?? choice.id
+      if (choice.hunks !== undefined) args.hunks = choice.hunks
+    } else args.answer = choice
     return checked(this.engine.request({ command: 'session-permission', args }))
   }
 

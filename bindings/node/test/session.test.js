@@ -105,3 +105,24 @@ test('a permission answered with one of its options is decided by the option\'s 
   session.close()
   fs.rmSync(dir, { recursive: true, force: true })
 })
+
+test('a permission answered with some of its hunks: only they land; a bad hunk answer throws and the request waits', async () => {
+  const { engine, ws, dir } = engineWithAgent()
+  fs.writeFileSync(path.join(ws, 'f.txt'), 'a\nb\nc\nd\ne\nf\ng\nh\n')
+  const session = await openSession(engine, 'example')
+  const events = []
+  for await (const event of session.prompt('selflines f.txt a|B|c|d|e|f|G|h')) {
+    events.push(event)
+    if (event.type === 'permission') {
+      const diff = event.tool_call.diffs[0]
+      assert.deepEqual(diff.hunks.map((h) => h.new_lines), [['B\n'], ['G\n']])
+      throwsCode(() => session.answer(event.id, { answer: 'allow', hunks: { [diff.path]: [5] } }), 'invalid_argument', 'not hunk 5')
+      session.answer(event.id, { answer: 'allow', hunks: { [diff.path]: [1] } })
+    }
+  }
+  assert.equal(events.at(-1).type, 'turn_end', JSON.stringify(events))
+  assert.equal(fs.readFileSync(path.join(ws, 'f.txt'), 'utf8'), 'a\nb\nc\nd\ne\nf\nG\nh\n')
+  assert.deepEqual(events.find((e) => e.type === 'write').hunks_taken_back, [0])
+  session.close()
+  fs.rmSync(dir, { recursive: true, force: true })
+})
