@@ -6,12 +6,15 @@
 //! when the agent wrote the file itself (in the same undo step as its write).
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use similar::{Algorithm, DiffOp};
 
+use crate::edit::{EditOutcome, EditSession};
 use crate::error::{Error, Result};
+use crate::support::atomic::{read_text_file, write_atomic};
 
 /// The most hunks one diff is split into; past it, the diff is one hunk
 /// (it can be accepted or rejected whole).
@@ -316,6 +319,30 @@ pub fn parse_kept(command: &str, value: &Value) -> Result<HashMap<String, Vec<us
         kept.insert(path.clone(), indices);
     }
     Ok(kept)
+}
+
+/// Writes `text` (the agent's write with the rejected hunks taken back) to
+/// `file` and records it in the same step as the agent's write (`first`).
+pub(crate) fn record_take_back(
+    edit: &mut EditSession,
+    file: &Path,
+    first: &EditOutcome,
+    text: &str,
+) -> Result<EditOutcome> {
+    let after = read_text_file(file)
+        .map_err(|e| Error::Edit(format!("cannot read `{}`: {e}", file.display())))?;
+    write_atomic(file, text)?;
+    let seq = first.data.get("seq").cloned().unwrap_or(Value::Null);
+    let mut args = serde_json::Map::new();
+    args.insert(
+        "files".into(),
+        json!([{"path": file, "old_text": after, "new_text": text}]),
+    );
+    args.insert("amend".into(), seq.clone());
+    let mut second = edit.run("record", &args, first.tag.as_deref())?;
+    second.data = json!({"path": first.data.get("path"), "seq": seq, "taken_back_seq": second.data.get("seq")});
+    second.warnings.splice(0..0, first.warnings.iter().cloned());
+    Ok(second)
 }
 
 #[cfg(test)]

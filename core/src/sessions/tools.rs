@@ -7,12 +7,12 @@
 //! `after_tool` hooks see the call's result and its diffs.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::hunks::Review;
+use super::hunks::{record_take_back, Review};
 use super::session::{lock, AgentSession};
 use super::snapshot::{snapshot_of, Before, Snapshot};
 use crate::edit::{EditOutcome, EditSession, Project};
@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::hooks::context::HookContext;
 use crate::hooks::hook_type::HookType;
 use crate::hooks::registry::ExecuteOptions;
-use crate::support::atomic::{read_text_file, write_atomic};
+use crate::support::atomic::read_text_file;
 
 /// The most paths radium keeps of what one tool call announced.
 const MAX_ANNOUNCED: usize = 1024;
@@ -109,30 +109,6 @@ fn writes_files(call: &Value) -> bool {
         .get("content")
         .and_then(Value::as_array)
         .is_some_and(|c| c.iter().any(|i| i["type"] == "diff"))
-}
-
-/// Writes `text` (the agent's write with the rejected hunks taken back) to
-/// `file` and records it in the same step as the agent's write (`first`).
-fn take_back(
-    edit: &mut EditSession,
-    file: &Path,
-    first: &EditOutcome,
-    text: &str,
-) -> Result<EditOutcome> {
-    let after = read_text_file(file)
-        .map_err(|e| Error::Edit(format!("cannot read `{}`: {e}", file.display())))?;
-    write_atomic(file, text)?;
-    let seq = first.data.get("seq").cloned().unwrap_or(Value::Null);
-    let mut args = serde_json::Map::new();
-    args.insert(
-        "files".into(),
-        json!([{"path": file, "old_text": after, "new_text": text}]),
-    );
-    args.insert("amend".into(), seq.clone());
-    let mut second = edit.run("record", &args, first.tag.as_deref())?;
-    second.data = json!({"path": first.data.get("path"), "seq": seq, "taken_back_seq": second.data.get("seq")});
-    second.warnings.splice(0..0, first.warnings.iter().cloned());
-    Ok(second)
 }
 
 impl AgentSession {
@@ -399,7 +375,7 @@ impl AgentSession {
                         edit.record_written(&path, old.as_deref().map(Snapshot::text), tag)?;
                     match (first, text) {
                         (Some(first), Some(text)) => {
-                            take_back(edit, &path, &first, &text).map(Some)
+                            record_take_back(edit, &path, &first, &text).map(Some)
                         }
                         (first, _) => Ok(first),
                     }
