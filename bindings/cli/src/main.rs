@@ -76,6 +76,7 @@ fn run(cli: Cli) -> Result<Value, String> {
         | Command::Shutdown
         | Command::Chat { .. }
         | Command::Mcp
+        | Command::HookRelay { .. }
         | Command::Clipboard(_)
         | Command::Hooks(_)
         | Command::Completions { .. }
@@ -297,6 +298,20 @@ fn main() -> ExitCode {
         Command::Clipboard(_) | Command::Hooks(_) | Command::Agents { command: Some(_) }
     ) {
         return text_command(cli, &workspace);
+    }
+    if let Command::HookRelay { socket } = &cli.command {
+        let outcome = radium_core::sessions::relay(
+            socket,
+            std::io::stdin().lock(),
+            radium_core::sessions::RELAY_TIMEOUT,
+        );
+        if !outcome.stdout.is_empty() {
+            let _ = writeln!(std::io::stdout(), "{}", outcome.stdout);
+        }
+        if !outcome.stderr.is_empty() {
+            let _ = writeln!(std::io::stderr(), "{}", outcome.stderr);
+        }
+        return ExitCode::from(outcome.code);
     }
     if let Command::Mcp = &cli.command {
         return mcp::serve(workspace, cli.tag.clone());

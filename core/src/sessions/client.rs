@@ -105,33 +105,10 @@ async fn permission(session: &AgentSession, params: &Value, limit: Duration) -> 
         }
     }
     // 2. the tool hooks: a stop denies; `permission: "allow"` allows.
-    let title = call.get("title").and_then(Value::as_str).unwrap_or("tool");
-    let outcome = session
-        .registry
-        .execute_async(
-            HookContext::new(
-                HookType::BeforeTool,
-                json!({
-                    "tool_name": title,
-                    "arguments": call.get("rawInput").cloned().unwrap_or(Value::Null),
-                    "tool_call": call,
-                    "session": session.id,
-                }),
-            ),
-            ExecuteOptions::default(),
-        )
-        .await;
-    if let Some(stop) = outcome.stopped_by {
-        return decide(false, &format!("hook:{}", stop.hook), &stop.reason);
-    }
-    if outcome.data.get("permission").and_then(Value::as_str) == Some("allow") {
-        let by = outcome
-            .hooks
-            .iter()
-            .rev()
-            .find(|run| run.status == HookRunStatus::Modified)
-            .map_or_else(|| "hook".to_owned(), |run| format!("hook:{}", run.name));
-        return decide(true, &by, "a before_tool hook allowed it");
+    match tool_hooks(session, &call, "permission").await {
+        Verdict::Stop { by, reason } => return decide(false, &by, &reason),
+        Verdict::Allow { by } => return decide(true, &by, "a before_tool hook allowed it"),
+        Verdict::NoOpinion => {}
     }
     // 3. the door (the editor asks the user).
     let (tx, rx) = oneshot::channel();
@@ -199,6 +176,65 @@ async fn permission(session: &AgentSession, params: &Value, limit: Duration) -> 
             )
         }
     }
+}
+
+/// What the `before_tool` chain said of a tool call.
+pub(crate) enum Verdict {
+    /// A hook stopped it (or the hook configuration is broken).
+    Stop {
+        /// `hook:<name>`.
+        by: String,
+        /// The hook's reason.
+        reason: String,
+    },
+    /// A hook set `permission: "allow"`.
+    Allow {
+        /// `hook:<name>` of the last hook that changed the data, else `hook`.
+        by: String,
+    },
+    /// Neither: the agent's own flow (a permission request, the door) goes on.
+    NoOpinion,
+}
+
+/// Runs the `before_tool` chain for a tool call the agent announced or
+/// asks about: `{tool_name: <its title>, arguments: <its rawInput>,
+/// tool_call, session, via}` (`via`: `permission` for a permission request,
+/// `pre_tool_use` for Claude Code's hook). Runs on the engine's runtime;
+/// hooks of the doors (Lua, JS) are sent to the editor's main loop.
+pub(crate) async fn tool_hooks(session: &AgentSession, call: &Value, via: &str) -> Verdict {
+    let title = call.get("title").and_then(Value::as_str).unwrap_or("tool");
+    let outcome = session
+        .registry
+        .execute_async(
+            HookContext::new(
+                HookType::BeforeTool,
+                json!({
+                    "tool_name": title,
+                    "arguments": call.get("rawInput").cloned().unwrap_or(Value::Null),
+                    "tool_call": call,
+                    "session": session.id,
+                    "via": via,
+                }),
+            ),
+            ExecuteOptions::default(),
+        )
+        .await;
+    if let Some(stop) = outcome.stopped_by {
+        return Verdict::Stop {
+            by: format!("hook:{}", stop.hook),
+            reason: stop.reason,
+        };
+    }
+    if outcome.data.get("permission").and_then(Value::as_str) == Some("allow") {
+        let by = outcome
+            .hooks
+            .iter()
+            .rev()
+            .find(|run| run.status == HookRunStatus::Modified)
+            .map_or_else(|| "hook".to_owned(), |run| format!("hook:{}", run.name));
+        return Verdict::Allow { by };
+    }
+    Verdict::NoOpinion
 }
 
 /// A diff whose `old_text` is null for a file that exists (some agents send
