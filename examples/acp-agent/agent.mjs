@@ -28,14 +28,27 @@
 //                           gshell <command...> as Gemini CLI does: the
 //                           tool calls carry the command and its output
 //   oddshell                sends command fields of odd shapes
+//   quiet <command...>      (with --claude-hooks) announces a Bash call and,
+//                           as Claude Code does for a call it runs without
+//                           asking, runs the PreToolUse hooks the client put
+//                           in session/new's _meta.claudeCode.options.settings,
+//                           then says their decision (the command is not run)
+//   hookcmd                 (with --claude-hooks) says those hooks' commands
+//   hookraw <text...>       (with --claude-hooks) gives the text to those
+//                           hooks as their input and says what they answered
 //   anything else           echoes it, and names the context it was given
 //
-// `--hang-initialize` never answers `initialize`.
+// `--hang-initialize` never answers `initialize`. `--claude-hooks` says it is
+// Claude Code's adapter (`agentCapabilities._meta.claudeCode`), so a client
+// hands it PreToolUse hooks.
+import { spawnSync } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { claudeShell, geminiShell, oddShell } from './shell.mjs'
 
 const hangInitialize = process.argv.includes('--hang-initialize')
+const claudeHooks = process.argv.includes('--claude-hooks')
+const preToolUse = new Map()
 let nextId = 1
 const waiting = new Map()
 let cancelled = false
@@ -155,6 +168,31 @@ async function prompt (id, { sessionId, prompt }) {
       say(sessionId, `The command exited with ${code}.`)
       break
     }
+    case 'hookcmd':
+      say(sessionId, (preToolUse.get(sessionId) ?? []).map((h) => h.command).join('\n'))
+      break
+    case 'hookraw':
+      for (const hook of preToolUse.get(sessionId) ?? []) {
+        const run = spawnSync('sh', ['-c', hook.command], { input: [arg, ...rest].join(' '), encoding: 'utf8' })
+        say(sessionId, `exit ${run.status}; stdout: ${run.stdout.trim()}; stderr: ${run.stderr.trim()}\n`)
+      }
+      break
+    case 'quiet': {
+      const command = [arg, ...rest].join(' ')
+      const toolCallId = `toolu_${nextId++}`
+      update(sessionId, { sessionUpdate: 'tool_call', toolCallId, title: command, kind: 'execute', status: 'pending', rawInput: { command } })
+      const input = JSON.stringify({ session_id: sessionId, cwd, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: toolCallId })
+      let decision = 'none'
+      for (const hook of preToolUse.get(sessionId) ?? []) {
+        const run = spawnSync('sh', ['-c', hook.command], { input, encoding: 'utf8', timeout: (hook.timeout ?? 60) * 1000 })
+        if (run.status === 2) { decision = `deny (exit 2): ${run.stderr.trim()}`; break }
+        const out = run.stdout.trim() ? JSON.parse(run.stdout).hookSpecificOutput : undefined
+        if (out?.permissionDecision) { decision = `${out.permissionDecision}: ${out.permissionDecisionReason}`; break }
+      }
+      update(sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: decision.startsWith('deny') ? 'failed' : 'completed' })
+      say(sessionId, `hook decision: ${decision}`)
+      break
+    }
     case 'oddshell': oddShell(update, { sessionId, toolCallId: `call-${nextId++}` }); break
     case 'hang': say(sessionId, 'Waiting forever.'); return
     case 'big': say(sessionId, 'x'.repeat(10 << 20)); break
@@ -190,12 +228,15 @@ lines.on('line', (line) => {
     case 'initialize':
       terminalOutput = params?.clientCapabilities?._meta?.terminal_output === true
       if (!hangInitialize) {
-        send({ id, result: { protocolVersion: 1, agentCapabilities: { promptCapabilities: { embeddedContext: true } }, authMethods: [], agentInfo: { name: 'example-acp-agent', version: '1.0.0' } } })
+        const meta = claudeHooks ? { _meta: { claudeCode: {} } } : {}
+        send({ id, result: { protocolVersion: 1, agentCapabilities: { promptCapabilities: { embeddedContext: true }, ...meta }, authMethods: [], agentInfo: { name: 'example-acp-agent', version: '1.0.0' } } })
       }
       break
     case 'session/new': {
       const sessionId = `example-${sessions.size + 1}`
       sessions.set(sessionId, params.cwd)
+      const matchers = params._meta?.claudeCode?.options?.settings?.hooks?.PreToolUse ?? []
+      preToolUse.set(sessionId, matchers.flatMap((m) => m.hooks ?? []).filter((h) => h.type === 'command'))
       send({ id, result: { sessionId } })
       break
     }

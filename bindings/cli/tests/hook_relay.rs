@@ -1,0 +1,199 @@
+//! Claude Code's quiet tool calls under the user's `before_tool` hooks:
+//! the `PreToolUse` hook radium hands a Claude Code session, and `rad
+//! hook-relay`, which it runs. The example ACP agent with `--claude-hooks`
+//! says it is Claude Code and runs those hooks as Claude Code does for a
+//! call it would not ask about (`quiet <command>`).
+
+#![allow(clippy::unwrap_used, clippy::pedantic)]
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+mod common;
+use common::{agent_home, err, out, AgentHome};
+
+/// A home whose `claudeish` agent is the example agent saying it is
+/// Claude Code, with a user extension whose `before_tool` script refuses
+/// any command starting with `ls`.
+fn home() -> AgentHome {
+    let home = agent_home();
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/acp-agent/agent.mjs")
+        .canonicalize()
+        .unwrap();
+    let mut agents = std::fs::OpenOptions::new()
+        .append(true)
+        .open(home.home.join("agents.toml"))
+        .unwrap();
+    writeln!(
+        agents,
+        "\n[[agents]]\nid = \"claudeish\"\nprotocol = \"acp\"\ncommand = [\"node\", \"{}\", \"--claude-hooks\"]",
+        script.display()
+    )
+    .unwrap();
+    let ext = home.home.join("extensions/no-ls");
+    std::fs::create_dir_all(ext.join("hooks")).unwrap();
+    std::fs::write(
+        ext.join("radium-extension.json"),
+        r#"{"name": "no-ls", "version": "1.0.0", "description": "no ls", "components": {"hooks": ["hooks/*.toml"]}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        ext.join("hooks/no-ls.toml"),
+        "[[hooks]]\nname = \"no-ls\"\ntype = \"before_tool\"\nscript = \"no-ls.sh\"\n",
+    )
+    .unwrap();
+    let hook = ext.join("no-ls.sh");
+    std::fs::write(
+        &hook,
+        "#!/bin/sh\nif grep -q '\"command\":\"ls'; then echo 'no ls in this project' >&2; exit 2; fi\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    home
+}
+
+fn rad(home: &AgentHome, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rad"))
+        .args(args)
+        .env("RADIUM_HOME", &home.home)
+        .current_dir(&home.ws)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// `rad hook-relay SOCKET` with `input` on its stdin.
+fn relay(socket: &Path, input: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rad"))
+        .args(["hook-relay"])
+        .arg(socket)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // The relay stops reading past its cap: a broken pipe is expected then.
+    let _ = stdin.write_all(input);
+    drop(stdin);
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_hook_stops_a_call_claude_code_would_run_without_asking() {
+    let h = home();
+    let o = rad(&h, &["chat", "claudeish", "--prompt", "quiet ls -la"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let text = out(&o);
+    assert!(
+        text.contains("[permission] rejected by hook:no-ls: no ls in this project"),
+        "{text}"
+    );
+    assert!(
+        text.contains("hook decision: deny: radium: the before_tool hook `no-ls` refused it: no ls in this project"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_call_no_hook_decides_goes_on_and_one_a_hook_allows_is_allowed() {
+    let h = home();
+    let o = rad(&h, &["chat", "claudeish", "--prompt", "quiet echo hi"]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(out(&o).contains("hook decision: none"), "{}", out(&o));
+    assert!(!out(&o).contains("[permission]"), "{}", out(&o));
+
+    // A hook that allows: Claude Code then runs the call without asking.
+    let ext = h.home.join("extensions/no-ls");
+    std::fs::write(
+        ext.join("no-ls.sh"),
+        "#!/bin/sh\necho '{\"action\": \"modify\", \"data\": {\"permission\": \"allow\"}}'\n",
+    )
+    .unwrap();
+    let o = rad(&h, &["chat", "claudeish", "--prompt", "quiet echo hi"]);
+    assert!(
+        out(&o).contains("hook decision: allow: radium: a before_tool hook allowed it"),
+        "{}",
+        out(&o)
+    );
+    assert!(
+        out(&o).contains("[permission] allowed by hook:no-ls"),
+        "{}",
+        out(&o)
+    );
+}
+
+#[test]
+fn bad_input_to_a_live_relay_is_refused_with_its_reason() {
+    let h = home();
+    let o = rad(&h, &["chat", "claudeish", "--prompt", "hookraw {not json"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let text = out(&o);
+    assert!(
+        text.contains("exit 0; stdout: {\"hookSpecificOutput\"")
+            && text.contains("\"permissionDecision\":\"deny\"")
+            && text.contains("the hook's input is not JSON"),
+        "{text}"
+    );
+    let o = rad(&h, &["chat", "claudeish", "--prompt", "hookraw [1, 2]"]);
+    assert!(out(&o).contains("not a JSON object"), "{}", out(&o));
+    let o = rad(
+        &h,
+        &[
+            "chat",
+            "claudeish",
+            "--prompt",
+            "hookraw {\"tool_input\": {}}",
+        ],
+    );
+    assert!(out(&o).contains("has no `tool_name`"), "{}", out(&o));
+}
+
+#[test]
+fn the_relay_is_private_removed_at_close_and_fails_closed_without_its_engine() {
+    let h = home();
+    let o = rad(&h, &["chat", "claudeish", "--prompt", "hookcmd"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let text = out(&o);
+    // `'<rad>' hook-relay '<dir>/hook.sock'`
+    let socket = text
+        .split('\'')
+        .find(|part| part.ends_with("/hook.sock"))
+        .unwrap_or_else(|| panic!("no socket in {text}"));
+    let socket = PathBuf::from(socket);
+    assert!(text.contains("hook-relay"), "{text}");
+    let dir = socket.parent().unwrap();
+    assert!(
+        !dir.exists(),
+        "the relay's folder {} is left after the session closed",
+        dir.display()
+    );
+    // The session is gone: the relay refuses the call (exit 2, the reason on stderr).
+    let o = relay(
+        &socket,
+        br#"{"tool_name": "Bash", "tool_input": {"command": "ls"}}"#,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(out(&o).is_empty(), "{}", out(&o));
+    assert!(
+        err(&o).contains("cannot reach the engine of this session")
+            && err(&o).contains("the tool call is refused"),
+        "{}",
+        err(&o)
+    );
+}
+
+#[test]
+fn too_much_input_is_refused_before_anything_is_sent() {
+    let input = vec![b'x'; radium_core::sessions::MAX_RELAY_INPUT + 1];
+    let o = relay(Path::new("/nonexistent/radium/hook.sock"), &input);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(
+        err(&o).contains("over 16777216 bytes") && err(&o).contains("refused"),
+        "{}",
+        err(&o)
+    );
+}
