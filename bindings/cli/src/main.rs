@@ -317,7 +317,13 @@ fn main() -> ExitCode {
         return mcp::serve(workspace, cli.tag.clone());
     }
     if let Command::Daemon { idle } = &cli.command {
-        let engine = match Engine::new(EngineConfig::default()) {
+        // Its sessions offer this `rad` to their agents (`rad mcp`, Claude
+        // Code's PreToolUse relay), whatever is on PATH.
+        let config = EngineConfig {
+            rad_program: std::env::current_exe().ok(),
+            ..EngineConfig::default()
+        };
+        let engine = match Engine::new(config) {
             Ok(e) => e,
             Err(e) => {
                 let _ = writeln!(std::io::stderr(), "rad: {e}");

@@ -197,3 +197,66 @@ fn too_much_input_is_refused_before_anything_is_sent() {
         err(&o)
     );
 }
+
+/// One request to the daemon at `socket` (a 4-byte length, then JSON).
+fn daemon_call(socket: &Path, request: &serde_json::Value) -> serde_json::Value {
+    use std::io::Read as _;
+    let mut s = std::os::unix::net::UnixStream::connect(socket).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(60)))
+        .unwrap();
+    let body = request.to_string();
+    let mut frame = u32::try_from(body.len()).unwrap().to_be_bytes().to_vec();
+    frame.extend_from_slice(body.as_bytes());
+    s.write_all(&frame).unwrap();
+    let mut len = [0u8; 4];
+    s.read_exact(&mut len).unwrap();
+    let mut buf = vec![0u8; u32::from_be_bytes(len) as usize];
+    s.read_exact(&mut buf).unwrap();
+    serde_json::from_slice(&buf).unwrap()
+}
+
+#[test]
+fn the_daemons_sessions_relay_through_the_daemons_own_rad() {
+    let h = home();
+    // No `rad` on PATH: the daemon offers itself.
+    let node_dir = Command::new("sh")
+        .args(["-c", "dirname \"$(command -v node)\""])
+        .output()
+        .unwrap();
+    let path = format!("{}:/usr/bin:/bin", out(&node_dir).trim());
+    let mut daemon = Command::new(env!("CARGO_BIN_EXE_rad"))
+        .args(["daemon", "--idle", "30"])
+        .env("RADIUM_HOME", &h.home)
+        .env("PATH", path)
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    let socket = h.home.join("daemon.sock");
+    let started = std::time::Instant::now();
+    while std::os::unix::net::UnixStream::connect(&socket).is_err() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "no daemon"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let cwd = h.ws.to_string_lossy().into_owned();
+    let opened = daemon_call(
+        &socket,
+        &serde_json::json!({"command": "session-new", "args": {"agent": "claudeish"}, "cwd": cwd}),
+    );
+    assert_eq!(opened["ok"], true, "{opened}");
+    let session = opened["data"]["session"].as_str().unwrap().to_owned();
+    let turn = daemon_call(
+        &socket,
+        &serde_json::json!({"command": "session-prompt",
+            "args": {"session": session, "prompt": "quiet ls", "wait": true}}),
+    );
+    let events = turn["data"]["events"].to_string();
+    assert!(
+        events.contains("hook decision: deny: radium: the before_tool hook `no-ls` refused it"),
+        "{turn}"
+    );
+    let _ = daemon_call(&socket, &serde_json::json!({"command": "shutdown"}));
+    let _ = daemon.wait();
+}
