@@ -127,6 +127,35 @@ fn a_call_no_hook_decides_goes_on_and_one_a_hook_allows_is_allowed() {
 }
 
 #[test]
+fn a_huge_unicode_reason_reaches_the_agent_cut_at_a_character() {
+    let h = home();
+    // 3,000 two-byte characters: more than the 4,000 bytes a reason keeps.
+    std::fs::write(
+        h.home.join("extensions/no-ls/no-ls.sh"),
+        "#!/bin/sh\ni=0\nwhile [ $i -lt 3000 ]; do printf '\\303\\251' >&2; i=$((i+1)); done\nexit 2\n",
+    )
+    .unwrap();
+    let o = rad(&h, &["chat", "claudeish", "--prompt", "quiet ls"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let text = out(&o);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("hook decision: deny: "))
+        .unwrap_or_else(|| panic!("{text}"));
+    let reason = line.trim_start_matches("hook decision: deny: ");
+    assert!(
+        reason.starts_with("radium: the before_tool hook `no-ls` refused it: éé"),
+        "{line}"
+    );
+    assert!(
+        reason.len() <= 4000 && reason.len() > 3900,
+        "{} bytes",
+        reason.len()
+    );
+    assert!(reason.ends_with('é'), "cut at a character");
+}
+
+#[test]
 fn bad_input_to_a_live_relay_is_refused_with_its_reason() {
     let h = home();
     let o = rad(&h, &["chat", "claudeish", "--prompt", "hookraw {not json"]);
