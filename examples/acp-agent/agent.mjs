@@ -33,6 +33,7 @@
 //                           asking, runs the PreToolUse hooks the client put
 //                           in session/new's _meta.claudeCode.options.settings,
 //                           then says their decision (the command is not run)
+//   quietedit <path>        the same for an Edit of the file
 //   hookcmd                 (with --claude-hooks) says those hooks' commands
 //   hookraw <text...>       (with --claude-hooks) gives the text to those
 //                           hooks as their input and says what they answered
@@ -103,6 +104,25 @@ async function writeFile (sessionId, path, text, itself = false, late = false) {
     update(sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: 'failed' })
     say(sessionId, `The write of ${path} failed: ${e.message}`)
   }
+}
+
+// Runs the PreToolUse hooks of the session for a call of `tool` with
+// `input`, as Claude Code does for a call it would run without asking, and
+// says their decision (the call itself is not run).
+async function quiet (sessionId, cwd, tool, input) {
+  const toolCallId = `toolu_${nextId++}`
+  const title = input.command ?? `${tool} ${input.file_path}`
+  update(sessionId, { sessionUpdate: 'tool_call', toolCallId, title, kind: tool === 'Bash' ? 'execute' : 'edit', status: 'pending', rawInput: input })
+  const stdin = JSON.stringify({ session_id: sessionId, cwd, hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input, tool_use_id: toolCallId })
+  let decision = 'none'
+  for (const hook of preToolUse.get(sessionId) ?? []) {
+    const run = spawnSync('sh', ['-c', hook.command], { input: stdin, encoding: 'utf8', timeout: (hook.timeout ?? 60) * 1000 })
+    if (run.status === 2) { decision = `deny (exit 2): ${run.stderr.trim()}`; break }
+    const out = run.stdout.trim() ? JSON.parse(run.stdout).hookSpecificOutput : undefined
+    if (out?.permissionDecision) { decision = `${out.permissionDecision}: ${out.permissionDecisionReason}`; break }
+  }
+  update(sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: decision.startsWith('deny') ? 'failed' : 'completed' })
+  say(sessionId, `hook decision: ${decision}`)
 }
 
 async function prompt (id, { sessionId, prompt }) {
@@ -177,22 +197,8 @@ async function prompt (id, { sessionId, prompt }) {
         say(sessionId, `exit ${run.status}; stdout: ${run.stdout.trim()}; stderr: ${run.stderr.trim()}\n`)
       }
       break
-    case 'quiet': {
-      const command = [arg, ...rest].join(' ')
-      const toolCallId = `toolu_${nextId++}`
-      update(sessionId, { sessionUpdate: 'tool_call', toolCallId, title: command, kind: 'execute', status: 'pending', rawInput: { command } })
-      const input = JSON.stringify({ session_id: sessionId, cwd, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: toolCallId })
-      let decision = 'none'
-      for (const hook of preToolUse.get(sessionId) ?? []) {
-        const run = spawnSync('sh', ['-c', hook.command], { input, encoding: 'utf8', timeout: (hook.timeout ?? 60) * 1000 })
-        if (run.status === 2) { decision = `deny (exit 2): ${run.stderr.trim()}`; break }
-        const out = run.stdout.trim() ? JSON.parse(run.stdout).hookSpecificOutput : undefined
-        if (out?.permissionDecision) { decision = `${out.permissionDecision}: ${out.permissionDecisionReason}`; break }
-      }
-      update(sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: decision.startsWith('deny') ? 'failed' : 'completed' })
-      say(sessionId, `hook decision: ${decision}`)
-      break
-    }
+    case 'quiet': await quiet(sessionId, cwd, 'Bash', { command: [arg, ...rest].join(' ') }); break
+    case 'quietedit': await quiet(sessionId, cwd, 'Edit', { file_path: abs(arg), old_string: 'a', new_string: 'b' }); break
     case 'oddshell': oddShell(update, { sessionId, toolCallId: `call-${nextId++}` }); break
     case 'hang': say(sessionId, 'Waiting forever.'); return
     case 'big': say(sessionId, 'x'.repeat(10 << 20)); break

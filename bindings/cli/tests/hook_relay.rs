@@ -124,6 +124,36 @@ fn a_call_no_hook_decides_goes_on_and_one_a_hook_allows_is_allowed() {
         "{}",
         out(&o)
     );
+
+    // A hook's allow never passes radium's own rule: an edit outside the
+    // workspace, or in .git, is not allowed (Claude Code then asks, and the
+    // permission request is rejected by radium).
+    for path in ["/etc/radium-outside.txt", ".git/config"] {
+        let o = rad(
+            &h,
+            &[
+                "chat",
+                "claudeish",
+                "--prompt",
+                &format!("quietedit {path}"),
+            ],
+        );
+        assert!(
+            out(&o).contains("hook decision: none"),
+            "{path}: {}",
+            out(&o)
+        );
+        assert!(
+            !out(&o).contains("[permission] allowed"),
+            "{path}: {}",
+            out(&o)
+        );
+    }
+    let o = rad(
+        &h,
+        &["chat", "claudeish", "--prompt", "quietedit notes.txt"],
+    );
+    assert!(out(&o).contains("hook decision: allow"), "{}", out(&o));
 }
 
 #[test]

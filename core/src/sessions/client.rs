@@ -86,23 +86,8 @@ async fn permission(session: &AgentSession, params: &Value, limit: Duration) -> 
     };
     // 1. radium's own rule: nothing outside the workspace or in .radium/.git,
     // for every path the call named (here, in its `tool_call`, its updates).
-    let project = session.project();
-    let mut paths = paths_of(&call);
-    if let Some(id) = call_id.as_str() {
-        for path in session.announced(id) {
-            if !paths.contains(&path) {
-                paths.push(path);
-            }
-        }
-    }
-    for path in paths {
-        let refused = match &project {
-            Ok(p) => p.confine_write(&path).err(),
-            Err(e) => Some(Error::Runtime(e.to_string())),
-        };
-        if let Some(e) = refused {
-            return decide(false, "radium", &e.to_string());
-        }
+    if let Some(reason) = refused_path(session, &call) {
+        return decide(false, "radium", &reason);
     }
     // 2. the tool hooks: a stop denies; `permission: "allow"` allows.
     match tool_hooks(session, &call, "permission").await {
@@ -176,6 +161,25 @@ async fn permission(session: &AgentSession, params: &Value, limit: Duration) -> 
             )
         }
     }
+}
+
+/// radium's own rule for a tool call: why it may not run (a path outside
+/// the workspace, or inside `.radium/` or `.git/`), for every path it named
+/// (in `call`, and in its `tool_call` and updates as announced).
+pub(crate) fn refused_path(session: &AgentSession, call: &Value) -> Option<String> {
+    let project = session.project();
+    let mut paths = paths_of(call);
+    if let Some(id) = call.get("toolCallId").and_then(Value::as_str) {
+        for path in session.announced(id) {
+            if !paths.contains(&path) {
+                paths.push(path);
+            }
+        }
+    }
+    paths.into_iter().find_map(|path| match &project {
+        Ok(p) => p.confine_write(&path).err().map(|e| e.to_string()),
+        Err(e) => Some(e.to_string()),
+    })
 }
 
 /// What the `before_tool` chain said of a tool call.

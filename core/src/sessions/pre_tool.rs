@@ -27,7 +27,7 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::UnixListener;
 
-use super::client::{tool_hooks, Verdict};
+use super::client::{refused_path, tool_hooks, Verdict};
 use super::session::{lock, AgentSession};
 use crate::support::text::floor_char_boundary;
 
@@ -215,6 +215,11 @@ async fn decide(session: &AgentSession, input: &[u8]) -> Value {
             )
         }
         Verdict::Allow { by } => {
+            // A hook's allow never passes radium's own rule: Claude Code
+            // then asks, and the permission request is rejected by it.
+            if refused_path(session, &call).is_some() {
+                return json!({});
+            }
             decided(true, &by, "a before_tool hook allowed it");
             decision("allow", "radium: a before_tool hook allowed it")
         }
