@@ -15,6 +15,10 @@
 #     `rad undo --tag <tag>` gives the file back;
 #   - gemini-hunks: the same with Gemini CLI, which writes through radium
 #     (fs/write_text_file): the rejected hunk never reaches the disk.
+#   - claude-hooks: a user extension's before_tool hook refuses `ls`; Claude
+#     Code, which runs `ls` without asking, is refused through the PreToolUse
+#     hook radium adds to its settings for the session (rad chat shows the
+#     refusal and no listing), while an `echo` the hook lets through runs.
 # scripts/ensure-agents.sh installs them (pinned) into a cache folder when
 # they are missing. For each agent, in a fresh workspace holding notes.txt
 # ("hello\n"), with a fresh RADIUM_HOME and a fresh HOME for the agent, one
@@ -28,7 +32,7 @@
 # two prompts must each have their own answer under them
 # (tests/agents/cancel-then-prompt.mjs).
 #
-#   scripts/test-agents.sh [claude|gemini|claude-mcp|claude-bash|claude-hunks|gemini-hunks ...]   (default: all six)
+#   scripts/test-agents.sh [CASE ...]   (default: every case in ALL below)
 #   RAD=path/to/rad   the binary (default target/debug/rad; it is not built here)
 #   RADIUM_TEST_KEEP=1  keeps the temporary folder (its path is printed)
 #
@@ -42,10 +46,11 @@ cd "$(dirname "$0")/.."
 die() { echo "test-agents: $*" >&2; exit 1; }
 say() { echo "test-agents: $*" >&2; }
 
+ALL=(claude gemini claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks)
 agents=("$@")
-[ ${#agents[@]} -gt 0 ] || agents=(claude gemini claude-mcp claude-bash claude-hunks gemini-hunks)
+[ ${#agents[@]} -gt 0 ] || agents=("${ALL[@]}")
 for a in "${agents[@]}"; do
-  case "$a" in claude | claude-mcp | claude-bash | claude-hunks | gemini | gemini-hunks) ;; *) die "unknown agent '$a' (claude, claude-mcp, claude-bash, claude-hunks, gemini or gemini-hunks)" ;; esac
+  [[ " ${ALL[*]} " == *" $a "* ]] || die "unknown case '$a' (one of: ${ALL[*]})"
 done
 
 for tool in node jq timeout mkfifo realpath ps; do
@@ -137,7 +142,7 @@ write_config() {
   # and to DIR/agent.err, for this script to show.
   local wrapper='exec "$0" "$@" 2> >(tee -a "$RADIUM_TEST_AGENT_ERR" >&2)'
   case "$agent" in
-    claude | claude-mcp | claude-bash | claude-hunks)
+    claude*)
       entry=$CLAUDE_JS
       args=""
       mkdir -p "$home/.claude"
@@ -542,10 +547,93 @@ run() {
   failed_agents+=("$agent")
 }
 
+# run_hooks: a user extension's before_tool hook refuses any command
+# starting with `ls`. Claude Code runs `ls` without a permission request, so
+# only the PreToolUse hook radium adds for the session can stop it: rad chat
+# (text) must show the refusal by the hook and no listing; then `echo`, which
+# the hook lets through, must run and its output be shown.
+run_hooks() {
+  local agent=claude-hooks
+  local dir=$TMP/$agent
+  local ws=$dir/workspace
+  mkdir -p "$ws"
+  printf 'x\n' >"$ws/radium-listed-file.txt"
+  local failures=()
+  fail() { failures+=("$*"); }
+  rad_homes+=("$dir/radium-home")
+  local ext=$dir/radium-home/extensions/no-ls
+  mkdir -p "$ext/hooks"
+  printf '{"name": "no-ls", "version": "1.0.0", "description": "no ls", "components": {"hooks": ["hooks/*.toml"]}}\n' \
+    >"$ext/radium-extension.json"
+  printf '[[hooks]]\nname = "no-ls"\ntype = "before_tool"\nscript = "no-ls.sh"\n' >"$ext/hooks/no-ls.toml"
+  # The context on stdin; its `arguments` hold the command (compact JSON).
+  cat >"$ext/no-ls.sh" <<'SH'
+#!/usr/bin/env bash
+input=$(cat)
+printf '%s\n' "$input" >>"$(dirname "$0")/seen.jsonl"
+if printf '%s' "$input" | grep -q '"command":"ls'; then
+  echo "no ls in this project" >&2
+  exit 2
+fi
+SH
+  chmod +x "$ext/no-ls.sh"
+  local cmd rc
+  for cmd in ls echo; do
+    local out=$dir/chat-$cmd.out
+    if [ "$cmd" = ls ]; then
+      MODEL_COMMAND='ls' MODEL_VIA=bash start_server "$dir" "$ws/unused.txt" ""
+    else
+      MODEL_COMMAND='echo radium-echo-ran' MODEL_VIA=bash start_server "$dir" "$ws/unused.txt" ""
+    fi
+    write_config "$agent" "$dir"
+    : >"$dir/agent.err"
+    say "$agent: rad chat, $cmd (model server on port $PORT)"
+    rc=0
+    (cd "$ws" && RADIUM_HOME=$dir/radium-home RADIUM_DAEMON_IDLE=60 \
+      timeout -k 5 120 env "${unset_env[@]}" "$RAD" chat "$agent" \
+      --prompt "Run a command" >"$out" 2>"$dir/rad-$cmd.err" {SERVER_FD}>&-) || rc=$?
+    [ "$rc" = 0 ] || fail "$cmd: rad chat exited with code $rc"
+    stop_server
+    rm -f "$dir/server.ctl"
+    mv "$dir/server.log" "$dir/server-$cmd.log"
+  done
+  grep -qF "[permission] rejected by hook:no-ls: no ls in this project" "$dir/chat-ls.out" \
+    || fail "ls: the hook's refusal is not shown"
+  grep -qF "radium-listed-file.txt" "$dir/chat-ls.out" \
+    && fail "ls: the listing is shown: ls ran despite the hook"
+  grep -qF "failed:" "$dir/chat-ls.out" || fail "ls: the model did not get the refusal"
+  grep -qxF "    radium-echo-ran" "$dir/chat-echo.out" || fail "echo: its output is not shown (it did not run)"
+  grep -qF "[permission] rejected" "$dir/chat-echo.out" && fail "echo: refused"
+  grep -q '"via":"pre_tool_use"' "$ext/seen.jsonl" 2>/dev/null \
+    || fail "the hook never saw a call through the PreToolUse relay"
+  RADIUM_HOME=$dir/radium-home timeout 10 "$RAD" shutdown >/dev/null 2>&1 || true
+  if [ ${#failures[@]} -eq 0 ]; then
+    say "$agent: passed"
+    return 0
+  fi
+  {
+    echo
+    echo "=== $agent: FAILED"
+    local f
+    for f in "${failures[@]}"; do echo "  - $f"; done
+    show "rad chat stdout (ls)" "$dir/chat-ls.out"
+    show "rad chat stderr (ls)" "$dir/rad-ls.err"
+    show "rad chat stdout (echo)" "$dir/chat-echo.out"
+    show "rad chat stderr (echo)" "$dir/rad-echo.err"
+    show "what the hook saw" "$ext/seen.jsonl"
+    show "model server log (ls)" "$dir/server-ls.log"
+    tail -n 80 "$dir/agent.err" >"$dir/agent.err.tail"
+    show "agent stderr (last 80 lines)" "$dir/agent.err.tail"
+    echo "=== end of $agent"
+  } >&2
+  failed_agents+=("$agent")
+}
+
 for agent in "${agents[@]}"; do
   case "$agent" in
     claude-bash) run_bash ;;
     claude-hunks | gemini-hunks) run_hunks "$agent" ;;
+    claude-hooks) run_hooks ;;
     *) run "$agent" ;;
   esac
 done

@@ -34,14 +34,28 @@
 //                           gshell <command...> as Gemini CLI does: the
 //                           tool calls carry the command and its output
 //   oddshell                sends command fields of odd shapes
+//   quiet <command...>      (with --claude-hooks) announces a Bash call and,
+//                           as Claude Code does for a call it runs without
+//                           asking, runs the PreToolUse hooks the client put
+//                           in session/new's _meta.claudeCode.options.settings,
+//                           then says their decision (the command is not run)
+//   quietedit <path>        the same for an Edit of the file
+//   hookcmd                 (with --claude-hooks) says those hooks' commands
+//   hookraw <text...>       (with --claude-hooks) gives the text to those
+//                           hooks as their input and says what they answered
 //   anything else           echoes it, and names the context it was given
 //
-// `--hang-initialize` never answers `initialize`.
+// `--hang-initialize` never answers `initialize`. `--claude-hooks` says it is
+// Claude Code's adapter (`agentCapabilities._meta.claudeCode`), so a client
+// hands it PreToolUse hooks.
+import { spawnSync } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { claudeShell, geminiShell, oddShell } from './shell.mjs'
 
 const hangInitialize = process.argv.includes('--hang-initialize')
+const claudeHooks = process.argv.includes('--claude-hooks')
+const preToolUse = new Map()
 let nextId = 1
 const waiting = new Map()
 let cancelled = false
@@ -101,6 +115,25 @@ async function writeFile (sessionId, path, text, itself = false, late = false, w
     update(sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: 'failed' })
     say(sessionId, `The write of ${path} failed: ${e.message}`)
   }
+}
+
+// Runs the PreToolUse hooks of the session for a call of `tool` with
+// `input`, as Claude Code does for a call it would run without asking, and
+// says their decision (the call itself is not run).
+async function quiet (sessionId, cwd, tool, input) {
+  const toolCallId = `toolu_${nextId++}`
+  const title = input.command ?? `${tool} ${input.file_path}`
+  update(sessionId, { sessionUpdate: 'tool_call', toolCallId, title, kind: tool === 'Bash' ? 'execute' : 'edit', status: 'pending', rawInput: input })
+  const stdin = JSON.stringify({ session_id: sessionId, cwd, hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input, tool_use_id: toolCallId })
+  let decision = 'none'
+  for (const hook of preToolUse.get(sessionId) ?? []) {
+    const run = spawnSync('sh', ['-c', hook.command], { input: stdin, encoding: 'utf8', timeout: (hook.timeout ?? 60) * 1000 })
+    if (run.status === 2) { decision = `deny (exit 2): ${run.stderr.trim()}`; break }
+    const out = run.stdout.trim() ? JSON.parse(run.stdout).hookSpecificOutput : undefined
+    if (out?.permissionDecision) { decision = `${out.permissionDecision}: ${out.permissionDecisionReason}`; break }
+  }
+  update(sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: decision.startsWith('deny') ? 'failed' : 'completed' })
+  say(sessionId, `hook decision: ${decision}`)
 }
 
 async function prompt (id, { sessionId, prompt }) {
@@ -179,6 +212,17 @@ async function prompt (id, { sessionId, prompt }) {
       say(sessionId, `The command exited with ${code}.`)
       break
     }
+    case 'hookcmd':
+      say(sessionId, (preToolUse.get(sessionId) ?? []).map((h) => h.command).join('\n'))
+      break
+    case 'hookraw':
+      for (const hook of preToolUse.get(sessionId) ?? []) {
+        const run = spawnSync('sh', ['-c', hook.command], { input: [arg, ...rest].join(' '), encoding: 'utf8' })
+        say(sessionId, `exit ${run.status}; stdout: ${run.stdout.trim()}; stderr: ${run.stderr.trim()}\n`)
+      }
+      break
+    case 'quiet': await quiet(sessionId, cwd, 'Bash', { command: [arg, ...rest].join(' ') }); break
+    case 'quietedit': await quiet(sessionId, cwd, 'Edit', { file_path: abs(arg), old_string: 'a', new_string: 'b' }); break
     case 'oddshell': oddShell(update, { sessionId, toolCallId: `call-${nextId++}` }); break
     case 'hang': say(sessionId, 'Waiting forever.'); return
     case 'big': say(sessionId, 'x'.repeat(10 << 20)); break
@@ -214,12 +258,15 @@ lines.on('line', (line) => {
     case 'initialize':
       terminalOutput = params?.clientCapabilities?._meta?.terminal_output === true
       if (!hangInitialize) {
-        send({ id, result: { protocolVersion: 1, agentCapabilities: { promptCapabilities: { embeddedContext: true } }, authMethods: [], agentInfo: { name: 'example-acp-agent', version: '1.0.0' } } })
+        const meta = claudeHooks ? { _meta: { claudeCode: {} } } : {}
+        send({ id, result: { protocolVersion: 1, agentCapabilities: { promptCapabilities: { embeddedContext: true }, ...meta }, authMethods: [], agentInfo: { name: 'example-acp-agent', version: '1.0.0' } } })
       }
       break
     case 'session/new': {
       const sessionId = `example-${sessions.size + 1}`
       sessions.set(sessionId, params.cwd)
+      const matchers = params._meta?.claudeCode?.options?.settings?.hooks?.PreToolUse ?? []
+      preToolUse.set(sessionId, matchers.flatMap((m) => m.hooks ?? []).filter((h) => h.type === 'command'))
       send({ id, result: { sessionId } })
       break
     }

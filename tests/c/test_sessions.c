@@ -1,8 +1,9 @@
 /* An agent session driven from C: the example ACP agent (a real Node
  * process) is prompted with radium_request, its events arrive on a
  * radium_session_subscribe callback, a permission is answered from inside
- * the callback, the agent's write is undone, and the subscription ends when
- * the session closes. Run under valgrind by scripts/test-c.sh:
+ * the callback, the agent's write is undone, a C before_tool hook stops a
+ * chat tool call's permission request (called on an engine thread, as the
+ * C door promises), and the subscription ends when the session closes. Run under valgrind by scripts/test-c.sh:
  *   test_sessions <path of examples/acp-agent/agent.mjs>
  */
 #define _POSIX_C_SOURCE 200809L
@@ -94,6 +95,24 @@ static void on_event(void *user_data, const char *event_json, size_t event_len) 
     seen->turn_ended = 1;
   pthread_cond_broadcast(&seen->changed);
   pthread_mutex_unlock(&seen->lock);
+}
+
+/* A C before_tool hook: stops any tool call that names blocked.txt. */
+static int hook_calls = 0;
+static int32_t gate(void *user_data, const char *context_json, size_t context_len,
+                    struct RadiumHookReply *reply) {
+  (void)user_data;
+  (void)context_len;
+  __atomic_add_fetch(&hook_calls, 1, __ATOMIC_SEQ_CST);
+  if (strstr(context_json, "blocked.txt") && strstr(context_json, "\"tool_call\"")) {
+    RadiumError *error = NULL;
+    if (radium_hook_reply_set_result(reply, "{\"action\":\"stop\",\"reason\":\"not from C\"}", &error) !=
+        RADIUM_STATUS_OK) {
+      radium_error_free(error);
+      return 1;
+    }
+  }
+  return 0;
 }
 
 static void on_destroy(void *user_data) {
@@ -217,6 +236,32 @@ int main(int argc, char **argv) {
   CHECK(strstr(response, "\"ok\":true") != NULL, "%s", response);
   radium_string_free(response);
   CHECK(strcmp(read_file(path), "old\n") == 0, "%s", read_file(path));
+
+  /* A C hook decides a chat tool call's permission: its stop rejects the
+   * call without asking (no permission event), and nothing is written. */
+  status = radium_hook_register(engine, "c-gate", "before_tool", 100, NULL, 0, gate, NULL, NULL, &error);
+  CHECK(status == RADIUM_STATUS_OK, "register: %s", error ? radium_error_message(error) : "");
+  pthread_mutex_lock(&seen.lock);
+  seen.turn_ended = 0;
+  seen.len = 0;
+  seen.events[0] = '\0';
+  int answered = seen.permissions_answered;
+  pthread_mutex_unlock(&seen.lock);
+  snprintf(prompt, sizeof prompt,
+           "{\"command\":\"session-prompt\",\"args\":{\"session\":\"%s\",\"prompt\":\"write blocked.txt nope\"}}",
+           seen.session);
+  response = request(engine, prompt);
+  radium_string_free(response);
+  CHECK(wait_for(&seen, &seen.turn_ended), "the turn did not end: %s", seen.events);
+  pthread_mutex_lock(&seen.lock);
+  CHECK(strstr(seen.events, "\"by\":\"hook:c-gate\"") != NULL, "%s", seen.events);
+  CHECK(strstr(seen.events, "\"reason\":\"not from C\"") != NULL, "%s", seen.events);
+  CHECK(strstr(seen.events, "\"type\":\"permission\"") == NULL, "nobody asked: %s", seen.events);
+  CHECK(seen.permissions_answered == answered, "%d", seen.permissions_answered);
+  pthread_mutex_unlock(&seen.lock);
+  CHECK(__atomic_load_n(&hook_calls, __ATOMIC_SEQ_CST) >= 1, "the C hook was called");
+  snprintf(path, sizeof path, "%s/blocked.txt", ws);
+  CHECK(access(path, F_OK) != 0, "blocked.txt was written");
 
   /* Closing the session ends the subscription: destroy runs once. */
   snprintf(prompt, sizeof prompt, "{\"command\":\"session-close\",\"args\":{\"session\":\"%s\"}}", seen.session);

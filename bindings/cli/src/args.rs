@@ -163,6 +163,14 @@ pub(crate) enum Command {
     /// Serve radium's edit tools to an agent over MCP on stdio (--tag
     /// continues a conversation); see docs/mcp.md.
     Mcp,
+    /// Claude Code's PreToolUse hook for a radium session: passes the hook's
+    /// input (stdin) to the session's engine at SOCKET and prints its answer;
+    /// refuses the call (exit 2) when the engine cannot answer.
+    #[command(hide = true)]
+    HookRelay {
+        /// The session's relay socket.
+        socket: std::path::PathBuf,
+    },
     /// Clipboard mode: send code to a chat, receive its answer.
     #[command(subcommand)]
     Clipboard(clipboard::ClipboardCommand),

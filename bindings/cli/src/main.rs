@@ -77,6 +77,7 @@ fn run(cli: Cli) -> Result<Value, String> {
         | Command::Shutdown
         | Command::Chat { .. }
         | Command::Mcp
+        | Command::HookRelay { .. }
         | Command::Clipboard(_)
         | Command::Hooks(_)
         | Command::Completions { .. }
@@ -299,11 +300,31 @@ fn main() -> ExitCode {
     ) {
         return text_command(cli, &workspace);
     }
+    if let Command::HookRelay { socket } = &cli.command {
+        let outcome = radium_core::sessions::relay(
+            socket,
+            std::io::stdin().lock(),
+            radium_core::sessions::RELAY_TIMEOUT,
+        );
+        if !outcome.stdout.is_empty() {
+            let _ = writeln!(std::io::stdout(), "{}", outcome.stdout);
+        }
+        if !outcome.stderr.is_empty() {
+            let _ = writeln!(std::io::stderr(), "{}", outcome.stderr);
+        }
+        return ExitCode::from(outcome.code);
+    }
     if let Command::Mcp = &cli.command {
         return mcp::serve(workspace, cli.tag.clone());
     }
     if let Command::Daemon { idle } = &cli.command {
-        let engine = match Engine::new(EngineConfig::default()) {
+        // Its sessions offer this `rad` to their agents (`rad mcp`, Claude
+        // Code's PreToolUse relay), whatever is on PATH.
+        let config = EngineConfig {
+            rad_program: std::env::current_exe().ok(),
+            ..EngineConfig::default()
+        };
+        let engine = match Engine::new(config) {
             Ok(e) => e,
             Err(e) => {
                 let _ = writeln!(std::io::stderr(), "rad: {e}");

@@ -2,6 +2,7 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::Arc;
 use std::thread::ThreadId;
 
 use napi::bindgen_prelude::{Env, Function, Unknown};
@@ -12,7 +13,7 @@ use radium_core::{
 };
 
 use crate::convert;
-use crate::host::{self, Mode};
+use crate::host::{self, Host, Mode, Remote};
 use crate::js::{Js, JsResult, Kind, Raw};
 
 /// A strong reference to a JS function, usable only on the thread (and in
@@ -68,7 +69,9 @@ impl Drop for FunctionRef {
 /// A hook whose body is a JS function `(ctx) => result | undefined | Promise`.
 pub(crate) struct JsHook {
     meta: HookMeta,
-    function: FunctionRef,
+    function: Arc<FunctionRef>,
+    /// Where a call from another thread is sent, to run on the JS thread.
+    remote: Remote,
 }
 
 impl JsHook {
@@ -81,7 +84,8 @@ impl JsHook {
     ) -> JsResult<Self> {
         Ok(JsHook {
             meta: HookMeta::new(name, hook_type).with_priority(priority),
-            function: FunctionRef::new(js, function)?,
+            function: Arc::new(FunctionRef::new(js, function)?),
+            remote: Host::get(js)?.remote(),
         })
     }
 }
@@ -92,18 +96,47 @@ impl Hook for JsHook {
     }
 
     fn call(&self, context: &HookContext) -> HookCall {
-        let Some((js, mode, function)) = self.function.get() else {
-            return HookCall::Ready(Err(HookError::new(format!(
-                "JS hook `{}` was called outside its JavaScript thread; it was not run",
-                self.meta.name
-            ))));
-        };
-        let _scope = js.scope();
-        let answer = crate::tape::call_hook(js, function, context);
-        match answer {
-            Ok(value) => answer_from_js(js, mode, value, &self.meta.name),
-            Err(message) => HookCall::Ready(Err(HookError::new(message))),
+        if std::thread::current().id() == self.function.thread {
+            return call_here(&self.function, &self.meta.name, context);
         }
+        // A chain on the engine's threads (a session's permission check):
+        // the call is sent to the JS thread and answered there, under the
+        // hook's time limit; the event loop never waits for the chain.
+        let (tx, rx) = tokio::sync::oneshot::channel::<HookCall>();
+        let function = Arc::clone(&self.function);
+        let name = self.meta.name.clone();
+        let context = context.clone();
+        self.remote.send(Box::new(move |_js| {
+            let _ = tx.send(call_here(&function, &name, &context));
+        }));
+        let name = self.meta.name.clone();
+        HookCall::pending(async move {
+            match rx.await {
+                Ok(HookCall::Ready(output)) => output,
+                Ok(HookCall::Pending(later) | HookCall::OnHost(later)) => later.await,
+                Ok(_) => Err(HookError::new(format!(
+                    "JS hook `{name}` answered in a way this door does not know"
+                ))),
+                Err(_) => Err(HookError::new(format!(
+                    "JS hook `{name}` was not run: its JavaScript environment closed first"
+                ))),
+            }
+        })
+    }
+}
+
+/// Calls a JS hook on its own thread, inside a native call.
+fn call_here(function: &FunctionRef, name: &str, context: &HookContext) -> HookCall {
+    let Some((js, mode, function)) = function.get() else {
+        return HookCall::Ready(Err(HookError::new(format!(
+            "JS hook `{name}` was called outside its JavaScript thread; it was not run"
+        ))));
+    };
+    let _scope = js.scope();
+    let answer = crate::tape::call_hook(js, function, context);
+    match answer {
+        Ok(value) => answer_from_js(js, mode, value, name),
+        Err(message) => HookCall::Ready(Err(HookError::new(message))),
     }
 }
 

@@ -86,10 +86,43 @@ struct Tsfn(sys::napi_threadsafe_function);
 // None) by the finalizer before N-API frees it.
 unsafe impl Send for Tsfn {}
 
+/// Work for the JS thread sent from another one: a JS hook called in a
+/// chain the engine runs on its own threads (a session's permission check,
+/// Claude Code's PreToolUse relay). Run inside a native call (`Mode::Async`).
+pub(crate) type HostCall = Box<dyn FnOnce(Js) + Send>;
+
 /// The wake-up signal: at most one queued call at a time.
 struct Signal {
     queued: AtomicBool,
     tsfn: Mutex<Option<Tsfn>>,
+    /// Host calls waiting for the JS thread.
+    calls: Mutex<Vec<HostCall>>,
+}
+
+/// Where other threads send work for this JS thread ([`HostCall`]s).
+#[derive(Clone)]
+pub(crate) struct Remote(Arc<Signal>);
+
+impl Remote {
+    /// Queues `call` for the JS thread and wakes it; the call is dropped
+    /// unrun (and its senders with it) once the environment is gone.
+    pub(crate) fn send(&self, call: HostCall) {
+        let closed = self
+            .0
+            .tsfn
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_none();
+        if closed {
+            return;
+        }
+        self.0
+            .calls
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(call);
+        self.0.wake_by_ref();
+    }
 }
 
 impl Wake for Signal {
@@ -188,6 +221,7 @@ impl Host {
         let signal = Arc::new(Signal {
             queued: AtomicBool::new(false),
             tsfn: Mutex::new(None),
+            calls: Mutex::new(Vec::new()),
         });
         let name = js.string("radium")?;
         let finalize_data = Arc::into_raw(Arc::clone(&signal))
@@ -256,6 +290,11 @@ impl Host {
         })
     }
 
+    /// Where other threads send work for this thread.
+    pub(crate) fn remote(&self) -> Remote {
+        Remote(Arc::clone(&self.signal))
+    }
+
     /// Chains in flight.
     pub(crate) fn pending(&self) -> usize {
         self.pending.borrow().len()
@@ -276,6 +315,17 @@ impl Host {
     fn poll_all(&self, js: Js) {
         self.signal.queued.store(false, Ordering::Release);
         let _enter = Enter::new(js, Mode::Async);
+        let calls = std::mem::take(
+            &mut *self
+                .signal
+                .calls
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        for call in calls {
+            let _scope = js.scope();
+            let _ = catch_unwind(AssertUnwindSafe(|| call(js)));
+        }
         let chains = std::mem::take(&mut *self.pending.borrow_mut());
         let mut still = Vec::with_capacity(chains.len());
         for chain in chains {
@@ -390,6 +440,12 @@ unsafe extern "C" fn on_tsfn_finalize(
     let signal = unsafe { Arc::from_raw(finalize_data.cast_const().cast::<Signal>()) };
     let _ = catch_unwind(AssertUnwindSafe(|| {
         *signal.tsfn.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        // Never run now: their hooks get an error rather than wait.
+        signal
+            .calls
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
     }));
 }
 

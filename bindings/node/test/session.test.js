@@ -126,3 +126,88 @@ test('a permission answered with some of its hunks: only they land; a bad hunk a
   session.close()
   fs.rmSync(dir, { recursive: true, force: true })
 })
+
+test('a JS before_tool hook decides a chat tool call\'s permission on the JS thread: a stop rejects, permission allow allows', async () => {
+  const { engine, ws, dir } = engineWithAgent()
+  const seen = []
+  engine.register('gate', 'before_tool', (ctx) => {
+    // The permission requests (the allowed write then passes the hooks
+    // again as radium's `create` edit, without a tool_call).
+    if (ctx.data.tool_call) seen.push(ctx.data.tool_call.toolCallId)
+    if (JSON.stringify(ctx.data.tool_call).includes('blocked.txt')) return { action: 'stop', reason: 'not this file' }
+    return { action: 'modify', data: { permission: 'allow' } }
+  })
+  const session = await openSession(engine, 'example')
+  let asked = false
+  const turn = async (text) => {
+    const events = []
+    for await (const event of session.prompt(text)) {
+      events.push(event)
+      if (event.type === 'permission') { asked = true; session.answer(event.id, 'reject') }
+    }
+    return events
+  }
+  let events = await turn('write blocked.txt nope')
+  let decided = events.filter((e) => e.type === 'permission_decided')
+  assert.equal(decided.length, 1, JSON.stringify(events))
+  assert.equal(decided[0].allowed, false)
+  assert.equal(decided[0].by, 'hook:gate')
+  assert.equal(decided[0].reason, 'not this file')
+  assert.equal(fs.existsSync(path.join(ws, 'blocked.txt')), false)
+
+  events = await turn('write allowed.txt yes')
+  decided = events.filter((e) => e.type === 'permission_decided')
+  assert.equal(decided[0] && decided[0].allowed, true, JSON.stringify(events))
+  assert.equal(decided[0].by, 'hook:gate')
+  assert.equal(fs.readFileSync(path.join(ws, 'allowed.txt'), 'utf8'), 'yes\n')
+  assert.equal(asked, false, 'the door was never asked')
+  assert.equal(seen.length, 2, `the hook ran for both calls: ${seen}`)
+
+  // An async hook (a Promise) is awaited on the JS thread too.
+  engine.unregister('gate')
+  engine.register('later', 'before_tool', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    return { action: 'stop', reason: 'decided later' }
+  })
+  events = await turn('write late.txt nope')
+  decided = events.filter((e) => e.type === 'permission_decided')
+  assert.equal(decided[0] && decided[0].by, 'hook:later', JSON.stringify(events))
+  assert.equal(decided[0].reason, 'decided later')
+  session.close()
+  fs.rmSync(dir, { recursive: true, force: true })
+})
+
+test('a JS before_tool hook stops a call Claude Code would run without asking (its PreToolUse hook, relayed by rad)', async () => {
+  // `rad` (built by `cargo build -p radium-cli`, as scripts/test.sh does first) runs the relay.
+  const rad = process.env.RADIUM_RAD || path.resolve(__dirname, '../../../target/debug/rad')
+  assert.ok(fs.existsSync(rad), `no rad at ${rad}: build it with cargo build -p radium-cli (or set RADIUM_RAD)`)
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'radium-node-relay-'))
+  const ws = path.join(dir, 'ws')
+  const home = path.join(dir, 'home')
+  fs.mkdirSync(ws)
+  fs.mkdirSync(home)
+  fs.writeFileSync(path.join(home, 'agents.toml'),
+    `[[agents]]\nid = "claudeish"\nprotocol = "acp"\ncommand = ["node", ${JSON.stringify(agent)}, "--claude-hooks"]\n`)
+  const engine = new Engine({ workspace: ws, radium_home: home, rad_program: rad })
+  const seen = []
+  engine.register('no-ls', 'before_tool', (ctx) => {
+    seen.push(ctx.data.via)
+    if (/^ls\b/.test(ctx.data.arguments.command)) return { action: 'stop', reason: 'no ls from JS' }
+  })
+  const session = await openSession(engine, 'claudeish')
+  const turn = async (text) => {
+    const events = []
+    for await (const event of session.prompt(text)) events.push(event)
+    return events
+  }
+  let events = await turn('quiet ls -la')
+  assert.match(events.at(-1).text, /hook decision: deny: radium: the before_tool hook `no-ls` refused it: no ls from JS/, JSON.stringify(events))
+  const decided = events.find((e) => e.type === 'permission_decided')
+  assert.equal(decided.allowed, false)
+  assert.equal(decided.by, 'hook:no-ls')
+  events = await turn('quiet echo hi')
+  assert.match(events.at(-1).text, /hook decision: none/)
+  assert.deepEqual(seen, ['pre_tool_use', 'pre_tool_use'])
+  session.close()
+  fs.rmSync(dir, { recursive: true, force: true })
+})

@@ -87,52 +87,14 @@ async fn permission(session: &AgentSession, params: &Value, limit: Duration) -> 
     };
     // 1. radium's own rule: nothing outside the workspace or in .radium/.git,
     // for every path the call named (here, in its `tool_call`, its updates).
-    let project = session.project();
-    let mut paths = paths_of(&call);
-    if let Some(id) = call_id.as_str() {
-        for path in session.announced(id) {
-            if !paths.contains(&path) {
-                paths.push(path);
-            }
-        }
-    }
-    for path in paths {
-        let refused = match &project {
-            Ok(p) => p.confine_write(&path).err(),
-            Err(e) => Some(Error::Runtime(e.to_string())),
-        };
-        if let Some(e) = refused {
-            return decide(false, "radium", &e.to_string());
-        }
+    if let Some(reason) = refused_path(session, &call) {
+        return decide(false, "radium", &reason);
     }
     // 2. the tool hooks: a stop denies; `permission: "allow"` allows.
-    let title = call.get("title").and_then(Value::as_str).unwrap_or("tool");
-    let outcome = session
-        .registry
-        .execute_async(
-            HookContext::new(
-                HookType::BeforeTool,
-                json!({
-                    "tool_name": title,
-                    "arguments": call.get("rawInput").cloned().unwrap_or(Value::Null),
-                    "tool_call": call,
-                    "session": session.id,
-                }),
-            ),
-            ExecuteOptions::default(),
-        )
-        .await;
-    if let Some(stop) = outcome.stopped_by {
-        return decide(false, &format!("hook:{}", stop.hook), &stop.reason);
-    }
-    if outcome.data.get("permission").and_then(Value::as_str) == Some("allow") {
-        let by = outcome
-            .hooks
-            .iter()
-            .rev()
-            .find(|run| run.status == HookRunStatus::Modified)
-            .map_or_else(|| "hook".to_owned(), |run| format!("hook:{}", run.name));
-        return decide(true, &by, "a before_tool hook allowed it");
+    match tool_hooks(session, &call, "permission").await {
+        Verdict::Stop { by, reason } => return decide(false, &by, &reason),
+        Verdict::Allow { by } => return decide(true, &by, "a before_tool hook allowed it"),
+        Verdict::NoOpinion => {}
     }
     // 3. the door (the editor asks the user).
     let shown: Vec<Value> = options
@@ -248,6 +210,84 @@ fn keep_reviews(session: &AgentSession, call: &str, reviewed: Vec<(Proposed, Vec
         }
     }
     Value::Object(rejected)
+}
+
+/// radium's own rule for a tool call: why it may not run (a path outside
+/// the workspace, or inside `.radium/` or `.git/`), for every path it named
+/// (in `call`, and in its `tool_call` and updates as announced).
+pub(crate) fn refused_path(session: &AgentSession, call: &Value) -> Option<String> {
+    let project = session.project();
+    let mut paths = paths_of(call);
+    if let Some(id) = call.get("toolCallId").and_then(Value::as_str) {
+        for path in session.announced(id) {
+            if !paths.contains(&path) {
+                paths.push(path);
+            }
+        }
+    }
+    paths.into_iter().find_map(|path| match &project {
+        Ok(p) => p.confine_write(&path).err().map(|e| e.to_string()),
+        Err(e) => Some(e.to_string()),
+    })
+}
+
+/// What the `before_tool` chain said of a tool call.
+pub(crate) enum Verdict {
+    /// A hook stopped it (or the hook configuration is broken).
+    Stop {
+        /// `hook:<name>`.
+        by: String,
+        /// The hook's reason.
+        reason: String,
+    },
+    /// A hook set `permission: "allow"`.
+    Allow {
+        /// `hook:<name>` of the last hook that changed the data, else `hook`.
+        by: String,
+    },
+    /// Neither: the agent's own flow (a permission request, the door) goes on.
+    NoOpinion,
+}
+
+/// Runs the `before_tool` chain for a tool call the agent announced or
+/// asks about: `{tool_name: <its title>, arguments: <its rawInput>,
+/// tool_call, session, via}` (`via`: `permission` for a permission request,
+/// `pre_tool_use` for Claude Code's hook). Runs on the engine's runtime;
+/// hooks of the doors (Lua, JS) are sent to the editor's main loop.
+pub(crate) async fn tool_hooks(session: &AgentSession, call: &Value, via: &str) -> Verdict {
+    let title = call.get("title").and_then(Value::as_str).unwrap_or("tool");
+    let outcome = session
+        .registry
+        .execute_async(
+            HookContext::new(
+                HookType::BeforeTool,
+                json!({
+                    "tool_name": title,
+                    "arguments": call.get("rawInput").cloned().unwrap_or(Value::Null),
+                    "tool_call": call,
+                    "session": session.id,
+                    "via": via,
+                }),
+            ),
+            ExecuteOptions::default(),
+        )
+        .await;
+    if let Some(stop) = outcome.stopped_by {
+        return Verdict::Stop {
+            by: format!("hook:{}", stop.hook),
+            reason: stop.reason,
+        };
+    }
+    if outcome.data.get("permission").and_then(Value::as_str) == Some("allow") {
+        let by = outcome
+            .hooks
+            .iter()
+            .rev()
+            .find(|run| run.status == HookRunStatus::Modified)
+            .map_or_else(|| "hook".to_owned(), |run| format!("hook:{}", run.name));
+        return Verdict::Allow { by };
+    }
+    Verdict::NoOpinion
 }
 
 /// A diff whose `old_text` is null for a file that exists (some agents send

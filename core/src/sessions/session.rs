@@ -118,6 +118,8 @@ pub struct AgentSession {
     pub(crate) guard: Mutex<Option<ProcessGuard>>,
     /// The engine's log: the agent's start, end and stderr.
     pub(crate) log: Arc<Log>,
+    /// Claude Code's `PreToolUse` relay (see `pre_tool`), while open.
+    pub(crate) relay: Mutex<Option<super::pre_tool::Relay>>,
 }
 
 /// What opening needs besides the agent.
@@ -196,6 +198,7 @@ impl AgentSession {
             state: Mutex::new(State::default()),
             guard: Mutex::new(guard),
             log: setup.log,
+            relay: Mutex::new(None),
         });
         tokio::spawn(super::drive::drive(Arc::downgrade(&session), incoming));
         session.join_conversation(setup.tag).await;
@@ -224,7 +227,11 @@ impl AgentSession {
                 version.map_or_else(|| "(none)".to_owned(), |v| v.to_string())
             )));
         }
-        let new_params = json!({"cwd": session.workspace, "mcpServers": session.mcp_servers(rad)});
+        let mut new_params =
+            json!({"cwd": session.workspace, "mcpServers": session.mcp_servers(rad.clone())});
+        if let Some(options) = session.claude_hooks(&init, rad.as_deref()) {
+            new_params["_meta"] = json!({"claudeCode": {"options": options}});
+        }
         lock(&session.state).stale.resume = super::resync::resume_params(&init, &new_params);
         let new = session.call_within_start("session/new", new_params).await?;
         let Some(acp_id) = new.get("sessionId").and_then(Value::as_str) else {
@@ -251,6 +258,28 @@ impl AgentSession {
             ),
         );
         Ok(session)
+    }
+
+    /// For Claude Code with `rad` known: starts the session's `PreToolUse`
+    /// relay and gives the options that add the hook (see `pre_tool`). A
+    /// relay that cannot start is logged: the quiet calls then pass no hook.
+    fn claude_hooks(self: &Arc<Self>, init: &Value, rad: Option<&Path>) -> Option<Value> {
+        let rad = rad.filter(|_| super::pre_tool::is_claude_code(init))?;
+        match super::pre_tool::Relay::start(Arc::downgrade(self)) {
+            Ok(relay) => {
+                let options = relay.claude_options(rad);
+                *lock(&self.relay) = Some(relay);
+                Some(options)
+            }
+            Err(e) => {
+                self.log.write(
+                    Level::Warn,
+                    "session",
+                    format!("{}: the PreToolUse relay did not start: {e}", self.id),
+                );
+                None
+            }
+        }
     }
 
     /// A request during start, under the agent's start time limit.
@@ -409,6 +438,7 @@ impl AgentSession {
         self.cancel();
         let guard = lock(&self.guard).take();
         drop(guard);
+        drop(lock(&self.relay).take());
         let mut state = lock(&self.state);
         if state.closed.is_none() {
             state.closed = Some("the session was closed".into());

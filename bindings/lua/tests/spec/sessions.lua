@@ -170,6 +170,52 @@ test("Lua hooks decide a session's permissions on the main loop: a stop rejects,
   session:close()
 end)
 
+test("a Lua hook stops a call Claude Code would run without asking (its PreToolUse hook, relayed by rad) on the main loop", function()
+  -- `rad` (built by `cargo build -p radium-cli`, as scripts/test.sh does first) runs the relay.
+  local rad = vim.env.RADIUM_RAD or (h.repo .. "/target/debug/rad")
+  check(vim.fn.executable(rad) == 1, "no rad at " .. rad .. ": build it with cargo build -p radium-cli (or set RADIUM_RAD)")
+  local dir = vim.fn.tempname()
+  local ws, home = dir .. "/ws", dir .. "/home"
+  vim.fn.mkdir(ws, "p")
+  vim.fn.mkdir(home, "p")
+  vim.fn.writefile({
+    "[[agents]]",
+    'id = "claudeish"',
+    'protocol = "acp"',
+    string.format('command = ["node", "%s", "--claude-hooks"]', agent),
+  }, home .. "/agents.toml")
+  local e = radium.new({ workspace = ws, radium_home = home, rad_program = rad })
+  local seen, on_main = {}, true
+  e:register("no-ls", "before_tool", function(ctx)
+    on_main = on_main and not vim.in_fast_event()
+    seen[#seen + 1] = ctx.data.via
+    if tostring(ctx.data.arguments.command):match("^ls") then
+      return { action = "stop", reason = "no ls from Lua" }
+    end
+  end)
+  local events, session, err = {}, nil, nil
+  e:session_open("claudeish", {
+    on_event = function(ev) events[#events + 1] = ev end,
+  }, function(s, message)
+    session, err = s, message
+  end)
+  vim.wait(15000, function() return session ~= nil or err ~= nil end, 10)
+  assert(session, "the session did not open: " .. tostring(err))
+  session:prompt("quiet ls -la")
+  local last = wait_end(events)
+  check(tostring(last.text):find("hook decision: deny: radium: the before_tool hook `no-ls` refused it: no ls from Lua", 1, true),
+    "refused: " .. vim.inspect(events))
+  local decided = of_type(events, "permission_decided")
+  eq(decided[1] and decided[1].by, "hook:no-ls", "decided by the Lua hook")
+  events = {}
+  session:prompt("quiet echo hi")
+  last = wait_end(events)
+  check(tostring(last.text):find("hook decision: none", 1, true), "no opinion: " .. vim.inspect(events))
+  eq(seen, { "pre_tool_use", "pre_tool_use" }, "the hook saw both calls through the relay")
+  check(on_main, "the hook ran on the main thread, outside fast events")
+  session:close()
+end)
+
 test("session errors: unknown agent, bad handlers, unknown session", function()
   local e = engine_with_agent()
   local err, code
