@@ -10,6 +10,9 @@
 //   latewrite <path> <text...>  like selfwrite, but the tool call is announced
 //                           without its diff, which comes only with the
 //                           permission request (as Claude Code's adapter does)
+//   nullwrite <path> <text...>  like selfwrite, but its diffs leave the old
+//                           text null (a whole-file write, as Claude Code's
+//                           adapter announces one)
 //   lines <path> <a|b|...>  like write, with one line a `|`-separated part
 //                           (selflines: like selfwrite; driftlines: like
 //                           selfwrite, but what it writes has a line `drift`
@@ -77,13 +80,13 @@ function say (sessionId, text) {
 }
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
-async function writeFile (sessionId, path, text, itself = false, late = false, written = text, fail = false) {
+async function writeFile (sessionId, path, text, itself = false, late = false, written = text, fail = false, nullOld = false) {
   const toolCallId = `call-${nextId++}`
   let oldText = null
   try {
     oldText = itself ? readFileSync(path, 'utf8') : (await request('fs/read_text_file', { sessionId, path })).content
   } catch {}
-  const diff = { type: 'diff', path, oldText, newText: text }
+  const diff = { type: 'diff', path, oldText: nullOld ? null : oldText, newText: text }
   update(sessionId, {
     sessionUpdate: 'tool_call', toolCallId, title: `Write ${path}`, kind: 'edit',
     status: 'pending', locations: [{ path }], content: late ? [] : [diff], rawInput: { path, content: text }
@@ -146,6 +149,11 @@ async function prompt (id, { sessionId, prompt }) {
     case 'write': await writeFile(sessionId, abs(arg), rest.join(' ') + '\n'); break
     case 'selfwrite': await writeFile(sessionId, abs(arg), rest.join(' ') + '\n', true); break
     case 'latewrite': await writeFile(sessionId, abs(arg), rest.join(' ') + '\n', true, true); break
+    case 'nullwrite': {
+      const text = rest.join(' ') + '\n'
+      await writeFile(sessionId, abs(arg), text, true, false, text, false, true)
+      break
+    }
     case 'lines': await writeFile(sessionId, abs(arg), rest.join(' ').split('|').join('\n') + '\n'); break
     case 'selflines': await writeFile(sessionId, abs(arg), rest.join(' ').split('|').join('\n') + '\n', true); break
     case 'driftlines': {

@@ -12,6 +12,7 @@ use super::events::tool_call;
 use super::hunks::{number_hunks, Proposed, Review};
 use super::rpc::RpcError;
 use super::session::{lock, method_not_found, AgentSession, PermissionAnswer, Waiting};
+use super::snapshot::MAX_SNAPSHOT_FILE;
 use super::tools::paths_of;
 use crate::edit::commands::around;
 use crate::error::Error;
@@ -292,8 +293,9 @@ pub(crate) async fn tool_hooks(session: &AgentSession, call: &Value, via: &str) 
 
 /// A diff whose `old_text` is null for a file that exists (some agents send
 /// a whole-file write that way) gets the file's text, so the door shows
-/// what the write replaces rather than a new file.
-fn fill_old_texts(session: &AgentSession, call: &mut Value) {
+/// what the write replaces rather than a new file. A file past
+/// [`MAX_SNAPSHOT_FILE`] is left as the agent sent it.
+pub(super) fn fill_old_texts(session: &AgentSession, call: &mut Value) {
     let Some(diffs) = call.get_mut("diffs").and_then(Value::as_array_mut) else {
         return;
     };
@@ -310,6 +312,7 @@ fn fill_old_texts(session: &AgentSession, call: &mut Value) {
         let text = project
             .confine(path)
             .ok()
+            .filter(|f| std::fs::metadata(f).is_ok_and(|m| m.len() <= MAX_SNAPSHOT_FILE))
             .and_then(|f| crate::support::atomic::read_text_file(&f).ok());
         if let Some(text) = text {
             diff["old_text"] = Value::String(text);

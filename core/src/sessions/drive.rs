@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
+use super::client::fill_old_texts;
 use super::events::from_update;
 use super::rpc::Incoming;
 use super::session::{lock, AgentSession};
@@ -89,9 +90,16 @@ impl AgentSession {
 
     /// Any other `session/update`.
     async fn update(self: &Arc<Self>, update: &Value) {
-        let Some(event) = from_update(update) else {
+        let Some(mut event) = from_update(update) else {
             return;
         };
+        let status = update.get("status").and_then(Value::as_str);
+        let announced = update.get("sessionUpdate").and_then(Value::as_str) == Some("tool_call");
+        if announced && !matches!(status, Some("completed" | "failed")) {
+            // The file as it is before the call runs: the same diff the
+            // permission request will show (drawn once), not a new file.
+            fill_old_texts(self, &mut event);
+        }
         if event["type"] == "thought" {
             if event["text"].as_str().unwrap_or_default().is_empty() {
                 return;
@@ -111,7 +119,6 @@ impl AgentSession {
             _ => {}
         }
         self.emit(event);
-        let status = update.get("status").and_then(Value::as_str);
         if matches!(status, Some("completed" | "failed")) {
             self.tool_finished(update).await;
         }
