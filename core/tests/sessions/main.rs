@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 mod agent_tools;
 mod commands;
 mod recover;
+mod turns;
 mod unruly;
 
 use radium_core::{Engine, EngineConfig, FnHook, HookResult, HookType};
