@@ -3,7 +3,8 @@
 //! Interactive: each line read is a prompt; the answer streams as it comes,
 //! tool calls show their diffs, commands and output (see `chat_tools`),
 //! each permission request asks y/n, Ctrl-C cancels the turn and a second
-//! Ctrl-C exits. With `--prompt TEXT`: one
+//! Ctrl-C exits; `/restore [n]` lists the prompts, or puts the files back
+//! to before prompt n (see `chat_restore`). With `--prompt TEXT`: one
 //! turn, printed as it streams, exit 0 when it ends (Ctrl-C cancels the turn,
 //! ends the agent and exits 130). `--json` prints one JSON event a line;
 //! `--yes` allows every permission request, which a run that cannot ask
@@ -188,12 +189,15 @@ fn run(options: &ChatOptions, workspace: &Path) -> Result<u8, String> {
                 }
             });
         }
+        let mut prompts = Vec::new();
         let code = match &options.prompt {
-            Some(prompt) => match turn(&session, prompt, options, &mut lines, false).await {
-                TurnEnd::Done => 0,
-                TurnEnd::Failed => 1,
-                TurnEnd::Interrupted => 130,
-            },
+            Some(prompt) => {
+                match turn(&session, prompt, options, &mut lines, false, &mut prompts).await {
+                    TurnEnd::Done => 0,
+                    TurnEnd::Failed => 1,
+                    TurnEnd::Interrupted => 130,
+                }
+            }
             None => loop {
                 if interactive {
                     let _ = write!(std::io::stderr(), "{}> ", options.agent);
@@ -207,8 +211,22 @@ fn run(options: &ChatOptions, workspace: &Path) -> Result<u8, String> {
                 if line.trim().is_empty() {
                     continue;
                 }
-                if let TurnEnd::Interrupted =
-                    turn(&session, &line, options, &mut lines, interactive).await
+                if let Some(arg) = line.trim().strip_prefix("/restore") {
+                    if arg.is_empty() || arg.starts_with(' ') {
+                        crate::chat_restore::restore(&engine, &prompts, arg.trim(), &mut lines)
+                            .await;
+                        continue;
+                    }
+                }
+                if let TurnEnd::Interrupted = turn(
+                    &session,
+                    &line,
+                    options,
+                    &mut lines,
+                    interactive,
+                    &mut prompts,
+                )
+                .await
                 {
                     break 130;
                 }
@@ -227,6 +245,7 @@ async fn turn(
     options: &ChatOptions,
     lines: &mut mpsc::UnboundedReceiver<String>,
     interactive: bool,
+    prompts: &mut Vec<crate::chat_restore::Prompt>,
 ) -> TurnEnd {
     let mut events = match session.prompt(vec![json!({"type": "text", "text": prompt})]) {
         Ok(rx) => rx,
@@ -273,6 +292,12 @@ async fn turn(
         } else {
             calls.show(&event, session.workspace.as_path());
             show(&event);
+        }
+        if matches!(event["type"].as_str(), Some("turn_end" | "error")) {
+            prompts.push(crate::chat_restore::Prompt {
+                text: prompt.to_owned(),
+                tag_before: event["tag_before"].as_str().map(str::to_owned),
+            });
         }
         match event["type"].as_str().unwrap_or_default() {
             "write" => wrote = true,

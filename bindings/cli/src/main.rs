@@ -12,6 +12,7 @@ use std::process::ExitCode;
 mod agents;
 mod args;
 mod chat;
+mod chat_restore;
 mod chat_tools;
 mod clipboard;
 mod code;
@@ -71,6 +72,7 @@ fn run(cli: Cli) -> Result<Value, String> {
         | Command::Insert { .. }
         | Command::Undo
         | Command::Redo
+        | Command::Rewind { .. }
         | Command::SolveConflict { .. }
         | Command::Ping
         | Command::Shutdown
@@ -219,6 +221,7 @@ fn main() -> ExitCode {
         }
         Command::Undo => Some(("undo", Value::Null)),
         Command::Redo => Some(("redo", Value::Null)),
+        Command::Rewind { to, dry_run } => Some(("rewind", json!({"tag": to, "dry_run": dry_run}))),
         Command::SolveConflict {
             path,
             id,
