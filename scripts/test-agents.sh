@@ -8,7 +8,12 @@
 #     file tools: the edit is a radium changeset the session reports;
 #   - claude-bash: Claude Code runs one command with its Bash tool: rad chat
 #     (text, as a user sees it) shows the command and its output under the
-#     tool call.
+#     tool call;
+#   - claude-turn: Claude Code writes two files in one turn (its own Write,
+#     after a permission each): one `rad undo --tag <turn tag>` takes both
+#     back, one `rad redo --tag` brings both back, and `rad rewind
+#     <tag_before>` (after a --dry-run that lists both and changes nothing)
+#     restores them to before the prompt.
 # scripts/ensure-agents.sh installs them (pinned) into a cache folder when
 # they are missing. For each agent, in a fresh workspace holding notes.txt
 # ("hello\n"), with a fresh RADIUM_HOME and a fresh HOME for the agent, one
@@ -22,7 +27,7 @@
 # two prompts must each have their own answer under them
 # (tests/agents/cancel-then-prompt.mjs).
 #
-#   scripts/test-agents.sh [claude|gemini|claude-mcp|claude-bash ...]   (default: all four)
+#   scripts/test-agents.sh [claude|gemini|claude-mcp|claude-bash|claude-turn ...]   (default: all five)
 #   RAD=path/to/rad   the binary (default target/debug/rad; it is not built here)
 #   RADIUM_TEST_KEEP=1  keeps the temporary folder (its path is printed)
 #
@@ -37,9 +42,9 @@ die() { echo "test-agents: $*" >&2; exit 1; }
 say() { echo "test-agents: $*" >&2; }
 
 agents=("$@")
-[ ${#agents[@]} -gt 0 ] || agents=(claude gemini claude-mcp claude-bash)
+[ ${#agents[@]} -gt 0 ] || agents=(claude gemini claude-mcp claude-bash claude-turn)
 for a in "${agents[@]}"; do
-  case "$a" in claude | claude-mcp | claude-bash | gemini) ;; *) die "unknown agent '$a' (claude, claude-mcp, claude-bash or gemini)" ;; esac
+  case "$a" in claude | claude-mcp | claude-bash | claude-turn | gemini) ;; *) die "unknown agent '$a' (claude, claude-mcp, claude-bash, claude-turn or gemini)" ;; esac
 done
 
 for tool in node jq timeout mkfifo realpath ps; do
@@ -131,7 +136,7 @@ write_config() {
   # and to DIR/agent.err, for this script to show.
   local wrapper='exec "$0" "$@" 2> >(tee -a "$RADIUM_TEST_AGENT_ERR" >&2)'
   case "$agent" in
-    claude | claude-mcp | claude-bash)
+    claude | claude-mcp | claude-bash | claude-turn)
       entry=$CLAUDE_JS
       args=""
       mkdir -p "$home/.claude"
@@ -187,7 +192,8 @@ TOML
 start_server() {
   local dir=$1 file=$2 content=$3
   mkfifo "$dir/server.ctl"
-  MODEL_FILE=$file MODEL_CONTENT=$content MODEL_VIA=${MODEL_VIA:-files} "$NODE" "$SERVER" <"$dir/server.ctl" >"$dir/server.out" 2>"$dir/server.log" &
+  MODEL_FILE=$file MODEL_CONTENT=$content MODEL_VIA=${MODEL_VIA:-files} \
+    MODEL_FILE2=${MODEL_FILE2:-} MODEL_CONTENT2=${MODEL_CONTENT2:-} "$NODE" "$SERVER" <"$dir/server.ctl" >"$dir/server.out" 2>"$dir/server.log" &
   server_pids+=($!)
   exec {SERVER_FD}>"$dir/server.ctl"
   local i
@@ -274,6 +280,89 @@ run_bash() {
     show "rad chat stdout" "$dir/chat.out"
     show "rad chat stderr" "$dir/rad.err"
     show "model server log" "$dir/server.log"
+    tail -n 80 "$dir/agent.err" >"$dir/agent.err.tail"
+    show "agent stderr (last 80 lines)" "$dir/agent.err.tail"
+    echo "=== end of $agent"
+  } >&2
+  failed_agents+=("$agent")
+}
+
+# run_turn: Claude Code writes a.txt and b.txt in one turn; the turn is one
+# undo step (rad undo --tag, rad redo --tag), and rad rewind <tag_before>
+# restores both files to before the prompt, after a dry run that lists them.
+run_turn() {
+  local agent=claude-turn
+  local dir=$TMP/$agent
+  local ws=$dir/workspace
+  mkdir -p "$ws"
+  printf 'alpha\n' >"$ws/a.txt"
+  printf 'beta\n' >"$ws/b.txt"
+  local failures=()
+  fail() { failures+=("$*"); }
+  # holds FILE CONTENT: whether FILE holds exactly CONTENT.
+  holds() { [ "$(cat "$1"; echo x)" = "$2x" ]; }
+  # in_ws OUT ERR RAD-ARGS...: rad in the workspace, with this run's home.
+  in_ws() {
+    local out=$1 err=$2
+    shift 2
+    (cd "$ws" && RADIUM_HOME=$dir/radium-home RADIUM_DAEMON_IDLE=60 \
+      timeout -k 5 30 "$RAD" "$@" >"$out" 2>"$err" {SERVER_FD}>&-)
+  }
+  MODEL_FILE2=$ws/b.txt MODEL_CONTENT2=$'beta changed by claude\n' \
+    start_server "$dir" "$ws/a.txt" $'alpha changed by claude\n'
+  write_config "$agent" "$dir"
+  rad_homes+=("$dir/radium-home")
+  : >"$dir/agent.err"
+  say "$agent: rad chat (model server on port $PORT)"
+  local rc=0
+  local events=$dir/events.jsonl
+  (cd "$ws" && RADIUM_HOME=$dir/radium-home RADIUM_DAEMON_IDLE=60 \
+    timeout -k 5 120 env "${unset_env[@]}" "$RAD" chat "$agent" --json --yes \
+    --prompt "Change a.txt and b.txt" \
+    >"$events" 2>"$dir/rad.err" {SERVER_FD}>&-) || rc=$?
+  [ "$rc" = 0 ] || fail "rad chat exited with code $rc"
+  holds "$ws/a.txt" $'alpha changed by claude\n' || fail "a.txt was not written: $(jq -Rs . <"$ws/a.txt")"
+  holds "$ws/b.txt" $'beta changed by claude\n' || fail "b.txt was not written: $(jq -Rs . <"$ws/b.txt")"
+  local tag before
+  tag=$(jq -r 'select(.type == "turn_end") | .tag // empty' "$events" 2>/dev/null | tail -n 1) || tag=""
+  before=$(jq -r 'select(.type == "turn_end") | .tag_before // empty' "$events" 2>/dev/null | tail -n 1) || before=""
+  [ -n "$tag" ] && [ -n "$before" ] || fail "turn_end lacks tag or tag_before"
+  if [ -n "$tag" ] && [ -n "$before" ]; then
+    in_ws "$dir/undo.out" "$dir/undo.err" undo --tag "$tag" || fail "rad undo --tag exited non-zero: $(cat "$dir/undo.err")"
+    holds "$ws/a.txt" $'alpha\n' && holds "$ws/b.txt" $'beta\n' \
+      || fail "one rad undo --tag did not take the whole turn back: a.txt $(jq -Rs . <"$ws/a.txt"), b.txt $(jq -Rs . <"$ws/b.txt")"
+    local undone
+    undone=$(sed -n 's/^\[tag: \(.*\)\]$/\1/p' "$dir/undo.out")
+    in_ws "$dir/redo.out" "$dir/redo.err" redo --tag "$undone" || fail "rad redo --tag exited non-zero: $(cat "$dir/redo.err")"
+    holds "$ws/a.txt" $'alpha changed by claude\n' && holds "$ws/b.txt" $'beta changed by claude\n' \
+      || fail "one rad redo --tag did not bring the whole turn back"
+    in_ws "$dir/dry.out" "$dir/dry.err" rewind "$before" --dry-run || fail "rad rewind --dry-run exited non-zero: $(cat "$dir/dry.err")"
+    grep -q '"a.txt"' "$dir/dry.out" && grep -q '"b.txt"' "$dir/dry.out" \
+      || fail "rad rewind --dry-run does not list both files: $(cat "$dir/dry.out")"
+    holds "$ws/a.txt" $'alpha changed by claude\n' || fail "rad rewind --dry-run changed a.txt"
+    in_ws "$dir/rewind.out" "$dir/rewind.err" rewind "$before" || fail "rad rewind exited non-zero: $(cat "$dir/rewind.err")"
+    holds "$ws/a.txt" $'alpha\n' && holds "$ws/b.txt" $'beta\n' \
+      || fail "rad rewind <tag_before> did not restore both files to before the prompt"
+  fi
+  RADIUM_HOME=$dir/radium-home timeout 10 "$RAD" shutdown >/dev/null 2>&1 || true
+  stop_server
+  if [ ${#failures[@]} -eq 0 ]; then
+    say "$agent: passed"
+    return 0
+  fi
+  {
+    echo
+    echo "=== $agent: FAILED"
+    local f
+    for f in "${failures[@]}"; do echo "  - $f"; done
+    show "events (rad chat --json)" "$events"
+    show "rad chat stderr" "$dir/rad.err"
+    show "model server log" "$dir/server.log"
+    local out
+    for out in undo redo dry rewind; do
+      [ -f "$dir/$out.out" ] && show "rad $out stdout" "$dir/$out.out"
+      [ -f "$dir/$out.err" ] && show "rad $out stderr" "$dir/$out.err"
+    done
     tail -n 80 "$dir/agent.err" >"$dir/agent.err.tail"
     show "agent stderr (last 80 lines)" "$dir/agent.err.tail"
     echo "=== end of $agent"
@@ -470,7 +559,11 @@ run() {
 }
 
 for agent in "${agents[@]}"; do
-  if [ "$agent" = claude-bash ]; then run_bash; else run "$agent"; fi
+  case "$agent" in
+    claude-bash) run_bash ;;
+    claude-turn) run_turn ;;
+    *) run "$agent" ;;
+  esac
 done
 
 if [ ${#failed_agents[@]} -gt 0 ]; then
