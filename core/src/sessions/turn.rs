@@ -175,6 +175,12 @@ impl AgentSession {
         let Some(before) = before.map(str::to_owned) else {
             return;
         };
+        // Every write of the turn moved the session's tag (the agent's, and
+        // `rad mcp`'s once caught up): an unmoved tag means nothing to join,
+        // and the history is not opened at all.
+        if self.tag().as_deref() == Some(before.as_str()) {
+            return;
+        }
         let (root, home, depth) = (
             self.workspace.clone(),
             self.radium_home.clone(),
