@@ -105,10 +105,11 @@ test(":RadiumRestore lists the files first, asks, and puts them back to before t
   require("radium.chat_restore").restore(chat, nil, function(data) done = data end)
   pt.wait(function() return done ~= nil end)
   vim.ui.select = saved
-  notes.stop()
   eq({ disk(p, "a.txt"), disk(p, "b.txt") }, { { "a" }, nil }, "restored to before the prompt")
   check(notes.find("restored to before prompt 1: a.txt, b.txt") ~= nil, notes.text())
   vim.cmd("RadiumRestore 9")
+  check(notes.find("no prompt 9 in this chat (1 to 1)") ~= nil, notes.text())
+  notes.stop()
   close_all()
 end)
 
