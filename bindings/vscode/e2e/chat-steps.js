@@ -227,10 +227,11 @@ module.exports = function chatSteps(step, h) {
 
   step('10b. chat: a turn that writes two files is one step; Restore files to before this prompt lists them in a modal, then puts them back', async () => {
     fs.writeFileSync(path.join(p.ws, 'src/ra.txt'), 'ra before\n')
+    const asked = await chat().locator('.perm').count()
     await send('twowrite src/ra.txt src/rb.txt restored later')
-    // Each of the agent's three writes asks.
+    // Each of the agent's three writes asks (the next card may come at once).
     for (let i = 0; i < 3; i++) {
-      const perm = chat().locator('.perm').last()
+      const perm = chat().locator('.perm').nth(asked + i)
       await perm.locator('button', { hasText: 'Allow once' }).waitFor()
       await perm.locator('button', { hasText: 'Allow once' }).click()
       await perm.locator('.ok', { hasText: 'allowed' }).waitFor()
