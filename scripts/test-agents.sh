@@ -452,6 +452,10 @@ run() {
         || fail "no write event by mcp for notes.txt (the edit did not go through rad mcp)"
       [ "$(count '.type == "tool_call" and (.title // "" | test("__radium__str_replace$"))')" -ge 1 ] \
         || fail "no tool_call event for radium's str_replace"
+      # Recorded once: not again as the agent's own write (one undo step
+      # holding the same change twice could not be undone).
+      [ "$(count '.type == "write" and .by == "agent"')" -eq 0 ] \
+        || fail "the edit through rad mcp was recorded again as the agent's own write: $(jq -c 'select(.type == "write")' "$events")"
     fi
     if [ "$agent" = gemini ]; then
       # Gemini CLI writes through the client: radium's own edit, with its tag.
