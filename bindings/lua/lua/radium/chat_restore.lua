@@ -2,7 +2,8 @@
 -- marked in the chat buffer and keeps its turn's `tag_before`;
 -- :RadiumRestore [n] (or config.keymaps.restore on a prompt) lists the files
 -- a rewind to that tag changes (the engine's `rewind` with dry_run), asks
--- with vim.ui.select, then rewinds and updates their loaded buffers.
+-- with vim.ui.select, then rewinds and updates their loaded buffers. The
+-- requests run off the main loop.
 local project = require("radium.project")
 
 local M = {}
@@ -55,16 +56,19 @@ local function first_line(text)
   return vim.fn.strcharlen(line) > 60 and vim.fn.strcharpart(line, 0, 60) .. "…" or line
 end
 
-local function rewind(chat, tag, dry_run)
-  local engine = project.engine(chat.root)
-  local ok, r = pcall(engine.request, engine, { command = "rewind", cwd = chat.root, args = { tag = tag, dry_run = dry_run } })
-  if not ok then
-    return nil, tostring(r)
-  end
-  if not r.ok then
-    return nil, r.error
-  end
-  return r
+--- Restore requests in flight (tests wait on them).
+M.running = 0
+
+-- The engine's `rewind` to `tag`, without blocking the main loop: `done(r)`
+-- with the answer, or `done(nil, error)`.
+local function rewind(chat, tag, dry_run, done)
+  project.request_async(M, chat.root, { command = "rewind", cwd = chat.root, args = { tag = tag, dry_run = dry_run } }, function(r)
+    if r.ok then
+      done(r)
+    else
+      done(nil, r.error)
+    end
+  end)
 end
 
 -- Restores the files of `chat` to before prompt `n`, after the question.
@@ -74,10 +78,18 @@ local function restore_to(chat, n, on_done)
     local why = p.tag_before == false and "radium kept no history for it" or "its turn has not ended"
     return project.notify(string.format("cannot restore to before prompt %d: %s", n, why), levels.WARN)
   end
-  local plan, err = rewind(chat, p.tag_before, true)
-  if not plan then
-    return project.notify("restore: " .. tostring(err), levels.ERROR)
-  end
+  rewind(chat, p.tag_before, true, function(plan, err)
+    if not plan then
+      return project.notify("restore: " .. tostring(err), levels.ERROR)
+    end
+    M.ask(chat, n, plan, on_done)
+  end)
+end
+
+--- Lists the files of the preview `plan` (a `rewind` with dry_run) of
+--- `chat`'s prompt `n`, asks, then restores; `on_done(data|nil)` after.
+function M.ask(chat, n, plan, on_done)
+  local p = chat.prompts[n]
   local files = plan.data.files or {}
   if #files == 0 then
     return project.notify(string.format("the files are as they were before prompt %d: nothing to restore", n))
@@ -99,20 +111,21 @@ local function restore_to(chat, n, on_done)
       project.notify("restore: nothing changed")
       return on_done and on_done(nil)
     end
-    local r, e = rewind(chat, p.tag_before, false)
-    if not r then
-      project.notify("restore: " .. tostring(e) .. "; nothing changed", levels.ERROR)
-      return on_done and on_done(nil)
-    end
-    project.set_tag(chat.root, r.tag)
-    for _, f in ipairs(r.data.files or {}) do
-      require("radium.writes").sync(f:sub(1, 1) == "/" and f or (chat.root .. "/" .. f))
-    end
-    project.notify(string.format("restored to before prompt %d: %s", n, table.concat(r.data.files or {}, ", ")))
-    for _, w in ipairs(r.warnings or {}) do
-      project.notify(w, levels.WARN)
-    end
-    return on_done and on_done(r.data)
+    rewind(chat, p.tag_before, false, function(r, e)
+      if not r then
+        project.notify("restore: " .. tostring(e) .. "; nothing changed", levels.ERROR)
+        return on_done and on_done(nil)
+      end
+      project.set_tag(chat.root, r.tag)
+      for _, f in ipairs(r.data.files or {}) do
+        require("radium.writes").sync(f:sub(1, 1) == "/" and f or (chat.root .. "/" .. f))
+      end
+      project.notify(string.format("restored to before prompt %d: %s", n, table.concat(r.data.files or {}, ", ")))
+      for _, w in ipairs(r.warnings or {}) do
+        project.notify(w, levels.WARN)
+      end
+      return on_done and on_done(r.data)
+    end)
   end)
 end
 
