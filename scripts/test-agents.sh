@@ -19,6 +19,11 @@
 #     Code, which runs `ls` without asking, is refused through the PreToolUse
 #     hook radium adds to its settings for the session (rad chat shows the
 #     refusal and no listing), while an `echo` the hook lets through runs.
+#   - claude-turn: Claude Code writes two files in one turn (its own Write,
+#     after a permission each): one `rad undo --tag <turn tag>` takes both
+#     back, one `rad redo --tag` brings both back, and `rad rewind
+#     <tag_before>` (after a --dry-run that lists both and changes nothing)
+#     restores them to before the prompt.
 # scripts/ensure-agents.sh installs them (pinned) into a cache folder when
 # they are missing. For each agent, in a fresh workspace holding notes.txt
 # ("hello\n"), with a fresh RADIUM_HOME and a fresh HOME for the agent, one
@@ -46,7 +51,7 @@ cd "$(dirname "$0")/.."
 die() { echo "test-agents: $*" >&2; exit 1; }
 say() { echo "test-agents: $*" >&2; }
 
-ALL=(claude gemini claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks)
+ALL=(claude gemini claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn)
 agents=("$@")
 [ ${#agents[@]} -gt 0 ] || agents=("${ALL[@]}")
 for a in "${agents[@]}"; do
@@ -198,7 +203,8 @@ TOML
 start_server() {
   local dir=$1 file=$2 content=$3
   mkfifo "$dir/server.ctl"
-  MODEL_FILE=$file MODEL_CONTENT=$content MODEL_VIA=${MODEL_VIA:-files} "$NODE" "$SERVER" <"$dir/server.ctl" >"$dir/server.out" 2>"$dir/server.log" &
+  MODEL_FILE=$file MODEL_CONTENT=$content MODEL_VIA=${MODEL_VIA:-files} \
+    MODEL_FILE2=${MODEL_FILE2:-} MODEL_CONTENT2=${MODEL_CONTENT2:-} "$NODE" "$SERVER" <"$dir/server.ctl" >"$dir/server.out" 2>"$dir/server.log" &
   server_pids+=($!)
   exec {SERVER_FD}>"$dir/server.ctl"
   local i
@@ -441,6 +447,10 @@ run() {
         || fail "no write event by mcp for notes.txt (the edit did not go through rad mcp)"
       [ "$(count '.type == "tool_call" and (.title // "" | test("__radium__str_replace$"))')" -ge 1 ] \
         || fail "no tool_call event for radium's str_replace"
+      # Recorded once: not again as the agent's own write (one undo step
+      # holding the same change twice could not be undone).
+      [ "$(count '.type == "write" and .by == "agent"')" -eq 0 ] \
+        || fail "the edit through rad mcp was recorded again as the agent's own write: $(jq -c 'select(.type == "write")' "$events")"
     fi
     if [ "$agent" = gemini ]; then
       # Gemini CLI writes through the client: radium's own edit, with its tag.
@@ -629,11 +639,95 @@ SH
   failed_agents+=("$agent")
 }
 
+# run_turn: Claude Code writes a.txt and b.txt in one turn; the turn is one
+# undo step (rad undo --tag, rad redo --tag), and rad rewind <tag_before>
+# restores both files to before the prompt, after a dry run that lists them.
+run_turn() {
+  local agent=claude-turn
+  local dir=$TMP/$agent
+  local ws=$dir/workspace
+  mkdir -p "$ws"
+  printf 'alpha\n' >"$ws/a.txt"
+  printf 'beta\n' >"$ws/b.txt"
+  local failures=()
+  fail() { failures+=("$*"); }
+  # holds FILE CONTENT: whether FILE holds exactly CONTENT.
+  holds() { [ "$(cat "$1"; echo x)" = "$2x" ]; }
+  # in_ws OUT ERR RAD-ARGS...: rad in the workspace, with this run's home.
+  in_ws() {
+    local out=$1 err=$2
+    shift 2
+    (cd "$ws" && RADIUM_HOME=$dir/radium-home RADIUM_DAEMON_IDLE=60 \
+      timeout -k 5 30 "$RAD" "$@" >"$out" 2>"$err" {SERVER_FD}>&-)
+  }
+  MODEL_FILE2=$ws/b.txt MODEL_CONTENT2=$'beta changed by claude\n' \
+    start_server "$dir" "$ws/a.txt" $'alpha changed by claude\n'
+  write_config "$agent" "$dir"
+  rad_homes+=("$dir/radium-home")
+  : >"$dir/agent.err"
+  say "$agent: rad chat (model server on port $PORT)"
+  local rc=0
+  local events=$dir/events.jsonl
+  (cd "$ws" && RADIUM_HOME=$dir/radium-home RADIUM_DAEMON_IDLE=60 \
+    timeout -k 5 120 env "${unset_env[@]}" "$RAD" chat "$agent" --json --yes \
+    --prompt "Change a.txt and b.txt" \
+    >"$events" 2>"$dir/rad.err" {SERVER_FD}>&-) || rc=$?
+  [ "$rc" = 0 ] || fail "rad chat exited with code $rc"
+  holds "$ws/a.txt" $'alpha changed by claude\n' || fail "a.txt was not written: $(jq -Rs . <"$ws/a.txt")"
+  holds "$ws/b.txt" $'beta changed by claude\n' || fail "b.txt was not written: $(jq -Rs . <"$ws/b.txt")"
+  local tag before
+  tag=$(jq -r 'select(.type == "turn_end") | .tag // empty' "$events" 2>/dev/null | tail -n 1) || tag=""
+  before=$(jq -r 'select(.type == "turn_end") | .tag_before // empty' "$events" 2>/dev/null | tail -n 1) || before=""
+  [ -n "$tag" ] && [ -n "$before" ] || fail "turn_end lacks tag or tag_before"
+  if [ -n "$tag" ] && [ -n "$before" ]; then
+    in_ws "$dir/undo.out" "$dir/undo.err" undo --tag "$tag" || fail "rad undo --tag exited non-zero: $(cat "$dir/undo.err")"
+    holds "$ws/a.txt" $'alpha\n' && holds "$ws/b.txt" $'beta\n' \
+      || fail "one rad undo --tag did not take the whole turn back: a.txt $(jq -Rs . <"$ws/a.txt"), b.txt $(jq -Rs . <"$ws/b.txt")"
+    local undone
+    undone=$(sed -n 's/^\[tag: \(.*\)\]$/\1/p' "$dir/undo.out")
+    in_ws "$dir/redo.out" "$dir/redo.err" redo --tag "$undone" || fail "rad redo --tag exited non-zero: $(cat "$dir/redo.err")"
+    holds "$ws/a.txt" $'alpha changed by claude\n' && holds "$ws/b.txt" $'beta changed by claude\n' \
+      || fail "one rad redo --tag did not bring the whole turn back"
+    in_ws "$dir/dry.out" "$dir/dry.err" rewind "$before" --dry-run || fail "rad rewind --dry-run exited non-zero: $(cat "$dir/dry.err")"
+    grep -q '"a.txt"' "$dir/dry.out" && grep -q '"b.txt"' "$dir/dry.out" \
+      || fail "rad rewind --dry-run does not list both files: $(cat "$dir/dry.out")"
+    holds "$ws/a.txt" $'alpha changed by claude\n' || fail "rad rewind --dry-run changed a.txt"
+    in_ws "$dir/rewind.out" "$dir/rewind.err" rewind "$before" || fail "rad rewind exited non-zero: $(cat "$dir/rewind.err")"
+    holds "$ws/a.txt" $'alpha\n' && holds "$ws/b.txt" $'beta\n' \
+      || fail "rad rewind <tag_before> did not restore both files to before the prompt"
+  fi
+  RADIUM_HOME=$dir/radium-home timeout 10 "$RAD" shutdown >/dev/null 2>&1 || true
+  stop_server
+  if [ ${#failures[@]} -eq 0 ]; then
+    say "$agent: passed"
+    return 0
+  fi
+  {
+    echo
+    echo "=== $agent: FAILED"
+    local f
+    for f in "${failures[@]}"; do echo "  - $f"; done
+    show "events (rad chat --json)" "$events"
+    show "rad chat stderr" "$dir/rad.err"
+    show "model server log" "$dir/server.log"
+    local out
+    for out in undo redo dry rewind; do
+      [ -f "$dir/$out.out" ] && show "rad $out stdout" "$dir/$out.out"
+      [ -f "$dir/$out.err" ] && show "rad $out stderr" "$dir/$out.err"
+    done
+    tail -n 80 "$dir/agent.err" >"$dir/agent.err.tail"
+    show "agent stderr (last 80 lines)" "$dir/agent.err.tail"
+    echo "=== end of $agent"
+  } >&2
+  failed_agents+=("$agent")
+}
+
 for agent in "${agents[@]}"; do
   case "$agent" in
     claude-bash) run_bash ;;
     claude-hunks | gemini-hunks) run_hunks "$agent" ;;
     claude-hooks) run_hooks ;;
+    claude-turn) run_turn ;;
     *) run "$agent" ;;
   esac
 done

@@ -148,6 +148,15 @@ async function prompt (id, { sessionId, prompt }) {
   switch (verb) {
     case 'write': await writeFile(sessionId, abs(arg), rest.join(' ') + '\n'); break
     case 'selfwrite': await writeFile(sessionId, abs(arg), rest.join(' ') + '\n', true); break
+    case 'twowrite': {
+      // Two files in one turn: the first through the client, the second
+      // by the agent itself, then the first again by itself.
+      const [second, ...words] = rest
+      await writeFile(sessionId, abs(arg), words.join(' ') + '\n')
+      await writeFile(sessionId, abs(second), words.join(' ') + '\n', true)
+      await writeFile(sessionId, abs(arg), words.join(' ') + ' again\n', true)
+      break
+    }
     case 'latewrite': await writeFile(sessionId, abs(arg), rest.join(' ') + '\n', true, true); break
     case 'nullwrite': {
       const text = rest.join(' ') + '\n'

@@ -16,6 +16,10 @@
 //                                   or "bash": Claude Code runs one command
 //                                   with its Bash tool (no file is written)
 //   --command TEXT   MODEL_COMMAND  with --via bash: the command
+//   --file2 PATH     MODEL_FILE2    (Claude Code, --via files) a second file
+//                                   written in the same turn, after the
+//                                   first: read it, then write it
+//   --content2 TEXT  MODEL_CONTENT2 its new whole content
 //   --old TEXT       MODEL_OLD      with --via mcp: the text replaced (default "hello\n")
 //
 // It prints `PORT <n>` as the first line on stdout once it listens, then runs
@@ -58,8 +62,14 @@ const PORT = Number(option("port", "MODEL_PORT", "0"));
 const VIA = option("via", "MODEL_VIA", "files");
 const OLD = option("old", "MODEL_OLD", "hello\n");
 const COMMAND = option("command", "MODEL_COMMAND", "printf 'radium-line-%s\\n' 1 2 3");
+const FILE2 = option("file2", "MODEL_FILE2", "");
+const CONTENT2 = option("content2", "MODEL_CONTENT2", "");
 if (!FILE || !FILE.startsWith("/")) {
   process.stderr.write("model-server: --file (or MODEL_FILE) must be an absolute path\n");
+  process.exit(2);
+}
+if (FILE2 && !FILE2.startsWith("/")) {
+  process.stderr.write("model-server: --file2 (or MODEL_FILE2) must be an absolute path\n");
   process.exit(2);
 }
 
@@ -136,12 +146,19 @@ function anthropicScript(body) {
   }
   // Which of our tool calls this result answers.
   const uses = new Map();
+  const paths = new Map();
   for (const m of messages) {
     if (m.role !== "assistant" || !Array.isArray(m.content)) continue;
-    for (const b of m.content) if (b?.type === "tool_use") uses.set(b.id, b.name);
+    for (const b of m.content) {
+      if (b?.type !== "tool_use") continue;
+      uses.set(b.id, b.name);
+      paths.set(b.id, b.input?.file_path);
+    }
   }
   const result = results[results.length - 1];
   const tool = uses.get(result.tool_use_id) ?? "";
+  // With --file2: the second file is read, then written, after the first.
+  const second = FILE2 && paths.get(result.tool_use_id) === FILE2;
   if (result.is_error) {
     return {
       step: "failed",
@@ -151,18 +168,28 @@ function anthropicScript(body) {
   }
   if (tool === read) {
     return {
-      step: "write",
+      step: second ? "write2" : "write",
       stop_reason: "tool_use",
       blocks: [
         { type: "text", text: "Now I will write the new content." },
-        { type: "tool_use", name: write, input: { file_path: FILE, content: CONTENT } },
+        { type: "tool_use", name: write, input: second ? { file_path: FILE2, content: CONTENT2 } : { file_path: FILE, content: CONTENT } },
+      ],
+    };
+  }
+  if (FILE2 && !second) {
+    return {
+      step: "read2",
+      stop_reason: "tool_use",
+      blocks: [
+        { type: "text", text: `Now ${FILE2}.` },
+        { type: "tool_use", name: read, input: { file_path: FILE2 } },
       ],
     };
   }
   return {
     step: "done",
     stop_reason: "end_turn",
-    blocks: [{ type: "text", text: `Done: ${FILE} has its new content.` }],
+    blocks: [{ type: "text", text: FILE2 ? `Done: ${FILE} and ${FILE2} have their new content.` : `Done: ${FILE} has its new content.` }],
   };
 }
 

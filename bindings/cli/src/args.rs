@@ -13,6 +13,7 @@ Examples:
   rad view src/main.rs --start 10 --end 20 show lines with numbers
   rad str-replace src/main.rs --old a --new b
   rad undo                                 take back the last edit (any conversation)
+  rad rewind <tag> --dry-run               the files a rewind to <tag> would change
   rad read-var src/app.py --var total      a name's definition and references
   rad modify-var src/app.py --from total --to grand_total
   rad rename-file src/util.ts src/lib/util.ts   move it, update its imports
@@ -56,7 +57,9 @@ pub(crate) enum Command {
         #[arg(long, short, default_value = "")]
         prompt: String,
     },
-    /// Talk with an ACP agent: interactive, or one turn with --prompt.
+    /// Talk with an ACP agent: interactive, or one turn with --prompt. In
+    /// the chat, `/restore` lists the prompts and `/restore N` puts the
+    /// files back to how they were before prompt N (after listing them).
     Chat {
         /// The agent id (an agent with `protocol = "acp"`).
         agent: String,
@@ -146,6 +149,17 @@ pub(crate) enum Command {
     Undo,
     /// Redo the last undone edit.
     Redo,
+    /// Put the files of a conversation back to a tag (a prompt's
+    /// `tag_before`: the files as they were before that prompt); with
+    /// --dry-run, list the files and operations it would change, changing
+    /// nothing.
+    Rewind {
+        /// The tag to go back (or forward) to.
+        to: String,
+        /// Only say what would change.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// List a file's conflicts, or resolve one (--id with --resolution ours|theirs|both|text).
     SolveConflict {
         /// The file with conflict markers.

@@ -4,8 +4,9 @@
 //! tool calls show their diffs, commands and output (see `chat_tools`),
 //! each permission request asks y/n, or `h` to review the call's hunks one
 //! by one (see `chat_hunks`), Ctrl-C cancels the turn and a second Ctrl-C
-//! exits. Read from a pipe, stdin's lines are the prompts and the answers
-//! alike. With `--prompt TEXT`: one
+//! exits; `/restore [n]` lists the prompts, or puts the files back to before
+//! prompt n (see `chat_restore`). Read from a pipe, stdin's lines are the
+//! prompts and the answers alike. With `--prompt TEXT`: one
 //! turn, printed as it streams, exit 0 when it ends (Ctrl-C cancels the turn,
 //! ends the agent and exits 130). `--json` prints one JSON event a line;
 //! `--yes` allows every permission request, which a run that cannot ask
@@ -208,12 +209,15 @@ fn run(options: &ChatOptions, workspace: &Path) -> Result<u8, String> {
                 }
             });
         }
+        let mut prompts = Vec::new();
         let code = match &options.prompt {
-            Some(prompt) => match turn(&session, prompt, options, &mut lines, false).await {
-                TurnEnd::Done => 0,
-                TurnEnd::Failed => 1,
-                TurnEnd::Interrupted => 130,
-            },
+            Some(prompt) => {
+                match turn(&session, prompt, options, &mut lines, false, &mut prompts).await {
+                    TurnEnd::Done => 0,
+                    TurnEnd::Failed => 1,
+                    TurnEnd::Interrupted => 130,
+                }
+            }
             None => loop {
                 if interactive {
                     let _ = write!(std::io::stderr(), "{}> ", options.agent);
@@ -227,8 +231,22 @@ fn run(options: &ChatOptions, workspace: &Path) -> Result<u8, String> {
                 if line.trim().is_empty() {
                     continue;
                 }
-                if let TurnEnd::Interrupted =
-                    turn(&session, &line, options, &mut lines, interactive).await
+                if let Some(arg) = line.trim().strip_prefix("/restore") {
+                    if arg.is_empty() || arg.starts_with(' ') {
+                        crate::chat_restore::restore(&engine, &prompts, arg.trim(), &mut lines)
+                            .await;
+                        continue;
+                    }
+                }
+                if let TurnEnd::Interrupted = turn(
+                    &session,
+                    &line,
+                    options,
+                    &mut lines,
+                    interactive,
+                    &mut prompts,
+                )
+                .await
                 {
                     break 130;
                 }
@@ -247,6 +265,7 @@ async fn turn(
     options: &ChatOptions,
     lines: &mut mpsc::UnboundedReceiver<String>,
     interactive: bool,
+    prompts: &mut Vec<crate::chat_restore::Prompt>,
 ) -> TurnEnd {
     let mut events = match session.prompt(vec![json!({"type": "text", "text": prompt})]) {
         Ok(rx) => rx,
@@ -293,6 +312,12 @@ async fn turn(
         } else {
             calls.show(&event, session.workspace.as_path());
             show(&event);
+        }
+        if matches!(event["type"].as_str(), Some("turn_end" | "error")) {
+            prompts.push(crate::chat_restore::Prompt {
+                text: prompt.to_owned(),
+                tag_before: event["tag_before"].as_str().map(str::to_owned),
+            });
         }
         match event["type"].as_str().unwrap_or_default() {
             "write" => wrote = true,

@@ -13,6 +13,7 @@ mod agents;
 mod args;
 mod chat;
 mod chat_hunks;
+mod chat_restore;
 mod chat_tools;
 mod clipboard;
 mod code;
@@ -72,6 +73,7 @@ fn run(cli: Cli) -> Result<Value, String> {
         | Command::Insert { .. }
         | Command::Undo
         | Command::Redo
+        | Command::Rewind { .. }
         | Command::SolveConflict { .. }
         | Command::Ping
         | Command::Shutdown
@@ -221,6 +223,7 @@ fn main() -> ExitCode {
         }
         Command::Undo => Some(("undo", Value::Null)),
         Command::Redo => Some(("redo", Value::Null)),
+        Command::Rewind { to, dry_run } => Some(("rewind", json!({"tag": to, "dry_run": dry_run}))),
         Command::SolveConflict {
             path,
             id,

@@ -4,7 +4,8 @@
 // permission answered, a two-file review with one hunk rejected (taken back
 // by one Radium: Undo in both files, and brought back by Redo), an agent's
 // tool call reviewed per hunk from its permission prompt, Stop on a
-// slow turn, and the benchmark (time from an event reaching the extension
+// slow turn, a two-file turn restored to before its prompt (the modal
+// listing the files), and the benchmark (time from an event reaching the extension
 // host to its text on screen; the host's event-loop delay while an answer
 // streams at a high rate).
 
@@ -228,6 +229,37 @@ module.exports = function chatSteps(step, h) {
     await turnEnds().filter({ hasText: 'stopped: cancelled' }).waitFor()
     assert.ok(!(await answers().last().innerText()).includes('chunk 49'))
     await until('the status bar item is gone', async () => (await page().locator('.statusbar', { hasText: 'scripted is answering' }).count()) === 0)
+    await clearNotifications()
+  })
+
+  step('10b. chat: a turn that writes two files is one step; Restore files to before this prompt lists them in a modal, then puts them back', async () => {
+    fs.writeFileSync(path.join(p.ws, 'src/ra.txt'), 'ra before\n')
+    const asked = await chat().locator('.perm').count()
+    await send('twowrite src/ra.txt src/rb.txt restored later')
+    // Each of the agent's three writes asks (the next card may come at once).
+    for (let i = 0; i < 3; i++) {
+      const perm = chat().locator('.perm').nth(asked + i)
+      await perm.locator('button', { hasText: 'Allow once' }).waitFor()
+      await perm.locator('button', { hasText: 'Allow once' }).click()
+      await perm.locator('.ok', { hasText: 'allowed' }).waitFor()
+    }
+    const prompt = chat().locator('.msg.user', { hasText: 'twowrite src/ra.txt' }).last()
+    const restore = prompt.locator('button.restore')
+    await restore.waitFor()
+    await until('both files written', () => disk('src/ra.txt') === 'restored later again\n' && fs.existsSync(path.join(p.ws, 'src/rb.txt')))
+    await clearNotifications()
+    await restore.click()
+    const dialog = page().locator('.monaco-dialog-box')
+    await dialog.waitFor()
+    const shown = await dialog.innerText()
+    assert.match(shown, /Restore 2 file\(s\) to before this prompt\?/)
+    assert.match(shown, /src\/ra\.txt/)
+    assert.match(shown, /src\/rb\.txt/)
+    await screenshot('chat-restore-modal')
+    assert.equal(disk('src/ra.txt'), 'restored later again\n', 'nothing changed before the answer')
+    await dialog.locator('.dialog-buttons a, .dialog-buttons button', { hasText: 'Restore' }).first().click()
+    await until('ra.txt as before the prompt', () => disk('src/ra.txt') === 'ra before\n')
+    await until('rb.txt gone (it was created in the turn)', () => !fs.existsSync(path.join(p.ws, 'src/rb.txt')))
     await clearNotifications()
   })
 

@@ -26,6 +26,15 @@
   let latencies = []
   const tools = new Map()
   const perms = new Map()
+  // The last prompt shown: its turn's end gives it a Restore action (the
+  // files back to before it), with the tag of before the prompt.
+  let lastUser = null
+  const restorable = (tag) => {
+    if (!lastUser || typeof tag !== 'string' || lastUser.querySelector('.restore')) return
+    const b = button('Restore files to before this prompt', () => vscode.postMessage({ type: 'restore', tag }), 'secondary restore')
+    b.title = 'Lists the files it changes first, then asks'
+    lastUser.appendChild(b)
+  }
 
   const el = (tag, cls, text) => {
     const e = document.createElement(tag)
@@ -231,6 +240,7 @@
         endAnswer()
         const u = add(el('div', 'msg user', m.text))
         if (m.chips.length) u.appendChild(el('div', 'muted', `with ${m.chips.join(', ')}`))
+        lastUser = u
         break
       }
       case 'text': onText(m); break
@@ -246,9 +256,10 @@
         break
       }
       case 'notice': endAnswer(); add(el('div', 'notice', m.message)); break
-      case 'error': endAnswer(); add(el('div', 'error', m.message)); break
+      case 'error': endAnswer(); add(el('div', 'error', m.message)); restorable(m.tagBefore); break
       case 'turnEnd': {
         endAnswer()
+        restorable(m.tagBefore)
         const ms = m.timings && m.timings.turn_ms
         add(el('div', 'turn-end', m.stopReason === 'end_turn' ? `done${ms !== undefined ? ` in ${Math.round(ms)} ms` : ''}` : `stopped: ${m.stopReason}`))
         setTimeout(() => {

@@ -89,8 +89,10 @@ function openView(id) {
   return { view, posted, send: (m) => receive(m) }
 }
 
-function reset({ settings = {}, editor, pick, answerPrompt = 'Apply', cancelAfterMs, input = '', clipboard = '' } = {}) {
+function reset({ settings = {}, editor, pick, answerPrompt = 'Apply', answerWarning, cancelAfterMs, input = '', clipboard = '' } = {}) {
   Object.assign(state, {
+    answerWarning,
+    warningPrompts: [],
     settings: { 'radium.radiumHome': home, 'radium.surroundingLines': 2, ...settings },
     editor,
     pick,
@@ -165,9 +167,12 @@ const vscode = {
       state.info.push(message)
       return Promise.resolve(undefined)
     },
-    showWarningMessage: (message) => {
+    showWarningMessage: (message, ...rest) => {
       state.warnings.push(message)
-      return Promise.resolve(undefined)
+      // A question (a modal with its detail, or buttons): answered with
+      // `answerWarning` (undefined: dismissed).
+      if (rest.length > 0) state.warningPrompts.push({ message, rest })
+      return Promise.resolve(rest.length > 0 ? state.answerWarning : undefined)
     },
     showTextDocument: async (document, options) => {
       state.shown.push(document.uri.toString())

@@ -18,6 +18,7 @@ use crate::error::{Error, Result};
 use crate::support::atomic::{read_text_file, write_atomic};
 
 mod group;
+mod turn;
 
 pub use group::FileChange;
 
@@ -153,6 +154,7 @@ impl History {
         }
         history.recover_undo_or_redo()?;
         history.recover_record()?;
+        history.recover_join()?;
         Ok(history)
     }
 

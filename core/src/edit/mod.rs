@@ -1,7 +1,8 @@
 //! Edit tools with undo/redo and dog-tag sessions (seed 001).
 //!
 //! Commands: `view`, `create`, `str-replace`, `insert`, `undo`, `redo`,
-//! `solve-conflict`, and `record` (edits an editor made, see `record.rs`). Every path is confined to the project root (the
+//! `solve-conflict`, `record` (edits an editor made, see `record.rs`) and
+//! `rewind` (files back to a tag, or its preview: see `rewind.rs`). Every path is confined to the project root (the
 //! request's `cwd`, or the engine's workspace); every write is atomic, recorded
 //! as a changeset, serialised by the project lock, and answered with a new dog
 //! tag. A request carrying an older tag first undoes what its conversation
@@ -13,6 +14,7 @@ mod conflict;
 mod history;
 mod project;
 mod record;
+mod rewind;
 mod session;
 mod tags;
 
@@ -31,8 +33,8 @@ use crate::support::atomic::read_text_file;
 use crate::support::json::{line_arg, string_arg};
 use crate::support::names::COMMANDS;
 
-/// The edit commands: the last eight of the protocol's commands, from `view`.
-pub const EDIT_COMMANDS: &[&str] = COMMANDS.split_at(COMMANDS.len() - 8).1;
+/// The edit commands: the last nine of the protocol's commands, from `view`.
+pub const EDIT_COMMANDS: &[&str] = COMMANDS.split_at(COMMANDS.len() - 9).1;
 
 /// The default history depth.
 pub const DEFAULT_DEPTH: u64 = 100;
@@ -145,10 +147,28 @@ impl EditSession {
         let read_only =
             command == "view" || (command == "solve-conflict" && args.get("id").is_none());
         self.rewound_past = None;
+        if command == "rewind" {
+            return self.rewind_command(args);
+        }
+        // What others did to the conversation is told to its next own
+        // call, not to a door recording the user's accepted review (the
+        // user's own undo is no news to them).
+        let kept = (command == "record")
+            .then(|| tag.and_then(|t| self.conversation_of(t)).map(str::to_owned))
+            .flatten()
+            .and_then(|c| {
+                let chain = self.history.session.chains.get_mut(&c)?;
+                Some((c, std::mem::take(&mut chain.notices)))
+            });
         let (chain, mut warnings) = match tag {
             Some(tag) => self.rewind(tag),
             None => (None, Vec::new()),
         };
+        if let Some((c, mut notices)) = kept {
+            let chain = self.history.session.chain_mut(&c);
+            notices.append(&mut chain.notices);
+            chain.notices = notices;
+        }
         let tagged = chain.is_some();
         if let (Some(tag), false, "undo" | "redo") = (tag, tagged, command) {
             // Never the tagless form instead: that would take back another
@@ -428,7 +448,7 @@ impl EditSession {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn the_edit_commands_are_the_protocols_last_eight() {
+    fn the_edit_commands_are_the_protocols_last_nine() {
         let expected = [
             "view",
             "create",
@@ -438,6 +458,7 @@ mod tests {
             "redo",
             "solve-conflict",
             "record",
+            "rewind",
         ];
         assert_eq!(super::EDIT_COMMANDS, expected);
     }

@@ -91,6 +91,36 @@ impl EditSession {
             .unwrap_or_else(|| tag.to_owned())
     }
 
+    /// The tag a turn of an agent session starts from: the latest state of
+    /// `tag`'s conversation (a new conversation when radium does not know
+    /// the tag), saved at once. A door restores the files to before the
+    /// prompt with it, and [`EditSession::end_turn`] joins what the turn did.
+    pub fn turn_start(&mut self, tag: Option<&str>) -> Result<String> {
+        let Some(latest) = tag
+            .filter(|t| self.history.session.tags.contains_key(*t))
+            .map(|t| self.latest_tag(t))
+        else {
+            return self.start_conversation();
+        };
+        let chain = self
+            .conversation_of(&latest)
+            .map(str::to_owned)
+            .unwrap_or_default();
+        let tag = self.current_tag(&chain, Some(&latest));
+        self.history.save()?;
+        Ok(tag)
+    }
+
+    /// The end of a turn begun at `tag_before` (see
+    /// [`EditSession::turn_start`]): every operation its conversation
+    /// applied since becomes one step. Answers how many changesets it holds.
+    pub fn end_turn(&mut self, tag_before: &str) -> Result<usize> {
+        let Some(point) = self.history.session.tags.get(tag_before).cloned() else {
+            return Ok(0);
+        };
+        self.history.join_since(&point.chain, point.at)
+    }
+
     /// The operations of `tag`'s conversation applied after `tag`, oldest
     /// first, as `(seq, command, file)`, with the tag of the latest state:
     /// what another client of the conversation (the `rad mcp` of an agent
@@ -197,6 +227,10 @@ impl EditSession {
             return Err(Error::Edit("nothing to undo".into()));
         };
         let sets = self.history.undo_step(&chain)?;
+        // The conversation's latest state moved back: a client that follows
+        // it (a door recording a review) continues from there, not from a
+        // tag that is now ahead of it.
+        self.new_tag(&chain);
         let s = &mut self.history.session;
         s.undone.push(chain.clone());
         if s.undone.len() > MAX_UNDONE {
@@ -227,6 +261,7 @@ impl EditSession {
             let sets = self.history.redo_step(&chain).inspect_err(|_| {
                 self.history.session.undone.push(chain.clone());
             })?;
+            self.new_tag(&chain);
             for cs in &sets {
                 self.history.session.chain_mut(&chain).tell(format!(
                     "another client redid an operation of this conversation: {}",

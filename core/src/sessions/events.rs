@@ -13,8 +13,8 @@
 //! | `write_refused` | `path`, `code`, `error`: a write refused (a `before_tool` hook's stop, outside the workspace, protected) |
 //! | `usage` | what the agent reported |
 //! | `notice` | `message`: something the agent did that radium ignored or repaired |
-//! | `turn_end` | `stop_reason`, `text` (the answer, its first 32 MiB), `code_blocks`, `tag`, `text_dropped` (bytes past those, when any) |
-//! | `error` | `code`, `message`: the turn failed (the last event of the turn) |
+//! | `turn_end` | `stop_reason`, `text` (the answer, its first 32 MiB), `code_blocks`, `tag`, `tag_before` (the files before the prompt), `text_dropped` (bytes past those, when any) |
+//! | `error` | `code`, `message`, `tag`, `tag_before`: the turn failed (the last event of the turn) |
 
 use serde_json::{json, Map, Value};
 

@@ -328,6 +328,22 @@ impl AgentSession {
             return;
         };
         lock(&self.state).tag = Some(latest.clone());
+        // What `rad mcp` wrote is recorded already: the tool calls watching
+        // those files start from it, so it is not recorded again as the
+        // agent's own write.
+        if let Ok(project) = self.project() {
+            let mut seen = std::collections::HashSet::new();
+            for (_, _, file) in &ops {
+                let Ok(path) = project.confine(file) else {
+                    continue;
+                };
+                if seen.insert(path.clone()) {
+                    if let Ok(text) = read_text_file(&path) {
+                        self.written_through_radium(&path, &text);
+                    }
+                }
+            }
+        }
         for (seq, command, file) in ops {
             self.emit(json!({
                 "type": "write", "path": file, "tag": latest, "seq": seq,

@@ -11,6 +11,7 @@ use tokio::sync::mpsc;
 use super::events::SessionEvent;
 use super::session::{lock, AgentSession};
 use crate::agents::step::handle_error;
+use crate::edit::EditSession;
 use crate::editor::extract::extract_code_blocks;
 use crate::error::{Error, Result};
 use crate::hooks::context::{ErrorHookContext, HookContext, TelemetryHookContext};
@@ -113,8 +114,10 @@ impl AgentSession {
         let session = Arc::clone(self);
         self.registry.runtime_handle()?.spawn(async move {
             let started = Instant::now();
+            let before = session.begin_turn().await;
             let outcome = session.run_turn(prompt).await;
             session.settle_tools().await;
+            session.join_turn(before.as_deref()).await;
             let mut last = match outcome {
                 Ok(end) => end,
                 Err(e) => session.failed(&e).await,
@@ -122,15 +125,77 @@ impl AgentSession {
             let timings = session.timings(started);
             session.telemetry(&last, &timings).await;
             if last["type"] == "turn_end" {
-                last["tag"] = json!(session.tag());
                 last["timings"] = timings;
             }
+            // Where the files were before the prompt (a door restores them
+            // with it) and after the turn (undo takes the turn back).
+            last["tag"] = json!(session.tag());
+            last["tag_before"] = json!(before);
             let sink = lock(&session.state).sink.take();
             if let Some(sink) = sink {
                 let _ = sink.send(last);
             }
         });
         Ok(rx)
+    }
+
+    /// The tag the turn starts from (the latest state of the session's
+    /// conversation), which becomes the session's tag; `None` when the
+    /// history cannot be written.
+    async fn begin_turn(&self) -> Option<String> {
+        let (root, home, depth, tag) = (
+            self.workspace.clone(),
+            self.radium_home.clone(),
+            self.history_depth,
+            self.tag(),
+        );
+        let started = tokio::task::spawn_blocking(move || {
+            EditSession::open(&root, &home, depth)?.turn_start(tag.as_deref())
+        })
+        .await;
+        match started {
+            Ok(Ok(tag)) => {
+                lock(&self.state).tag = Some(tag.clone());
+                Some(tag)
+            }
+            Ok(Err(e)) => {
+                self.emit(json!({
+                    "type": "notice",
+                    "message": format!("radium could not mark the start of this turn in the edit history: {e}"),
+                }));
+                None
+            }
+            Err(_) => None,
+        }
+    }
+
+    /// Every operation of the turn's conversation since `before` becomes
+    /// one undo step (the turn ended, failed or was cancelled).
+    async fn join_turn(&self, before: Option<&str>) {
+        let Some(before) = before.map(str::to_owned) else {
+            return;
+        };
+        // Every write of the turn moved the session's tag (the agent's, and
+        // `rad mcp`'s once caught up): an unmoved tag means nothing to join,
+        // and the history is not opened at all.
+        if self.tag().as_deref() == Some(before.as_str()) {
+            return;
+        }
+        let (root, home, depth) = (
+            self.workspace.clone(),
+            self.radium_home.clone(),
+            self.history_depth,
+        );
+        let joined = tokio::task::spawn_blocking(move || {
+            EditSession::open(&root, &home, depth)?.end_turn(&before)
+        })
+        .await;
+        if let Ok(Err(e)) = joined {
+            self.emit(json!({
+                "type": "notice",
+                "message": format!("the turn's writes could not be joined into one undo step: {e}"),
+            }));
+        }
     }
 
     async fn run_turn(&self, mut prompt: Vec<Value>) -> Result<SessionEvent> {

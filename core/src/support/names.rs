@@ -44,6 +44,7 @@ pub const COMMANDS: &[&str] = &[
     "redo",
     "solve-conflict",
     "record",
+    "rewind",
 ];
 
 /// The `snake_case` names of the 13 hook types, in the order of

@@ -70,3 +70,4 @@ mod history;
 mod record;
 mod safety;
 mod tools;
+mod turns;

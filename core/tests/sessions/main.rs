@@ -10,6 +10,7 @@ mod agent_tools;
 mod commands;
 mod hunks;
 mod recover;
+mod turns;
 mod unruly;
 
 use radium_core::{Engine, EngineConfig, FnHook, HookResult, HookType};

@@ -105,6 +105,7 @@ local function start_turn(chat, text)
   if not sent then
     return project.notify(err, levels.ERROR)
   end
+  require("radium.chat_restore").mark(chat, text)
   chat.running = true
   chat.turns = (chat.turns or 0) + 1
   require("radium.progress").start("chat" .. chat.buf, chat.agent)
@@ -219,6 +220,7 @@ local function handlers(chat)
         if ev.tag then
           project.set_tag(chat.root, ev.tag)
         end
+        require("radium.chat_restore").ended(chat, ev)
         chat.blocks = ev.code_blocks
         pcall(vim.api.nvim_exec_autocmds, "User", {
           pattern = "RadiumTurnEnd",
@@ -276,6 +278,10 @@ local function create(agent, root, src)
   end
   if k.cancel then
     vim.keymap.set("n", k.cancel, function() M.cancel(chat) end, { buffer = buf, desc = "radium: cancel the turn" })
+  end
+  if k.restore then
+    vim.keymap.set("n", k.restore, function() project.guard(require("radium.chat_restore").restore, chat) end,
+      { buffer = buf, desc = "radium: restore the files to before this prompt" })
   end
   local engine = project.engine(root)
   engine:session_open(agent, handlers(chat), function(session, err, code)

@@ -244,6 +244,13 @@ function M.define()
   end), { nargs = "?", bang = true, complete = complete_from(M.agent_ids),
     desc = "Show or hide the chat with an agent (a new one when there is none); with ! pick one of the open chats" })
   cmd("RadiumChats", guard(function() require("radium.chat").pick() end), { desc = "Pick one of the open chats and show it" })
+  cmd("RadiumRestore", guard(function(o)
+    local n = o.args ~= "" and tonumber(o.args) or nil
+    if o.args ~= "" and not n then
+      error("radium: :RadiumRestore takes a prompt's number, not `" .. o.args .. "`", 0)
+    end
+    require("radium.chat_restore").restore(nil, n)
+  end), { nargs = "?", desc = "Restore the files to before a prompt of this chat (the one under the cursor, or number n)" })
 end
 
 return M

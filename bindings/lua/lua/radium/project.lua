@@ -26,7 +26,7 @@ local defaults = {
   keymaps = {
     accept = "ga", reject = "gr", accept_all = "gA", reject_all = "gR",
     next_hunk = "]h", prev_hunk = "[h", close = "q",
-    submit = "<C-s>", cancel = "<C-c>",
+    submit = "<C-s>", cancel = "<C-c>", restore = "<localleader>r",
   },
 }
 

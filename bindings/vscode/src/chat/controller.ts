@@ -14,7 +14,7 @@ import { fileChip, promptExtras, selectionChip, trackChips, type Chip } from './
 import { optionFor, viewMessages, type ViewMessage } from './events'
 import { ChatSession, type SessionEvent } from './session'
 import { ToolReviews } from './toolReview'
-import { undoRedo } from './undo'
+import { restoreTo, undoRedo } from './undo'
 
 /** What the chat needs from the extension. */
 export interface ChatHost {
@@ -371,6 +371,16 @@ export class ChatController {
       if (next) this.lastTag = next
     } catch (e) {
       this.host.fail(`${command} failed: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}`)
+    }
+  }
+
+  /** The files back to how they were at `tag` (a prompt's tag of before it), after a modal listing them. */
+  async restore(tag: string): Promise<void> {
+    try {
+      const next = await restoreTo(this.host, tag)
+      if (next) this.lastTag = next
+    } catch (e) {
+      this.host.fail(`restore failed: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}`)
     }
   }
 

@@ -123,10 +123,10 @@ export function viewMessages(batch: SessionEvent[], workspace: string | undefine
         out.push({ type: 'notice', message: String(e.message ?? '') })
         break
       case 'turn_end':
-        out.push({ type: 'turnEnd', stopReason: e.stop_reason, tag: e.tag, timings: e.timings })
+        out.push({ type: 'turnEnd', stopReason: e.stop_reason, tag: e.tag, tagBefore: e.tag_before, timings: e.timings })
         break
       case 'error':
-        out.push({ type: 'error', message: `${e.message ?? 'the turn failed'}${e.code ? ` [${e.code}]` : ''}` })
+        out.push({ type: 'error', message: `${e.message ?? 'the turn failed'}${e.code ? ` [${e.code}]` : ''}`, tagBefore: e.tag_before })
         break
       default:
         break // usage and future events: the output channel has them

@@ -98,3 +98,43 @@ export async function undoRedo(host: ChatHost, command: 'undo' | 'redo', tag: st
   }
   return tag ? r.tag : undefined
 }
+
+/**
+ * "Restore files to before this prompt": the engine's `rewind` to `tag`
+ * (a prompt's `tag_before`), previewed first (`dry_run`): a modal lists the
+ * files it changes (and a warning when someone else changed one since),
+ * and only "Restore" rewinds; the open editors of those files then follow
+ * the disk. Answers the conversation's tag after it (undefined: nothing done).
+ */
+export async function restoreTo(host: ChatHost, tag: string): Promise<string | undefined> {
+  const { engine, workspace } = host.engine()
+  const plan = await engine.requestAsync({ command: 'rewind', args: { tag, dry_run: true } })
+  host.log(`restore preview (tag ${tag}): ${JSON.stringify(plan)}`)
+  if (!plan.ok) {
+    host.fail(`restore failed: ${engineMessage(plan, 'unknown error')}`)
+    return undefined
+  }
+  const files = ((plan.data?.files ?? []) as string[]).filter((f) => typeof f === 'string')
+  if (files.length === 0) {
+    void vscode.window.showInformationMessage('Radium: the files are as they were before this prompt; nothing to restore')
+    return undefined
+  }
+  const detail = [...files, ...(plan.warnings ?? []).map((w: string) => `warning: ${w}`)].join('\n')
+  const choice = await vscode.window.showWarningMessage(
+    `Restore ${files.length} file(s) to before this prompt?`,
+    { modal: true, detail },
+    'Restore',
+  )
+  if (choice !== 'Restore') return undefined
+  const r = await engine.requestAsync({ command: 'rewind', args: { tag } })
+  host.log(`restore (tag ${tag}): ${JSON.stringify(r)}`)
+  if (!r.ok) {
+    host.fail(`restore failed: ${engineMessage(r, 'unknown error')}; nothing changed`)
+    return undefined
+  }
+  const done = ((r.data?.files ?? []) as string[]).filter((f) => typeof f === 'string')
+  for (const w of r.warnings ?? []) void vscode.window.showWarningMessage(`Radium: ${w}`)
+  void vscode.window.showInformationMessage(`Radium: restored ${nameList(done)} to before the prompt`)
+  await followDisk(workspace, done, host.log)
+  return r.tag
+}

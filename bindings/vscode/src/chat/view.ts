@@ -95,6 +95,9 @@ export class ChatView implements vscode.WebviewViewProvider {
         case 'undo':
           await this.chat.undoRedo('undo', typeof m.tag === 'string' ? m.tag : undefined)
           break
+        case 'restore':
+          if (typeof m.tag === 'string') await this.chat.restore(m.tag)
+          break
         case 'link':
           if (typeof m.href === 'string' && /^https?:\/\//.test(m.href)) await vscode.env.openExternal(vscode.Uri.parse(m.href))
           break
