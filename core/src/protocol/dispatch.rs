@@ -237,6 +237,17 @@ impl Engine {
                 let id = string_arg(command, args, "id")?;
                 Ok(json!({"id": id, "cancelled": self.cancel(id)}))
             }
+            "merge" => {
+                let root = self.workspace_for(cwd).ok_or_else(|| {
+                    Error::InvalidArgument("`merge`: give the project root as `cwd`".into())
+                })?;
+                crate::edit::merge::command(
+                    args,
+                    &root,
+                    &self.radium_home(),
+                    self.config.history_depth,
+                )
+            }
             "agents" => {
                 let workspace = self.workspace_for(cwd);
                 Ok(serde_json::to_value(self.agents(workspace.as_deref())?).unwrap_or_default())

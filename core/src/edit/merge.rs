@@ -1,0 +1,171 @@
+//! `merge`: a three-way merge of an editor's unsaved text with a file's new
+//! text, so that an agent's write (or an undo of one) never costs the user
+//! the text they have not saved. Base = the file before the change, ours =
+//! the buffer, theirs = the file now. Conflicts are written with the diff3
+//! markers `solve-conflict` reads (see `conflict.rs`).
+
+use std::path::Path;
+
+use serde_json::{json, Map, Value};
+
+use super::conflict::{find_conflicts, Conflict};
+use super::history::Changeset;
+use super::project::{content_hash, Project};
+use super::{read_text, EditSession};
+use crate::error::{Error, Result};
+use crate::support::json::{json_kind, optional_string_arg, string_arg};
+
+/// The largest text (each of base, ours and theirs) a merge takes, in bytes:
+/// the diff is linear in the texts, so this bounds its time and memory.
+pub const MAX_MERGE_BYTES: usize = 8 << 20;
+
+/// A merge's outcome.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Merged {
+    /// The merged text; where both sides changed the same lines, a conflict
+    /// region with diff3 markers (`<<<<<<< ours`, `||||||| original`,
+    /// `=======`, `>>>>>>> theirs`).
+    pub text: String,
+    /// Whether both sides went in without a conflict.
+    pub clean: bool,
+    /// The conflict regions of `text`, in order.
+    pub conflicts: Vec<Conflict>,
+}
+
+/// Merges `ours` and `theirs`, both made from `base`, line by line.
+pub fn merge3(base: &str, ours: &str, theirs: &str) -> Merged {
+    let plain = |text: &str| Merged {
+        text: text.to_owned(),
+        clean: true,
+        conflicts: Vec::new(),
+    };
+    if ours == base || ours == theirs {
+        return plain(theirs);
+    }
+    if theirs == base {
+        return plain(ours);
+    }
+    let mut options = diffy::MergeOptions::new();
+    options
+        .set_conflict_style(diffy::ConflictStyle::Diff3)
+        .set_incomplete_hunk_style(diffy::IncompleteHunkStyle::Git);
+    match options.merge(base, ours, theirs) {
+        Ok(text) => plain(&text),
+        Err(text) => {
+            // The user's own text may hold markers already; the regions
+            // are whatever the merged text shows.
+            let conflicts = find_conflicts(&text).unwrap_or_default();
+            Merged {
+                text,
+                clean: false,
+                conflicts,
+            }
+        }
+    }
+}
+
+/// The other side of changeset `cs` from `shown` (the file's text now): the
+/// text before it when `shown` is what it wrote (an agent's write, a redo),
+/// the text it wrote when `shown` is the text before it (it was undone).
+/// `None` when `shown` is neither.
+pub(crate) fn other_side(cs: &Changeset, shown: &str) -> Option<String> {
+    let hash = content_hash(shown);
+    if !cs.removed && hash == cs.after_hash {
+        if !cs.existed_before {
+            return Some(String::new());
+        }
+        let end = cs.offset.checked_add(cs.new.len())?;
+        let before = format!("{}{}{}", shown.get(..cs.offset)?, cs.old, shown.get(end..)?);
+        return (content_hash(&before) == cs.before_hash).then_some(before);
+    }
+    if cs.existed_before && !cs.removed && hash == cs.before_hash {
+        let end = cs.offset.checked_add(cs.old.len())?;
+        let after = format!("{}{}{}", shown.get(..cs.offset)?, cs.new, shown.get(end..)?);
+        return (content_hash(&after) == cs.after_hash).then_some(after);
+    }
+    None
+}
+
+fn check_size(name: &str, text: &str) -> Result<()> {
+    if text.len() > MAX_MERGE_BYTES {
+        return Err(Error::InvalidArgument(format!(
+            "`merge`: `{name}` is {} bytes; a merge takes texts of at most {} MiB",
+            text.len(),
+            MAX_MERGE_BYTES >> 20
+        )));
+    }
+    Ok(())
+}
+
+/// `merge`: `{path, ours, base? | seq?, theirs?}` in the project at `root`.
+/// `theirs` is the file's text on disk unless given; the base is `base`, or
+/// the other side of changeset `seq` (a `write` event's, or an undo's) from
+/// `theirs`. Answers `{path, text, clean, conflicts, changed}`.
+pub(crate) fn command(
+    args: &Map<String, Value>,
+    root: &Path,
+    radium_home: &Path,
+    depth: u64,
+) -> Result<Value> {
+    let shown = string_arg("merge", args, "path")?;
+    let ours = string_arg("merge", args, "ours")?;
+    let base = optional_string_arg("merge", args, "base")?;
+    let seq = match args.get("seq") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) if n.as_u64().is_some() => n.as_u64(),
+        Some(other) => {
+            return Err(Error::InvalidArgument(format!(
+                "`merge`: argument `seq` must be a number (a `write` event's `seq`), got {}",
+                json_kind(other)
+            )))
+        }
+    };
+    if base.is_some() && seq.is_some() {
+        return Err(Error::InvalidArgument(
+            "`merge`: give the base as `base` or as `seq`, not both".into(),
+        ));
+    }
+    check_size("ours", ours)?;
+    if let Some(base) = base {
+        check_size("base", base)?;
+    }
+    let project = Project::open(root, radium_home)?;
+    let file = project.confine(shown)?;
+    let theirs = match optional_string_arg("merge", args, "theirs")? {
+        Some(text) => text.to_owned(),
+        None => read_text(&file, shown)?,
+    };
+    check_size("theirs", &theirs)?;
+    let base = match (base, seq) {
+        (Some(base), _) => base.to_owned(),
+        (None, Some(seq)) => {
+            let session = EditSession::open(root, radium_home, depth)?;
+            let cs = session.history.read_changeset(seq)?;
+            let relative = project.relative(&file);
+            if cs.file != relative {
+                return Err(Error::InvalidArgument(format!(
+                    "`merge`: operation [seq:{seq}] changed `{}`, not `{relative}`",
+                    cs.file
+                )));
+            }
+            other_side(&cs, &theirs).ok_or_else(|| {
+                Error::Edit(format!(
+                    "cannot merge `{shown}`: it shows neither side of operation [seq:{seq}] (it changed since); give the text both sides started from as `base`"
+                ))
+            })?
+        }
+        (None, None) => {
+            return Err(Error::InvalidArgument(
+                "`merge`: missing the base: `base` (the text both sides started from) or `seq` (a `write` event's operation, whose other side is the base)".into(),
+            ))
+        }
+    };
+    let merged = merge3(&base, ours, &theirs);
+    Ok(json!({
+        "path": shown,
+        "changed": merged.text != ours,
+        "text": merged.text,
+        "clean": merged.clean,
+        "conflicts": merged.conflicts,
+    }))
+}
