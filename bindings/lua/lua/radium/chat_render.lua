@@ -344,7 +344,7 @@ function M.event(chat, ev)
     end
   elseif t == "write" then
     local path = ev.path:sub(1, 1) == "/" and ev.path or (chat.root .. "/" .. ev.path)
-    local buf = require("radium.writes").sync(path)
+    local buf = require("radium.writes").sync(path, { seq = ev.seq, root = chat.root })
     M.entry(chat, "wrote", string.format("`%s`%s [tag %s] (:RadiumUndo takes it back)", vim.fn.fnamemodify(path, ":~:."), buf and " (its buffer updated)" or "", tostring(ev.tag)))
   elseif t == "write_refused" then
     M.entry(chat, "refused", string.format("`%s`: %s", ev.path, ev.error))
