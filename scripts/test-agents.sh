@@ -9,6 +9,9 @@
 #   - claude-bash: Claude Code runs one command with its Bash tool: rad chat
 #     (text, as a user sees it) shows the command and its output under the
 #     tool call.
+#   - claude-nvim: Claude Code in headless Neovim (tests/agents/nvim-unsaved.sh):
+#     a buffer with an unsaved line survives Claude's edit of its file, with
+#     the edit merged in, and :RadiumUndo.
 # scripts/ensure-agents.sh installs them (pinned) into a cache folder when
 # they are missing. For each agent, in a fresh workspace holding notes.txt
 # ("hello\n"), with a fresh RADIUM_HOME and a fresh HOME for the agent, one
@@ -22,7 +25,7 @@
 # two prompts must each have their own answer under them
 # (tests/agents/cancel-then-prompt.mjs).
 #
-#   scripts/test-agents.sh [claude|gemini|claude-mcp|claude-bash ...]   (default: all four)
+#   scripts/test-agents.sh [claude|gemini|claude-mcp|claude-bash|claude-nvim ...]   (default: all)
 #   RAD=path/to/rad   the binary (default target/debug/rad; it is not built here)
 #   RADIUM_TEST_KEEP=1  keeps the temporary folder (its path is printed)
 #
@@ -37,9 +40,9 @@ die() { echo "test-agents: $*" >&2; exit 1; }
 say() { echo "test-agents: $*" >&2; }
 
 agents=("$@")
-[ ${#agents[@]} -gt 0 ] || agents=(claude gemini claude-mcp claude-bash)
+[ ${#agents[@]} -gt 0 ] || agents=(claude gemini claude-mcp claude-bash claude-nvim)
 for a in "${agents[@]}"; do
-  case "$a" in claude | claude-mcp | claude-bash | gemini) ;; *) die "unknown agent '$a' (claude, claude-mcp, claude-bash or gemini)" ;; esac
+  case "$a" in claude | claude-mcp | claude-bash | claude-nvim | gemini) ;; *) die "unknown agent '$a' (claude, claude-mcp, claude-bash, claude-nvim or gemini)" ;; esac
 done
 
 for tool in node jq timeout mkfifo realpath ps; do
@@ -131,7 +134,7 @@ write_config() {
   # and to DIR/agent.err, for this script to show.
   local wrapper='exec "$0" "$@" 2> >(tee -a "$RADIUM_TEST_AGENT_ERR" >&2)'
   case "$agent" in
-    claude | claude-mcp | claude-bash)
+    claude | claude-mcp | claude-bash | claude-nvim)
       entry=$CLAUDE_JS
       args=""
       mkdir -p "$home/.claude"
@@ -469,8 +472,15 @@ run() {
   failed_agents+=("$agent")
 }
 
+# run_nvim (claude-nvim): see tests/agents/nvim-unsaved.sh.
+source tests/agents/nvim-unsaved.sh
+
 for agent in "${agents[@]}"; do
-  if [ "$agent" = claude-bash ]; then run_bash; else run "$agent"; fi
+  case "$agent" in
+    claude-bash) run_bash ;;
+    claude-nvim) run_nvim ;;
+    *) run "$agent" ;;
+  esac
 done
 
 if [ ${#failed_agents[@]} -gt 0 ]; then
