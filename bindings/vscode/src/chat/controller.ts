@@ -12,6 +12,7 @@ import { nameList, recordStep } from '../record'
 import { applyReview, closeDiffs, currentText, reviewMessage, showDiff, ReviewDocuments, type Applied, type Review } from '../review'
 import { fileChip, promptExtras, selectionChip, trackChips, type Chip } from './chips'
 import { optionFor, viewMessages, type ViewMessage } from './events'
+import { mergeDirty } from './merge'
 import { ChatSession, type SessionEvent } from './session'
 import { ToolReviews } from './toolReview'
 import { undoRedo } from './undo'
@@ -34,6 +35,8 @@ export class ChatController {
   chips: Chip[] = []
   busy = false
   lastTag: string | undefined
+  /** The merges of agents' writes into dirty documents, one after another (tests wait on it). */
+  merging: Promise<void> = Promise.resolve()
   private readonly permissions = new Map<string, Perm>()
   private readonly alwaysAllowed = new Set<string>()
   private readonly reviews = new Map<number, Review>()
@@ -200,6 +203,15 @@ export class ChatController {
       if (m.type === 'turnEnd' || m.type === 'error') this.turnEnded(batch.find((e) => e.type === 'turn_end'), m)
     }
     this.tools.onEvents(batch)
+    for (const e of batch) {
+      if (e.type !== 'write' || typeof e.path !== 'string') continue
+      const seq = typeof e.seq === 'number' ? e.seq : undefined
+      const file = e.path
+      this.merging = this.merging.then(() => mergeDirty(this.host.engine().engine, workspace, file, seq, this.host.log)).then(
+        () => undefined,
+        (err: unknown) => this.host.log(`merge ${file}: ${err instanceof Error ? err.message : String(err)}`),
+      )
+    }
   }
 
   private autoAnswer(m: ViewMessage): boolean {
