@@ -74,6 +74,7 @@ vim.api.nvim_buf_set_lines(chat.buf, n - 1, n, false, { "Change beta in notes.tx
 vim.cmd("write")
 vim.wait(150000, function() return chat.turns and chat.turns > 0 and not chat.running end, 50)
 require("radium.chat_render").flush(chat)
+vim.wait(15000, function() return require("radium.merge").running == 0 end, 50)
 check(chat.turns and chat.turns > 0 and not chat.running, "the turn ended")
 local chat_text = table.concat(vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false), "\n")
 say("--- chat\n" .. chat_text .. "\n--- end of chat")
@@ -90,6 +91,7 @@ check(said_text():find("notes.txt changed on disk and was merged into its buffer
 
 vim.api.nvim_set_current_win(vim.fn.bufwinid(buf))
 local ok, err = pcall(vim.cmd, "RadiumUndo")
+vim.wait(15000, function() return require("radium.merge").running == 0 end, 50)
 check(ok, ":RadiumUndo ran: " .. tostring(err))
 check(vim.deep_equal(vim.fn.readfile(file), before), "Claude's change is undone on disk: " .. vim.inspect(vim.fn.readfile(file)))
 lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)

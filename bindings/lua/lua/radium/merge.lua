@@ -68,26 +68,14 @@ local function conflicts_list(buf, name, conflicts)
     name, #conflicts), levels.WARN)
 end
 
---- Merges the disk's text of `path` into its modified buffer `buf`.
---- `opts.seq`: the operation that changed the file (a `write` event's, an
---- undo's); `opts.root`: its project. Returns the merge's answer, or nil
---- when the buffer was kept as it is (and the user told why).
----@param buf integer
----@param path string
----@param opts { seq: integer|nil, root: string|nil }|nil
-function M.into(buf, path, opts)
-  opts = opts or {}
-  local name = vim.fn.fnamemodify(path, ":~:.")
-  local engine, root = project().engine(opts.root or project().root(buf))
-  local r = engine:request({
-    command = "merge",
-    cwd = root,
-    args = { path = path, ours = text_of(buf), seq = opts.seq },
-  })
+M.running = 0 -- merges in flight (tests wait on it)
+local queues = {} -- [buf] = the merges waiting for the one running in that buffer
+
+local function finish(buf, name, r)
   if not r.ok then
     project().notify(string.format("%s changed on disk, but your unsaved changes are kept as they are (%s); :e! would load the disk's text",
       name, r.error), levels.WARN)
-    return nil
+    return
   end
   vim.bo[buf].modified = put(buf, lines_of(r.data.text))
   if #r.data.conflicts > 0 then
@@ -95,7 +83,54 @@ function M.into(buf, path, opts)
   else
     project().notify(string.format("%s changed on disk and was merged into its buffer, which keeps your unsaved changes (not saved; u takes the merge back)", name), levels.WARN)
   end
-  return r.data
+end
+
+local function run(buf, path, opts)
+  local name = vim.fn.fnamemodify(path, ":~:.")
+  local engine, root = project().engine(opts.root or project().root(buf))
+  local tick = vim.api.nvim_buf_get_changedtick(buf)
+  M.running = M.running + 1
+  -- Off the main loop: a large file's merge never freezes Neovim.
+  engine:request_async({
+    command = "merge",
+    cwd = root,
+    args = { path = path, ours = text_of(buf), seq = opts.seq },
+  }, function(r)
+    M.running = M.running - 1
+    local queue = queues[buf] or {}
+    if vim.api.nvim_buf_is_valid(buf) then
+      if vim.api.nvim_buf_get_changedtick(buf) ~= tick then
+        -- Typed into while the engine merged: merged again from the new text.
+        table.insert(queue, 1, { path = path, opts = opts })
+      else
+        project().guard(finish, buf, name, r)
+      end
+    end
+    local next_one = table.remove(queue, 1)
+    if next_one and vim.api.nvim_buf_is_valid(buf) then
+      run(buf, next_one.path, next_one.opts)
+    else
+      queues[buf] = nil
+    end
+  end)
+end
+
+--- Merges the disk's text of `path` into its modified buffer `buf`, in the
+--- background (one merge at a time per buffer, in order); the outcome is
+--- said in a notification that names the file. `opts.seq`: the operation
+--- that changed the file (a `write` event's, an undo's); `opts.root`: its
+--- project.
+---@param buf integer
+---@param path string
+---@param opts { seq: integer|nil, root: string|nil }|nil
+function M.into(buf, path, opts)
+  opts = opts or {}
+  if queues[buf] then
+    table.insert(queues[buf], { path = path, opts = opts })
+    return
+  end
+  queues[buf] = {}
+  run(buf, path, opts)
 end
 
 return M

@@ -15,6 +15,11 @@ local function lines(buf)
   return vim.api.nvim_buf_get_lines(buf, 0, -1, false)
 end
 
+-- Waits for the merges in flight (they run off the main loop).
+local function merged()
+  pt.wait(function() return require("radium.merge").running == 0 end, 15000)
+end
+
 local function close_all()
   for _, buf in ipairs(vim.tbl_keys(require("radium.chat").list())) do
     vim.api.nvim_buf_delete(buf, { force = true })
@@ -51,6 +56,7 @@ test("an agent's write to a modified buffer is merged into it, kept unsaved, and
   vim.cmd("write")
   pt.wait(function() return chat.turns and chat.turns > 0 and not chat.running end, 15000)
   require("radium.chat_render").flush(chat)
+  merged()
   vim.ui.select = saved
   eq(vim.fn.readfile(p.ws .. "/price.py"), { "import os", "rate=2", "end" }, "the agent's text on disk")
   eq(lines(buf), { "# my unsaved line", "import os", "rate=2", "end" }, "the user's line and the agent's change")
@@ -68,6 +74,7 @@ test("an agent's write to a modified buffer is merged into it, kept unsaved, and
   -- again and keeps the user's line.
   vim.api.nvim_set_current_win(vim.fn.bufwinid(buf))
   vim.cmd("RadiumUndo")
+  merged()
   eq(vim.fn.readfile(p.ws .. "/price.py"), { "import os", "rate=1", "end" }, "the agent's change undone on disk")
   eq(lines(buf), { "# my unsaved line", "import os", "rate=1", "end" }, "the user's line is still there")
   eq(vim.bo[buf].modified, true, "still modified")
@@ -86,6 +93,7 @@ test("a conflict between the unsaved text and the change on disk is marked in th
   assert(w.ok, vim.inspect(w))
   local notes = pt.notes()
   require("radium.writes").sync(p.ws .. "/price.py", { seq = w.data.seq, root = p.ws })
+  merged()
   eq(lines(buf), { "# my unsaved line", "import os", "<<<<<<< ours", "rate=3", "||||||| original", "rate=1", "=======", "rate=2", ">>>>>>> theirs", "end" }, "diff3 markers")
   eq(vim.bo[buf].modified, true, "modified")
   local qf = vim.fn.getqflist({ title = 1, items = 1 })
@@ -104,6 +112,7 @@ test("a change whose base cannot be found leaves the modified buffer as it is an
   local notes = pt.notes()
   -- No seq (an unknown base): nothing to merge from.
   require("radium.writes").sync(p.ws .. "/price.py", { root = p.ws })
+  merged()
   eq(lines(buf), { "# my unsaved line", "import os", "rate=1", "end" }, "the buffer is kept")
   eq(vim.bo[buf].modified, true, "and modified")
   check(notes.find("price.py changed on disk, but your unsaved changes are kept as they are (invalid argument: `merge`: missing the base"), "said: " .. notes.text())
@@ -111,8 +120,33 @@ test("a change whose base cannot be found leaves the modified buffer as it is an
   vim.fn.writefile({ "x" }, p.ws .. "/other.txt")
   local w = require("radium").engine(p.ws):request({ command = "str-replace", cwd = p.ws, args = { path = "other.txt", old = "x", new = "y" } })
   require("radium.writes").sync(p.ws .. "/price.py", { seq = w.data.seq, root = p.ws })
+  merged()
   eq(lines(buf), { "# my unsaved line", "import os", "rate=1", "end" }, "kept again")
   check(notes.find("changed `other.txt`, not `price.py`"), "said: " .. notes.text())
+  notes.stop()
+  close_all()
+end)
+
+test("text typed while a merge runs is kept: the merge is made again from it; merges of one buffer run in order", function()
+  local p = pt.project()
+  local buf = unsaved_buffer(p)
+  local engine = require("radium").engine(p.ws)
+  local w = engine:request({ command = "str-replace", cwd = p.ws, args = { path = "price.py", old = "rate=1", new = "rate=2" } })
+  local notes = pt.notes()
+  require("radium.writes").sync(p.ws .. "/price.py", { seq = w.data.seq, root = p.ws })
+  -- Typed before the engine answers (the callback runs on a later loop turn).
+  vim.api.nvim_buf_set_lines(buf, -1, -1, false, { "# typed meanwhile" })
+  merged()
+  eq(lines(buf), { "# my unsaved line", "import os", "rate=2", "end", "# typed meanwhile" }, "both lines and the change")
+  -- An undo right after: its merge waits for the write's, then runs.
+  local w2 = engine:request({ command = "str-replace", cwd = p.ws, args = { path = "price.py", old = "rate=2", new = "rate=5" } })
+  require("radium.writes").sync(p.ws .. "/price.py", { seq = w2.data.seq, root = p.ws })
+  local u = engine:request({ command = "undo", cwd = p.ws })
+  require("radium.writes").sync(p.ws .. "/price.py", { seq = u.data.undone.seq, root = p.ws })
+  merged()
+  eq(vim.fn.readfile(p.ws .. "/price.py"), { "import os", "rate=2", "end" }, "the second change undone on disk")
+  eq(lines(buf), { "# my unsaved line", "import os", "rate=2", "end", "# typed meanwhile" }, "the buffer follows, keeping both lines")
+  eq(vim.bo[buf].modified, true, "modified")
   notes.stop()
   close_all()
 end)
