@@ -64,26 +64,80 @@ pub fn merge3(base: &str, ours: &str, theirs: &str) -> Merged {
     }
 }
 
-/// The other side of changeset `cs` from `shown` (the file's text now): the
-/// text before it when `shown` is what it wrote (an agent's write, a redo),
-/// the text it wrote when `shown` is the text before it (it was undone).
-/// `None` when `shown` is neither.
-pub(crate) fn other_side(cs: &Changeset, shown: &str) -> Option<String> {
-    let hash = content_hash(shown);
-    if !cs.removed && hash == cs.after_hash {
-        if !cs.existed_before {
-            return Some(String::new());
-        }
-        let end = cs.offset.checked_add(cs.new.len())?;
-        let before = format!("{}{}{}", shown.get(..cs.offset)?, cs.old, shown.get(end..)?);
-        return (content_hash(&before) == cs.before_hash).then_some(before);
+/// The file's text before changeset `cs`, from `text`, the text it wrote;
+/// `None` when `text` is not that.
+fn unapply(cs: &Changeset, text: &str) -> Option<String> {
+    if cs.removed || content_hash(text) != cs.after_hash {
+        return None;
     }
-    if cs.existed_before && !cs.removed && hash == cs.before_hash {
-        let end = cs.offset.checked_add(cs.old.len())?;
-        let after = format!("{}{}{}", shown.get(..cs.offset)?, cs.new, shown.get(end..)?);
-        return (content_hash(&after) == cs.after_hash).then_some(after);
+    if !cs.existed_before {
+        return Some(String::new());
     }
-    None
+    let end = cs.offset.checked_add(cs.new.len())?;
+    let before = format!("{}{}{}", text.get(..cs.offset)?, cs.old, text.get(end..)?);
+    (content_hash(&before) == cs.before_hash).then_some(before)
+}
+
+/// The text changeset `cs` wrote, from `text`, the text before it; `None`
+/// when `text` is not that.
+fn reapply(cs: &Changeset, text: &str) -> Option<String> {
+    if cs.removed || !cs.existed_before || content_hash(text) != cs.before_hash {
+        return None;
+    }
+    let end = cs.offset.checked_add(cs.old.len())?;
+    let after = format!("{}{}{}", text.get(..cs.offset)?, cs.new, text.get(end..)?);
+    (content_hash(&after) == cs.after_hash).then_some(after)
+}
+
+/// The other side of `changes` (one file's changesets of one step, in
+/// order) from `shown` (the file's text now): the text before them when
+/// `shown` is what they wrote (an agent's write, a redo), the text they
+/// wrote when `shown` is the text before them (they were undone). `None`
+/// when `shown` is neither.
+pub(crate) fn other_side(changes: &[Changeset], shown: &str) -> Option<String> {
+    let undone = changes
+        .iter()
+        .rev()
+        .try_fold(shown.to_owned(), |text, cs| unapply(cs, &text));
+    undone.or_else(|| {
+        changes
+            .iter()
+            .try_fold(shown.to_owned(), |text, cs| reapply(cs, &text))
+    })
+}
+
+/// The changesets of `cs`'s step that changed `file`, in order: `cs` alone
+/// (when it changed `file`), or for a step of several changesets (several
+/// files, or an amended step: an agent's write and the hunks taken back from
+/// it) each of them that changed `file`, found next to `cs` in its
+/// conversation's operations.
+fn step_changes(session: &EditSession, cs: Changeset, file: &str) -> Vec<Changeset> {
+    let history = &session.history;
+    let ops = history
+        .session
+        .chains
+        .get(&cs.chain)
+        .map(|c| c.ops.as_slice());
+    let at = ops.and_then(|ops| ops.iter().position(|&s| s == cs.seq));
+    let (Some(group), Some(ops), Some(at)) = (cs.group, ops, at) else {
+        return if cs.file == file {
+            vec![cs]
+        } else {
+            Vec::new()
+        };
+    };
+    let same = |seq: &u64| {
+        history
+            .read_changeset(*seq)
+            .ok()
+            .filter(|c| c.group == Some(group))
+    };
+    let mut sets: Vec<Changeset> = ops[..at].iter().rev().map_while(same).collect();
+    sets.push(cs);
+    sets.extend(ops[at + 1..].iter().map_while(same));
+    sets.retain(|c| c.file == file);
+    sets.sort_by_key(|c| c.seq);
+    sets
 }
 
 fn check_size(name: &str, text: &str) -> Result<()> {
@@ -99,8 +153,8 @@ fn check_size(name: &str, text: &str) -> Result<()> {
 
 /// `merge`: `{path, ours, base? | seq?, theirs?}` in the project at `root`.
 /// `theirs` is the file's text on disk unless given; the base is `base`, or
-/// the other side of changeset `seq` (a `write` event's, or an undo's) from
-/// `theirs`. Answers `{path, text, clean, conflicts, changed}`.
+/// the other side from `theirs` of what the step of operation `seq` (a
+/// `write` event's, an undo's or a redo's) did to `path`. Answers `{path, text, clean, conflicts, changed}`.
 pub(crate) fn command(
     args: &Map<String, Value>,
     root: &Path,
@@ -142,13 +196,14 @@ pub(crate) fn command(
             let session = EditSession::open(root, radium_home, depth)?;
             let cs = session.history.read_changeset(seq)?;
             let relative = project.relative(&file);
-            if cs.file != relative {
+            let named = cs.file.clone();
+            let changes = step_changes(&session, cs, &relative);
+            if changes.is_empty() {
                 return Err(Error::InvalidArgument(format!(
-                    "`merge`: operation [seq:{seq}] changed `{}`, not `{relative}`",
-                    cs.file
+                    "`merge`: the step of operation [seq:{seq}] changed `{named}`, not `{relative}`"
                 )));
             }
-            other_side(&cs, &theirs).ok_or_else(|| {
+            other_side(&changes, &theirs).ok_or_else(|| {
                 Error::Edit(format!(
                     "cannot merge `{shown}`: it shows neither side of operation [seq:{seq}] (it changed since); give the text both sides started from as `base`"
                 ))

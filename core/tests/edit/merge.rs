@@ -187,3 +187,76 @@ fn bad_merge_requests_are_refused_with_what_to_give() {
     // Nothing was written by a refused (or any) merge.
     assert_eq!(env.read("pricing.py"), FILE.replace("0.2", "0.25"));
 }
+
+#[test]
+fn a_step_of_two_files_and_an_amended_step_find_each_files_base_from_one_seq() {
+    let env = env();
+    let (a, b) = ("a = 1\n\nmid\n\nz = 0\n", "b = 1\n\nmid\n\nz = 0\n");
+    std::fs::write(env.root.join("a.py"), a).unwrap();
+    std::fs::write(env.root.join("b.py"), b).unwrap();
+    let start = env.call("view", json!({"path": "a.py"}), None);
+    // An editor's change to two files, recorded as one step.
+    std::fs::write(env.root.join("a.py"), a.replace("a = 1", "a = 2")).unwrap();
+    std::fs::write(env.root.join("b.py"), b.replace("b = 1", "b = 2")).unwrap();
+    let r = env.call(
+        "record",
+        json!({"files": [
+            {"path": "a.py", "old_text": a},
+            {"path": "b.py", "old_text": b},
+        ]}),
+        Some(&tag(&start)),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    let t1 = tag(&r);
+    // Then one changeset more on a.py joined to that step (hunks taken back).
+    let now = env.read("a.py");
+    std::fs::write(env.root.join("a.py"), now.replace("z = 0", "z = 9")).unwrap();
+    let amended = env.call(
+        "record",
+        json!({"files": [{"path": "a.py", "old_text": now}], "amend": r["data"]["seq"]}),
+        Some(&t1),
+    );
+    assert_eq!(amended["data"]["amended"], true, "{amended}");
+    let undo = env.call("undo", json!({}), Some(&tag(&amended)));
+    assert_eq!(undo["ok"], true, "{undo}");
+    assert_eq!(env.read("a.py"), a);
+    assert_eq!(env.read("b.py"), b);
+    let seq = &undo["data"]["undone"]["seq"];
+    // Each buffer had an unsaved change; the undo's one seq finds each
+    // file's base (a.py: both of its changesets, composed).
+    for (file, wrote, disk) in [
+        ("a.py", "a = 2\n\nmid\n\nz = 9\n", a),
+        ("b.py", "b = 2\n\nmid\n\nz = 0\n", b),
+    ] {
+        let ours = wrote.replace("mid", "mid, mine");
+        let m = env.call(
+            "merge",
+            json!({"path": file, "ours": ours, "seq": seq}),
+            None,
+        );
+        assert_eq!(m["ok"], true, "{file}: {m}");
+        assert_eq!(
+            m["data"]["text"],
+            disk.replace("mid", "mid, mine"),
+            "{file}"
+        );
+        assert_eq!(m["data"]["clean"], true, "{file}");
+    }
+    // Redone, the same seq works the other way.
+    let redo = env.call("redo", json!({}), Some(&tag(&undo)));
+    assert_eq!(redo["ok"], true, "{redo}");
+    let m = env.call(
+        "merge",
+        json!({"path": "a.py", "ours": a.replace("mid", "mid, mine"), "seq": seq}),
+        None,
+    );
+    assert_eq!(m["data"]["text"], "a = 2\n\nmid, mine\n\nz = 9\n", "{m}");
+    // A file the step did not change is refused.
+    std::fs::write(env.root.join("c.py"), "c\n").unwrap();
+    let m = env.call(
+        "merge",
+        json!({"path": "c.py", "ours": "x\n", "seq": seq}),
+        None,
+    );
+    assert!(m["error"].as_str().unwrap().contains("changed `"), "{m}");
+}

@@ -150,3 +150,39 @@ test("text typed while a merge runs is kept: the merge is made again from it; me
   notes.stop()
   close_all()
 end)
+
+test(":RadiumUndo of a step of two files merges into both modified buffers", function()
+  local p = pt.project()
+  local texts = { ["a.py"] = { "a = 1", "", "mid", "", "z = 0" }, ["b.py"] = { "b = 1", "", "mid", "", "z = 0" } }
+  local bufs, old = {}, {}
+  for name, t in pairs(texts) do
+    vim.fn.writefile(t, p.ws .. "/" .. name)
+    old[name] = table.concat(t, "\n") .. "\n"
+  end
+  -- A step of two files (as an accepted review records it).
+  local engine = require("radium").engine(p.ws)
+  local files = {}
+  for name, t in pairs(texts) do
+    local changed = vim.deepcopy(t)
+    changed[1] = changed[1]:gsub("1", "2")
+    vim.fn.writefile(changed, p.ws .. "/" .. name)
+    files[#files + 1] = { path = name, old_text = old[name] }
+  end
+  local r = engine:request({ command = "record", cwd = p.ws, args = { files = files } })
+  assert(r.ok, vim.inspect(r))
+  for name in pairs(texts) do
+    vim.cmd("edit " .. p.ws .. "/" .. name)
+    bufs[name] = vim.api.nvim_get_current_buf()
+    vim.api.nvim_buf_set_lines(bufs[name], 2, 3, false, { "mid, mine" })
+  end
+  vim.cmd("RadiumUndo")
+  merged()
+  for name, t in pairs(texts) do
+    eq(vim.fn.readfile(p.ws .. "/" .. name), t, name .. " undone on disk")
+    local want = vim.deepcopy(t)
+    want[3] = "mid, mine"
+    eq(lines(bufs[name]), want, name .. ": the user's line kept, the step taken back")
+    eq(vim.bo[bufs[name]].modified, true, name .. " still modified")
+  end
+  close_all()
+end)

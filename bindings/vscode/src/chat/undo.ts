@@ -91,9 +91,9 @@ export async function undoRedo(host: ChatHost, command: 'undo' | 'redo', tag: st
   void vscode.window.showInformationMessage(`Radium: ${stepText(command, step)}`)
   if (step) {
     const { dirty } = await followDisk(workspace, stepFiles(step), host.log)
-    // A document with unsaved changes gets the step merged in (the step's
-    // seq is its first file's operation); each merge is said by itself.
-    for (const file of dirty) await mergeDirty(engine, workspace, file, file === step.file ? step.seq : undefined, host.log)
+    // A document with unsaved changes gets what the step did to its file
+    // merged in (the step's seq names the step); each merge is said by itself.
+    for (const file of dirty) await mergeDirty(engine, workspace, file, step.seq, host.log)
   }
   return tag ? r.tag : undefined
 }
