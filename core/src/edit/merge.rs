@@ -2,13 +2,17 @@
 //! text, so that an agent's write (or an undo of one) never costs the user
 //! the text they have not saved. Base = the file before the change, ours =
 //! the buffer, theirs = the file now. Conflicts are written with the diff3
-//! markers `solve-conflict` reads (see `conflict.rs`).
+//! markers `solve-conflict` reads (see `conflict.rs`). The line diffs are
+//! `similar`'s, under a deadline, so the merge's time is bounded.
 
+use std::ops::Range;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
+use similar::{capture_diff_slices_deadline, Algorithm, DiffTag};
 
-use super::conflict::{find_conflicts, Conflict};
+use super::conflict::Conflict;
 use super::history::Changeset;
 use super::project::{content_hash, Project};
 use super::{read_text, EditSession};
@@ -32,7 +36,66 @@ pub struct Merged {
     pub conflicts: Vec<Conflict>,
 }
 
-/// Merges `ours` and `theirs`, both made from `base`, line by line.
+/// How long each of a merge's two line diffs may look for the smallest
+/// diff; past it the diff is coarser (a conflict may be larger), so a merge
+/// of two very different large texts still ends in bounded time.
+const DIFF_DEADLINE: Duration = Duration::from_millis(500);
+
+/// A changed region: base lines `base` became the side's lines `side`.
+struct Hunk {
+    base: Range<usize>,
+    side: Range<usize>,
+}
+
+/// The changed regions from `base` to `side` (lines), in order.
+fn hunks(base: &[&str], side: &[&str]) -> Vec<Hunk> {
+    let deadline = Instant::now() + DIFF_DEADLINE;
+    let mut out: Vec<Hunk> = Vec::new();
+    for op in capture_diff_slices_deadline(Algorithm::Myers, base, side, Some(deadline)) {
+        let (tag, old, new) = op.as_tag_tuple();
+        if tag == DiffTag::Equal {
+            continue;
+        }
+        match out.last_mut() {
+            Some(last) if last.base.end == old.start && last.side.end == new.start => {
+                last.base.end = old.end;
+                last.side.end = new.end;
+            }
+            _ => out.push(Hunk {
+                base: old,
+                side: new,
+            }),
+        }
+    }
+    out
+}
+
+/// The side's lines standing for base lines `start..end`, where `hs` are
+/// its hunks inside that range (none: the side kept the base's lines).
+fn side_text(hs: &[Hunk], side: &[&str], base: &[&str], start: usize, end: usize) -> String {
+    match (hs.first(), hs.last()) {
+        (Some(first), Some(last)) => {
+            let from = first.side.start - (first.base.start - start);
+            let to = last.side.end + (end - last.base.end);
+            side[from..to].concat()
+        }
+        _ => base[start..end].concat(),
+    }
+}
+
+/// `text` as a conflict part: every marker starts a line.
+fn part(text: &str) -> String {
+    let mut out = text.to_owned();
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out
+}
+
+/// Merges `ours` and `theirs`, both made from `base`, line by line (diff3):
+/// a region only one side changed takes that side's lines; one both
+/// changed alike takes them once; one both changed otherwise (or touching
+/// changes) is a conflict.
 pub fn merge3(base: &str, ours: &str, theirs: &str) -> Merged {
     let plain = |text: &str| Merged {
         text: text.to_owned(),
@@ -45,22 +108,65 @@ pub fn merge3(base: &str, ours: &str, theirs: &str) -> Merged {
     if theirs == base {
         return plain(ours);
     }
-    let mut options = diffy::MergeOptions::new();
-    options
-        .set_conflict_style(diffy::ConflictStyle::Diff3)
-        .set_incomplete_hunk_style(diffy::IncompleteHunkStyle::Git);
-    match options.merge(base, ours, theirs) {
-        Ok(text) => plain(&text),
-        Err(text) => {
-            // The user's own text may hold markers already; the regions
-            // are whatever the merged text shows.
-            let conflicts = find_conflicts(&text).unwrap_or_default();
-            Merged {
-                text,
-                clean: false,
-                conflicts,
+    let b: Vec<&str> = base.split_inclusive('\n').collect();
+    let o: Vec<&str> = ours.split_inclusive('\n').collect();
+    let t: Vec<&str> = theirs.split_inclusive('\n').collect();
+    let (ho, ht) = (hunks(&b, &o), hunks(&b, &t));
+    let (mut i, mut j, mut pos) = (0, 0, 0);
+    let mut text = String::with_capacity(ours.len().max(theirs.len()));
+    let mut conflicts = Vec::new();
+    loop {
+        let start = match (ho.get(i), ht.get(j)) {
+            (None, None) => break,
+            (Some(h), None) | (None, Some(h)) => h.base.start,
+            (Some(x), Some(y)) => x.base.start.min(y.base.start),
+        };
+        text.push_str(&b[pos..start].concat());
+        // The region: every hunk of either side that overlaps or touches it.
+        let (i0, j0, mut end) = (i, j, start);
+        loop {
+            let before = (i, j);
+            if let Some(h) = ho.get(i).filter(|h| h.base.start <= end) {
+                end = end.max(h.base.end);
+                i += 1;
+            }
+            if let Some(h) = ht.get(j).filter(|h| h.base.start <= end) {
+                end = end.max(h.base.end);
+                j += 1;
+            }
+            if (i, j) == before {
+                break;
             }
         }
+        let mine = side_text(&ho[i0..i], &o, &b, start, end);
+        let their = side_text(&ht[j0..j], &t, &b, start, end);
+        if i0 == i {
+            text.push_str(&their);
+        } else if j0 == j || mine == their {
+            text.push_str(&mine);
+        } else {
+            let at = text.len();
+            let (ours, base, theirs) = (part(&mine), part(&b[start..end].concat()), part(&their));
+            text.push_str(&format!(
+                "<<<<<<< ours\n{ours}||||||| original\n{base}=======\n{theirs}>>>>>>> theirs\n"
+            ));
+            conflicts.push(Conflict {
+                id: conflicts.len() as u64 + 1,
+                line: text[..at].matches('\n').count() + 1,
+                ours,
+                base: Some(base),
+                theirs,
+                start: at,
+                end: text.len(),
+            });
+        }
+        pos = end;
+    }
+    text.push_str(&b[pos..].concat());
+    Merged {
+        text,
+        clean: conflicts.is_empty(),
+        conflicts,
     }
 }
 

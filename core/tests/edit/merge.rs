@@ -260,3 +260,47 @@ fn a_step_of_two_files_and_an_amended_step_find_each_files_base_from_one_seq() {
     );
     assert!(m["error"].as_str().unwrap().contains("changed `"), "{m}");
 }
+
+#[test]
+fn merge3_takes_each_sides_regions_and_marks_only_what_both_changed() {
+    use radium_core::edit::merge3;
+    let base = "a\nb\nc\nd\ne\nf\ng\n";
+    // Apart: both go in.
+    let m = merge3(base, "A\nb\nc\nd\ne\nf\ng\n", "a\nb\nc\nd\ne\nf\nG\n");
+    assert_eq!((m.text.as_str(), m.clean), ("A\nb\nc\nd\ne\nf\nG\n", true));
+    // The same change on both sides: once.
+    let m = merge3(base, "a\nb\nX\nd\ne\nf\ng\n", "a\nb\nX\nd\ne\nf\nG\n");
+    assert_eq!((m.text.as_str(), m.clean), ("a\nb\nX\nd\ne\nf\nG\n", true));
+    // A line removed by one side, another added by the other.
+    let m = merge3(base, "a\nc\nd\ne\nf\ng\n", "a\nb\nc\nd\ne\nf\ng\nh\n");
+    assert_eq!((m.text.as_str(), m.clean), ("a\nc\nd\ne\nf\ng\nh\n", true));
+    // Touching changes are a conflict (as in git), the rest merged.
+    let m = merge3(base, "a\nB\nc\nd\ne\nf\ng\n", "a\nb\nC\nd\ne\nf\nG\n");
+    assert!(!m.clean);
+    assert_eq!(
+        m.text,
+        "a\n<<<<<<< ours\nB\nc\n||||||| original\nb\nc\n=======\nb\nC\n>>>>>>> theirs\nd\ne\nf\nG\n"
+    );
+    assert_eq!(m.conflicts.len(), 1);
+    assert_eq!(m.conflicts[0].line, 2);
+    // Two insertions at one place, different: a conflict with an empty base.
+    let m = merge3("x\n", "x\nours\n", "x\ntheirs\n");
+    assert_eq!(
+        m.text,
+        "x\n<<<<<<< ours\nours\n||||||| original\n=======\ntheirs\n>>>>>>> theirs\n"
+    );
+    assert_eq!(m.conflicts[0].base.as_deref(), Some(""));
+}
+
+#[test]
+fn a_merge_of_two_large_texts_that_differ_everywhere_ends_with_one_conflict() {
+    // A deadline bounds the line diffs: the merge of 60,000 lines changed
+    // on both sides (a quadratic search without it) ends, one conflict.
+    let n = 60_000;
+    let lines = |prefix: &str| -> String { (0..n).map(|i| format!("{prefix} {i}\n")).collect() };
+    let m = radium_core::edit::merge3(&lines("line"), &lines("ours"), &lines("theirs"));
+    assert!(!m.clean);
+    assert_eq!(m.conflicts.len(), 1, "{} conflicts", m.conflicts.len());
+    assert_eq!(m.conflicts[0].ours, lines("ours"));
+    assert_eq!(m.conflicts[0].theirs, lines("theirs"));
+}
