@@ -108,48 +108,77 @@ pub fn merge3(base: &str, ours: &str, theirs: &str) -> Merged {
     if theirs == base {
         return plain(ours);
     }
-    let b: Vec<&str> = base.split_inclusive('\n').collect();
-    let o: Vec<&str> = ours.split_inclusive('\n').collect();
-    let t: Vec<&str> = theirs.split_inclusive('\n').collect();
-    let (ho, ht) = (hunks(&b, &o), hunks(&b, &t));
-    let (mut i, mut j, mut pos) = (0, 0, 0);
+    let base_lines: Vec<&str> = base.split_inclusive('\n').collect();
+    let our_lines: Vec<&str> = ours.split_inclusive('\n').collect();
+    let their_lines: Vec<&str> = theirs.split_inclusive('\n').collect();
+    let ours_hunks = hunks(&base_lines, &our_lines);
+    let theirs_hunks = hunks(&base_lines, &their_lines);
+    // The next hunk of each side, and the base lines written so far.
+    let (mut next_ours, mut next_theirs, mut copied) = (0, 0, 0);
     let mut text = String::with_capacity(ours.len().max(theirs.len()));
     let mut conflicts = Vec::new();
     loop {
-        let start = match (ho.get(i), ht.get(j)) {
+        let start = match (ours_hunks.get(next_ours), theirs_hunks.get(next_theirs)) {
             (None, None) => break,
-            (Some(h), None) | (None, Some(h)) => h.base.start,
-            (Some(x), Some(y)) => x.base.start.min(y.base.start),
+            (Some(hunk), None) | (None, Some(hunk)) => hunk.base.start,
+            (Some(mine), Some(their)) => mine.base.start.min(their.base.start),
         };
-        text.push_str(&b[pos..start].concat());
+        text.push_str(&base_lines[copied..start].concat());
         // The region: every hunk of either side that overlaps or touches it.
-        let (i0, j0, mut end) = (i, j, start);
+        let (first_ours, first_theirs, mut end) = (next_ours, next_theirs, start);
         loop {
-            let before = (i, j);
-            if let Some(h) = ho.get(i).filter(|h| h.base.start <= end) {
-                end = end.max(h.base.end);
-                i += 1;
+            let before = (next_ours, next_theirs);
+            if let Some(hunk) = ours_hunks.get(next_ours).filter(|h| h.base.start <= end) {
+                end = end.max(hunk.base.end);
+                next_ours += 1;
             }
-            if let Some(h) = ht.get(j).filter(|h| h.base.start <= end) {
-                end = end.max(h.base.end);
-                j += 1;
+            if let Some(hunk) = theirs_hunks
+                .get(next_theirs)
+                .filter(|h| h.base.start <= end)
+            {
+                end = end.max(hunk.base.end);
+                next_theirs += 1;
             }
-            if (i, j) == before {
+            if (next_ours, next_theirs) == before {
                 break;
             }
         }
-        let mine = side_text(&ho[i0..i], &o, &b, start, end);
-        let their = side_text(&ht[j0..j], &t, &b, start, end);
-        if i0 == i {
+        let mine = side_text(
+            &ours_hunks[first_ours..next_ours],
+            &our_lines,
+            &base_lines,
+            start,
+            end,
+        );
+        let their = side_text(
+            &theirs_hunks[first_theirs..next_theirs],
+            &their_lines,
+            &base_lines,
+            start,
+            end,
+        );
+        if first_ours == next_ours {
             text.push_str(&their);
-        } else if j0 == j || mine == their {
+        } else if first_theirs == next_theirs || mine == their {
             text.push_str(&mine);
         } else {
             let at = text.len();
-            let (ours, base, theirs) = (part(&mine), part(&b[start..end].concat()), part(&their));
-            text.push_str(&format!(
-                "<<<<<<< ours\n{ours}||||||| original\n{base}=======\n{theirs}>>>>>>> theirs\n"
-            ));
+            let (ours, base, theirs) = (
+                part(&mine),
+                part(&base_lines[start..end].concat()),
+                part(&their),
+            );
+            for piece in [
+                "<<<<<<< ours\n",
+                &ours,
+                "||||||| original\n",
+                &base,
+                "=======\n",
+                &theirs,
+                ">>>>>>> theirs\n",
+            ] {
+                text.push_str(piece);
+            }
             conflicts.push(Conflict {
                 id: conflicts.len() as u64 + 1,
                 line: text[..at].matches('\n').count() + 1,
@@ -160,9 +189,9 @@ pub fn merge3(base: &str, ours: &str, theirs: &str) -> Merged {
                 end: text.len(),
             });
         }
-        pos = end;
+        copied = end;
     }
-    text.push_str(&b[pos..].concat());
+    text.push_str(&base_lines[copied..].concat());
     Merged {
         text,
         clean: conflicts.is_empty(),
