@@ -61,7 +61,7 @@ export async function mergeDirty(engine: Engine, workspace: string | undefined, 
   if (conflicts > 0) {
     void vscode.window.showWarningMessage(`Radium: ${name} changed on disk; merged into your unsaved changes with ${conflicts} conflict(s), marked <<<<<<< ours / >>>>>>> theirs (Accept Current / Accept Incoming above each). Not saved.`)
   } else {
-    void vscode.window.showWarningMessage(`Radium: ${name} changed on disk and was merged into your unsaved changes, which are kept (not saved; Undo takes the merge back).`)
+    void vscode.window.showWarningMessage(`Radium: ${name} changed on disk and was merged into your unsaved changes, which are kept (not saved; Radium: Undo Last Change takes the change back and keeps them).`)
   }
   return { file: name, merged: true, conflicts }
 }
