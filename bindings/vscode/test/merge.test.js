@@ -90,3 +90,18 @@ test('a conflict is marked in the document; a merge the engine refuses keeps the
   assert.ok(state.warnings.at(-1).includes('src/price.py changed on disk; your unsaved changes are kept as they are ('), state.warnings.at(-1))
   assert.ok(state.warnings.at(-1).includes('[seq:424242] is no longer kept'), state.warnings.at(-1))
 })
+
+test('a write through radium is merged over the unsaved text the agent was served: the document shows what was approved, no conflict', async () => {
+  const file = path.join(ws, 'src/draft.txt')
+  fs.writeFileSync(file, 'on disk\n')
+  const doc = new Document(Uri.file(file), 'plaintext', 'unsaved\n')
+  reset({ editor: editorOf(doc, [0, 0]) })
+  // The agent reads the file through radium (it is served the document's
+  // text) and writes through radium (fs/write_text_file), as Gemini CLI does.
+  await agentTurn('write src/draft.txt agent text')
+  assert.equal(fs.readFileSync(file, 'utf8'), 'agent text\n')
+  await until('the merge', () => doc.text === 'agent text\n')
+  assert.equal(doc.isDirty, false, 'the document is the file')
+  assert.ok(state.info.some((m) => m.includes('src/draft.txt changed on disk and its editor now shows it')), JSON.stringify(state.info))
+  assert.ok(!state.warnings.some((w) => w.includes('conflict')), JSON.stringify(state.warnings))
+})

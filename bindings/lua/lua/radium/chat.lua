@@ -104,6 +104,9 @@ local function start_turn(chat, text)
   if not sent then
     return project.notify(err, levels.ERROR)
   end
+  -- What the agent was told these files hold: the base of its writes
+  -- through radium (lua/radium/merge.lua).
+  chat.sent_buffers = opts.buffers or {}
   chat.running = true
   chat.turns = (chat.turns or 0) + 1
   require("radium.progress").start("chat" .. chat.buf, chat.agent)

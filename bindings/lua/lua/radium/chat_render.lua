@@ -344,7 +344,13 @@ function M.event(chat, ev)
     end
   elseif t == "write" then
     local path = ev.path:sub(1, 1) == "/" and ev.path or (chat.root .. "/" .. ev.path)
-    local buf = require("radium.writes").sync(path, { seq = ev.seq, root = chat.root })
+    -- Written through radium (no `by`): the agent was served the unsaved
+    -- buffer sent with the prompt as the file, so that text is the base.
+    local base = ev.by == nil and chat.sent_buffers and chat.sent_buffers[path] or nil
+    if base then
+      chat.sent_buffers[path] = nil -- a later write is based on this one
+    end
+    local buf = require("radium.writes").sync(path, { seq = ev.seq, base = base, root = chat.root })
     M.entry(chat, "wrote", string.format("`%s`%s [tag %s] (:RadiumUndo takes it back)", vim.fn.fnamemodify(path, ":~:."), buf and " (its buffer updated)" or "", tostring(ev.tag)))
   elseif t == "write_refused" then
     M.entry(chat, "refused", string.format("`%s`: %s", ev.path, ev.error))

@@ -80,6 +80,8 @@ local function finish(buf, name, r)
   vim.bo[buf].modified = put(buf, lines_of(r.data.text))
   if #r.data.conflicts > 0 then
     conflicts_list(buf, name, r.data.conflicts)
+  elseif not vim.bo[buf].modified then
+    project().notify(string.format("%s changed on disk and its buffer now shows it: the change was made over your unsaved text", name))
   else
     project().notify(string.format("%s changed on disk and was merged into its buffer, which keeps your unsaved changes (not saved; u takes the merge back)", name), levels.WARN)
   end
@@ -94,7 +96,7 @@ local function run(buf, path, opts)
   engine:request_async({
     command = "merge",
     cwd = root,
-    args = { path = path, ours = text_of(buf), seq = opts.seq },
+    args = { path = path, ours = text_of(buf), base = opts.base, seq = not opts.base and opts.seq or nil },
   }, function(r)
     M.running = M.running - 1
     local queue = queues[buf] or {}
@@ -118,11 +120,12 @@ end
 --- Merges the disk's text of `path` into its modified buffer `buf`, in the
 --- background (one merge at a time per buffer, in order); the outcome is
 --- said in a notification that names the file. `opts.seq`: the operation
---- that changed the file (a `write` event's, an undo's); `opts.root`: its
---- project.
+--- that changed the file (a `write` event's, an undo's); `opts.base`: the
+--- text the change was made over, when the door knows it (the unsaved text
+--- an agent was served as the file); `opts.root`: its project.
 ---@param buf integer
 ---@param path string
----@param opts { seq: integer|nil, root: string|nil }|nil
+---@param opts { seq: integer|nil, base: string|nil, root: string|nil }|nil
 function M.into(buf, path, opts)
   opts = opts or {}
   if queues[buf] then

@@ -49,10 +49,11 @@ end
 --- undo step; the buffer is unmodified afterwards when it equals the disk.
 --- A buffer with unsaved changes is never reloaded: the disk's change is
 --- merged into it (lua/radium/merge.lua; `opts.seq` is the operation that
---- changed the file, `opts.root` its project) and it stays modified.
+--- changed the file, `opts.base` the text it was based on when known,
+--- `opts.root` its project) and it stays modified.
 --- Returns the buffer, or nil when the file is not loaded.
 ---@param path string
----@param opts { seq: integer|nil, root: string|nil }|nil
+---@param opts { seq: integer|nil, base: string|nil, root: string|nil }|nil
 ---@return integer|nil
 function M.sync(path, opts)
   local buf = M.buffer_of(path)

@@ -186,3 +186,36 @@ test(":RadiumUndo of a step of two files merges into both modified buffers", fun
   end
   close_all()
 end)
+
+test("a write through radium is merged over the unsaved text the agent was served: what it approved, no conflict", function()
+  local p = pt.project()
+  pt.trust(p.ws)
+  vim.fn.writefile({ "on disk" }, p.ws .. "/draft.txt")
+  vim.cmd("edit " .. p.ws .. "/draft.txt")
+  local buf = vim.api.nvim_get_current_buf()
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, { "unsaved" })
+  local saved = vim.ui.select
+  vim.ui.select = function(items, _, on_choice)
+    vim.schedule(function() on_choice(items[1]) end)
+  end
+  local notes = pt.notes()
+  local chat = require("radium.chat").open("example")
+  pt.wait(function() return chat.session ~= nil or chat.failed ~= nil end, 15000)
+  assert(chat.session, "no session: " .. tostring(chat.failed))
+  vim.api.nvim_set_current_win(vim.fn.bufwinid(chat.buf))
+  local n = vim.api.nvim_buf_line_count(chat.buf)
+  -- The agent reads the file through radium (it is served the buffer) and
+  -- writes through radium (fs/write_text_file), as Gemini CLI does.
+  vim.api.nvim_buf_set_lines(chat.buf, n - 1, n, false, { "write draft.txt agent text" })
+  vim.cmd("write")
+  pt.wait(function() return chat.turns and chat.turns > 0 and not chat.running end, 15000)
+  require("radium.chat_render").flush(chat)
+  merged()
+  vim.ui.select = saved
+  eq(vim.fn.readfile(p.ws .. "/draft.txt"), { "agent text" }, "the agent's text on disk")
+  eq(lines(buf), { "agent text" }, "the buffer shows what was approved (-unsaved +agent text), no markers")
+  eq(vim.bo[buf].modified, false, "and is the file")
+  check(notes.find("draft.txt changed on disk and its buffer now shows it"), "said: " .. notes.text())
+  notes.stop()
+  close_all()
+end)

@@ -28,17 +28,19 @@ export interface Merged {
 /**
  * Merges the disk's text of `file` (absolute, or relative to `workspace`)
  * into its open document when that document has unsaved changes; `seq` is
- * the operation that changed the file (a `write` event's, an undo's).
+ * the operation that changed the file (a `write` event's, an undo's), and
+ * `base` the text the change was made over when known (the unsaved text an
+ * agent was served as the file), used instead.
  * Answers undefined when no dirty document shows the file. Every outcome is
  * said in a notification that names the file.
  */
-export async function mergeDirty(engine: Engine, workspace: string | undefined, file: string, seq: number | undefined, log: (line: string) => void): Promise<Merged | undefined> {
+export async function mergeDirty(engine: Engine, workspace: string | undefined, file: string, seq: number | undefined, log: (line: string) => void, base?: string): Promise<Merged | undefined> {
   const abs = path.resolve(workspace ?? '', file)
   const document = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === abs)
   if (!document || !document.isDirty) return undefined
   const name = vscode.workspace.asRelativePath(document.uri)
   const ours = document.getText()
-  const r = await engine.requestAsync({ command: 'merge', cwd: workspace, args: { path: abs, ours, seq: seq ?? null } })
+  const r = await engine.requestAsync({ command: 'merge', cwd: workspace, args: { path: abs, ours, ...(base !== undefined ? { base } : { seq: seq ?? null }) } })
   const data = (r.data ?? {}) as { text?: string; conflicts?: unknown[] }
   if (!r.ok || typeof data.text !== 'string') {
     log(`merge ${name}: ${JSON.stringify(r).slice(0, 300)}`)
@@ -47,7 +49,7 @@ export async function mergeDirty(engine: Engine, workspace: string | undefined, 
   }
   if (document.getText() !== ours) {
     // Typed into while the engine merged: merged again from the new text.
-    return mergeDirty(engine, workspace, file, seq, log)
+    return mergeDirty(engine, workspace, file, seq, log, base)
   }
   await vscode.window.showTextDocument(document, { preview: false })
   await vscode.commands.executeCommand('workbench.action.files.revert')
@@ -58,7 +60,9 @@ export async function mergeDirty(engine: Engine, workspace: string | undefined, 
   }
   const conflicts = Array.isArray(data.conflicts) ? data.conflicts.length : 0
   log(`merge ${name}: ${conflicts} conflict(s); the document holds the merged text, unsaved`)
-  if (conflicts > 0) {
+  if (conflicts === 0 && !document.isDirty) {
+    void vscode.window.showInformationMessage(`Radium: ${name} changed on disk and its editor now shows it: the change was made over your unsaved text.`)
+  } else if (conflicts > 0) {
     void vscode.window.showWarningMessage(`Radium: ${name} changed on disk; merged into your unsaved changes with ${conflicts} conflict(s), marked <<<<<<< ours / >>>>>>> theirs (Accept Current / Accept Incoming above each). Not saved.`)
   } else {
     void vscode.window.showWarningMessage(`Radium: ${name} changed on disk and was merged into your unsaved changes, which are kept (not saved; Radium: Undo Last Change takes the change back and keeps them).`)
