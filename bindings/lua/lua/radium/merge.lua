@@ -1,7 +1,9 @@
 -- A file radium changed on disk (an agent's write, :RadiumUndo / :RadiumRedo
 -- of one) whose buffer has unsaved changes never loses them: the engine's
 -- `merge` joins the buffer's text (ours) with the disk's (theirs) from the
--- text before the change (the base, found from the write's `seq`). The
+-- text before the change (the base: found from the write's `seq`, or the
+-- unsaved text a prompt sent, which an agent writing through radium was
+-- served as the file), off the main loop. The
 -- merged text goes into the buffer as one undo step (`u` takes the disk's
 -- change back out of the buffer), the buffer stays modified, and a message
 -- names the file. Conflicts keep diff3 markers in the buffer and are listed
