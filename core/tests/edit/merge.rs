@@ -123,6 +123,10 @@ fn bad_merge_requests_are_refused_with_what_to_give() {
     std::fs::write(env.root.join("other.py"), "x\n").unwrap();
     let cases = [
         (
+            json!("pricing.py"),
+            "`merge`: args must be an object, got a string",
+        ),
+        (
             json!({"path": "pricing.py", "seq": seq}),
             "`merge`: missing argument `ours`",
         ),
