@@ -24,6 +24,9 @@
 #     back, one `rad redo --tag` brings both back, and `rad rewind
 #     <tag_before>` (after a --dry-run that lists both and changes nothing)
 #     restores them to before the prompt.
+#   - claude-nvim: Claude Code in headless Neovim (tests/agents/nvim-unsaved.sh):
+#     a buffer with an unsaved line survives Claude's edit of its file, with
+#     the edit merged in, and :RadiumUndo.
 # scripts/ensure-agents.sh installs them (pinned) into a cache folder when
 # they are missing. For each agent, in a fresh workspace holding notes.txt
 # ("hello\n"), with a fresh RADIUM_HOME and a fresh HOME for the agent, one
@@ -51,7 +54,7 @@ cd "$(dirname "$0")/.."
 die() { echo "test-agents: $*" >&2; exit 1; }
 say() { echo "test-agents: $*" >&2; }
 
-ALL=(claude gemini claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn)
+ALL=(claude gemini claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim)
 agents=("$@")
 [ ${#agents[@]} -gt 0 ] || agents=("${ALL[@]}")
 for a in "${agents[@]}"; do
@@ -722,12 +725,16 @@ run_turn() {
   failed_agents+=("$agent")
 }
 
+# run_nvim (claude-nvim): see tests/agents/nvim-unsaved.sh.
+source tests/agents/nvim-unsaved.sh
+
 for agent in "${agents[@]}"; do
   case "$agent" in
     claude-bash) run_bash ;;
     claude-hunks | gemini-hunks) run_hunks "$agent" ;;
     claude-hooks) run_hooks ;;
     claude-turn) run_turn ;;
+    claude-nvim) run_nvim ;;
     *) run "$agent" ;;
   esac
 done

@@ -7,6 +7,9 @@
 //                           through the client (fs/write_text_file)
 //   selfwrite <path> <text...>  the same, but writes the file to disk itself
 //                           (as Claude Code's adapter does)
+//   selfreplace <path> <old> <new>  replaces the first <old> in the file on
+//                           disk by <new> and writes it itself (Claude Code's
+//                           Edit tool does so)
 //   latewrite <path> <text...>  like selfwrite, but the tool call is announced
 //                           without its diff, which comes only with the
 //                           permission request (as Claude Code's adapter does)
@@ -157,6 +160,7 @@ async function prompt (id, { sessionId, prompt }) {
       await writeFile(sessionId, abs(arg), words.join(' ') + ' again\n', true)
       break
     }
+    case 'selfreplace': await writeFile(sessionId, abs(arg), readFileSync(abs(arg), 'utf8').replace(rest[0], rest[1]), true); break
     case 'latewrite': await writeFile(sessionId, abs(arg), rest.join(' ') + '\n', true, true); break
     case 'nullwrite': {
       const text = rest.join(' ') + '\n'

@@ -3,7 +3,8 @@
 // own): a whole chat turn with the scripted ACP agent in the webview, a
 // permission answered, a two-file review with one hunk rejected (taken back
 // by one Radium: Undo in both files, and brought back by Redo), an agent's
-// tool call reviewed per hunk from its permission prompt, Stop on a
+// tool call reviewed per hunk from its permission prompt, an agent's write
+// merged into an editor's unsaved line (and Undo of it), Stop on a
 // slow turn, a two-file turn restored to before its prompt (the modal
 // listing the files), and the benchmark (time from an event reaching the extension
 // host to its text on screen; the host's event-loop delay while an answer
@@ -216,6 +217,43 @@ module.exports = function chatSteps(step, h) {
     })
     await runCommand('Radium: Redo Change')
     await until('tool.ts on disk: the accepted hunk again', () => disk('src/tool.ts') === kept)
+    await clearNotifications()
+  })
+
+  step('9d. chat: an agent writes a file whose editor has an unsaved line: both are in the editor, still unsaved; Radium: Undo takes the agent\'s change back and the line stays', async () => {
+    await open('rate.txt')
+    await page().keyboard.press('Control+Home')
+    await page().keyboard.type('my unsaved line')
+    await page().keyboard.press('Enter')
+    await until('the editor is dirty', async () => (await page().locator('.tabs-container .tab.active.dirty').count()) === 1)
+    await runCommand('Radium: Open Chat')
+    await chat().locator('#agent').selectOption('scripted')
+    // The agent reads and writes the disk itself, as Claude Code does.
+    await send('selfreplace src/rate.txt rate=1 rate=2')
+    const perm = chat().locator('.perm').last()
+    await perm.locator('button', { hasText: 'Allow once' }).click()
+    await until('the agent\'s text on disk', () => disk('src/rate.txt') === 'alpha\nrate=2\nomega\n')
+    await toast('src/rate.txt changed on disk and was merged into your unsaved changes').waitFor()
+    await open('rate.txt')
+    await until('the editor holds the line and the change', async () => {
+      const shown = await text(activeEditorLines())
+      return shown.includes('my unsaved line') && shown.includes('rate=2')
+    })
+    assert.equal(await page().locator('.tabs-container .tab.active.dirty').count(), 1, 'still unsaved')
+    await screenshot('chat-unsaved-merged')
+    await clearNotifications()
+    await runCommand('Radium: Undo Last Change')
+    await until('the agent\'s change undone on disk', () => disk('src/rate.txt') === files['src/rate.txt'])
+    await until('the editor keeps the line, without the change', async () => {
+      const shown = await text(activeEditorLines())
+      return shown.includes('my unsaved line') && shown.includes('rate=1') && !shown.includes('rate=2')
+    })
+    assert.equal(await page().locator('.tabs-container .tab.active.dirty').count(), 1, 'still unsaved')
+    await screenshot('chat-unsaved-undone')
+    // Saved, the file holds the user's line: VS Code asks nothing (it knows the disk's version).
+    await page().keyboard.press('Control+S')
+    await until('saved with the line', () => disk('src/rate.txt') === `my unsaved line\n${files['src/rate.txt']}`)
+    await until('not dirty', async () => (await page().locator('.tabs-container .tab.active.dirty').count()) === 0)
     await clearNotifications()
   })
 

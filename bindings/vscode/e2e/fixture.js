@@ -55,6 +55,8 @@ const files = {
   'src/b.ts': ['export const b = "old"', ''].join('\n'),
   // The agent's tool call reviewed per hunk.
   'src/tool.ts': ['export const first = 1', '', 'export const middle = 0', '', 'export const last = 9', ''].join('\n'),
+  // An agent's write merged into the unsaved text of its editor.
+  'src/rate.txt': ['alpha', 'rate=1', 'omega', ''].join('\n'),
   // Find References and Rename Symbol (e2e/code-steps.js), answered by the scripted language server.
   'app.py': ['from util import total', '', 'print("😀", total)', ''].join('\n'),
   'util.py': ['total = 1', ''].join('\n'),

@@ -12,6 +12,7 @@
 pub(crate) mod commands;
 mod conflict;
 mod history;
+pub(crate) mod merge;
 mod project;
 mod record;
 mod rewind;
@@ -25,6 +26,7 @@ use serde_json::{json, Map, Value};
 
 pub use conflict::{find_conflicts, Conflict};
 pub use history::{Changeset, FileChange, History};
+pub use merge::{merge3, Merged, MAX_MERGE_BYTES};
 pub use project::{Project, ProjectLock};
 pub use session::{Chain, Session, TagPoint, SESSION_VERSION};
 

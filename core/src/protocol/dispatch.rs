@@ -77,6 +77,7 @@ impl Engine {
             },
             cmd if EDIT_COMMANDS.contains(&cmd) => return self.edit(request),
             "clipboard-send" | "clipboard-receive" => return self.clipboard(request),
+            "merge" => self.merge(&mut request),
             "agents-check" => match self.agents_check(&request) {
                 Ok(work) => work,
                 Err(e) => Box::pin(std::future::ready(Err(e))),
@@ -190,6 +191,26 @@ impl Engine {
                 Err(e) => Err(e),
             };
             outcome_response(outcome)
+        })
+    }
+
+    /// `merge` (see `edit/merge.rs`): the file read and the merge run on
+    /// the engine's runtime, off the caller's thread (an editor's main loop
+    /// waits on nothing).
+    fn merge(&self, request: &mut Request) -> Work {
+        let root = self.workspace_for(request.cwd.as_deref());
+        let args = std::mem::take(&mut request.args);
+        let (home, depth) = (self.radium_home(), self.config.history_depth);
+        let handle = self.registry.runtime_handle();
+        Box::pin(async move {
+            let root = root.ok_or_else(|| {
+                Error::InvalidArgument("`merge`: give the project root as `cwd`".into())
+            })?;
+            let work = handle?.spawn_blocking(move || {
+                crate::edit::merge::command(args_object("merge", &args)?, &root, &home, depth)
+            });
+            work.await
+                .map_err(|e| Error::Runtime(format!("the merge did not finish: {e}")))?
         })
     }
 

@@ -36,6 +36,7 @@ pub const COMMANDS: &[&str] = &[
     "modify-var",
     "rename-file",
     "lsp-list",
+    "merge",
     "view",
     "create",
     "str-replace",

@@ -67,6 +67,7 @@ fn tag(v: &Value) -> String {
 
 mod conversations;
 mod history;
+mod merge;
 mod record;
 mod safety;
 mod tools;

@@ -106,6 +106,9 @@ local function start_turn(chat, text)
     return project.notify(err, levels.ERROR)
   end
   require("radium.chat_restore").mark(chat, text)
+  -- What the agent was told these files hold: the base of its writes
+  -- through radium (lua/radium/merge.lua).
+  chat.sent_buffers = opts.buffers or {}
   chat.running = true
   chat.turns = (chat.turns or 0) + 1
   require("radium.progress").start("chat" .. chat.buf, chat.agent)

@@ -344,7 +344,13 @@ function M.event(chat, ev)
     end
   elseif t == "write" then
     local path = ev.path:sub(1, 1) == "/" and ev.path or (chat.root .. "/" .. ev.path)
-    local buf = require("radium.writes").sync(path)
+    -- Written through radium (no `by`): the agent was served the unsaved
+    -- buffer sent with the prompt as the file, so that text is the base.
+    local base = ev.by == nil and chat.sent_buffers and chat.sent_buffers[path] or nil
+    if base then
+      chat.sent_buffers[path] = nil -- a later write is based on this one
+    end
+    local buf = require("radium.writes").sync(path, { seq = ev.seq, base = base, root = chat.root })
     local back = {}
     for _, i in ipairs(type(ev.hunks_taken_back) == "table" and ev.hunks_taken_back or {}) do
       back[#back + 1] = tostring(i + 1)

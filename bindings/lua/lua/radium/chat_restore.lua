@@ -111,6 +111,17 @@ function M.ask(chat, n, plan, on_done)
       project.notify("restore: nothing changed")
       return on_done and on_done(nil)
     end
+    -- A modified buffer of a file the restore changes is merged, not
+    -- reloaded: its base is the file as it is now, before the restore.
+    local writes = require("radium.writes")
+    local bases = {}
+    for _, f in ipairs(files) do
+      local full = f:sub(1, 1) == "/" and f or (chat.root .. "/" .. f)
+      local buf = writes.buffer_of(full)
+      if buf and vim.bo[buf].modified then
+        bases[full] = writes.read_disk(full)
+      end
+    end
     rewind(chat, p.tag_before, false, function(r, e)
       if not r then
         project.notify("restore: " .. tostring(e) .. "; nothing changed", levels.ERROR)
@@ -118,7 +129,8 @@ function M.ask(chat, n, plan, on_done)
       end
       project.set_tag(chat.root, r.tag)
       for _, f in ipairs(r.data.files or {}) do
-        require("radium.writes").sync(f:sub(1, 1) == "/" and f or (chat.root .. "/" .. f))
+        local full = f:sub(1, 1) == "/" and f or (chat.root .. "/" .. f)
+        writes.sync(full, { base = bases[full], root = chat.root })
       end
       project.notify(string.format("restored to before prompt %d: %s", n, table.concat(r.data.files or {}, ", ")))
       for _, w in ipairs(r.warnings or {}) do

@@ -144,7 +144,9 @@ function M.history(command)
   -- A step of several files (an accepted review) lists them all in `files`.
   local files = op and (type(op.files) == "table" and op.files or (op.file and { op.file })) or {}
   for _, file in ipairs(files) do
-    require("radium.writes").sync(file:sub(1, 1) == "/" and file or (root .. "/" .. file))
+    -- The step's seq names it: a modified buffer of any of its files is
+    -- merged from what the step did to that file (lua/radium/merge.lua).
+    require("radium.writes").sync(file:sub(1, 1) == "/" and file or (root .. "/" .. file), { seq = op and op.seq, root = root })
   end
   project().notify(string.format("%s: %s (%s) [seq:%s]", command == "undo" and "undone" or "redone",
     op and op.command or "?", #files > 0 and table.concat(files, ", ") or "?", op and op.seq or "?"))

@@ -47,10 +47,15 @@ end
 
 --- Brings the disk's text of `path` into its loaded buffer, if any, as one
 --- undo step; the buffer is unmodified afterwards when it equals the disk.
+--- A buffer with unsaved changes is never reloaded: the disk's change is
+--- merged into it (lua/radium/merge.lua; `opts.seq` is the operation that
+--- changed the file, `opts.base` the text it was based on when known,
+--- `opts.root` its project) and it stays modified.
 --- Returns the buffer, or nil when the file is not loaded.
 ---@param path string
+---@param opts { seq: integer|nil, base: string|nil, root: string|nil }|nil
 ---@return integer|nil
-function M.sync(path)
+function M.sync(path, opts)
   local buf = M.buffer_of(path)
   if not buf then
     return nil
@@ -58,6 +63,10 @@ function M.sync(path)
   local lines = disk_lines(path)
   if not lines then
     return buf -- removed: the buffer keeps its text (the user may save it)
+  end
+  if vim.bo[buf].modified then
+    require("radium.merge").into(buf, path, opts)
+    return buf
   end
   -- Neovim reloads the file itself when it sees its new time: the reload
   -- is one undo step ('undoreload'), and Neovim then knows the file as

@@ -12,6 +12,7 @@ import { nameList, recordStep } from '../record'
 import { applyReview, closeDiffs, currentText, reviewMessage, showDiff, ReviewDocuments, type Applied, type Review } from '../review'
 import { fileChip, promptExtras, selectionChip, trackChips, type Chip } from './chips'
 import { optionFor, viewMessages, type ViewMessage } from './events'
+import { mergeDirty } from './merge'
 import { ChatSession, type SessionEvent } from './session'
 import { ToolReviews } from './toolReview'
 import { restoreTo, undoRedo } from './undo'
@@ -34,6 +35,10 @@ export class ChatController {
   chips: Chip[] = []
   busy = false
   lastTag: string | undefined
+  /** The merges of agents' writes into dirty documents, one after another (tests wait on it). */
+  merging: Promise<void> = Promise.resolve()
+  /** The unsaved texts the last prompt sent (path → text): what the agent was told those files hold. */
+  private sentBuffers = new Map<string, string | null>()
   private readonly permissions = new Map<string, Perm>()
   private readonly alwaysAllowed = new Set<string>()
   private readonly reviews = new Map<number, Review>()
@@ -140,6 +145,7 @@ export class ChatController {
       const { workspace } = this.host.engine()
       const extras = await promptExtras(this.chips, workspace, surroundingLines)
       this.turnChips = [...this.chips]
+      this.sentBuffers = new Map(Object.entries(extras.buffers ?? {}))
       this.post({ type: 'user', text, chips: this.chips.map((c) => c.label) })
       this.startMeasuring()
       session.prompt(text, extras)
@@ -199,6 +205,20 @@ export class ChatController {
       if (m.type === 'turnEnd' || m.type === 'error') this.turnEnded(batch.find((e) => e.type === 'turn_end'), m)
     }
     this.tools.onEvents(batch)
+    for (const e of batch) {
+      if (e.type !== 'write' || typeof e.path !== 'string') continue
+      const seq = typeof e.seq === 'number' ? e.seq : undefined
+      const file = e.path
+      // Written through radium (no `by`): the agent was served the unsaved
+      // text sent with the prompt as the file, so that text is the base.
+      const abs = path.resolve(workspace ?? '', file)
+      const base = e.by === undefined ? this.sentBuffers.get(abs) ?? undefined : undefined
+      this.sentBuffers.delete(abs) // a later write is based on this one
+      this.merging = this.merging.then(() => mergeDirty(this.host.engine().engine, workspace, file, seq, this.host.log, base)).then(
+        () => undefined,
+        (err: unknown) => this.host.log(`merge ${file}: ${err instanceof Error ? err.message : String(err)}`),
+      )
+    }
   }
 
   private autoAnswer(m: ViewMessage): boolean {

@@ -6,8 +6,9 @@
 import * as path from 'path'
 import * as vscode from 'vscode'
 
-import { engineMessage, nameList, stepFiles, stepText, type Step } from '../record'
+import { engineMessage, stepFiles, stepText, type Step } from '../record'
 import type { ChatHost } from './controller'
+import { mergeDirty } from './merge'
 
 /** How long VS Code gets to reload a document from disk by itself before it is reverted. */
 const RELOAD_WAIT_MS = 2000
@@ -28,7 +29,7 @@ export interface Followed {
   reloaded: string[]
   /** Not reloaded in time: reverted (reloaded from disk) by the extension. */
   reverted: string[]
-  /** Unsaved changes: left alone (they now differ from the disk). */
+  /** Unsaved changes: left to the caller (undoRedo merges the step into them). */
   dirty: string[]
 }
 
@@ -90,11 +91,9 @@ export async function undoRedo(host: ChatHost, command: 'undo' | 'redo', tag: st
   void vscode.window.showInformationMessage(`Radium: ${stepText(command, step)}`)
   if (step) {
     const { dirty } = await followDisk(workspace, stepFiles(step), host.log)
-    if (dirty.length > 0) {
-      void vscode.window.showWarningMessage(
-        `Radium: ${nameList(dirty)} ${dirty.length === 1 ? 'has' : 'have'} unsaved changes and still ${dirty.length === 1 ? 'shows' : 'show'} them; the file on disk is what radium's ${command} wrote (File: Revert File shows it)`,
-      )
-    }
+    // A document with unsaved changes gets what the step did to its file
+    // merged in (the step's seq names the step); each merge is said by itself.
+    for (const file of dirty) await mergeDirty(engine, workspace, file, step.seq, host.log)
   }
   return tag ? r.tag : undefined
 }
