@@ -40,8 +40,15 @@ local function said_text()
   return table.concat(said, " | ")
 end
 
--- The permission to edit is allowed (the first option that allows).
+-- The permission to edit is allowed (the first option that allows). What
+-- the chat buffer shows when the question is asked is kept: the diff must
+-- be on screen before the answer.
+local chat
+local at_question
 vim.ui.select = function(items, opts, on_choice)
+  if chat and chat.buf and vim.api.nvim_buf_is_valid(chat.buf) and at_question == nil then
+    at_question = table.concat(vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false), "\n")
+  end
   local pick = items[1]
   for _, item in ipairs(items) do
     local shown = opts.format_item and opts.format_item(item) or tostring(item)
@@ -62,7 +69,7 @@ local before = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
 vim.api.nvim_buf_set_lines(buf, -1, -1, false, { USER_LINE })
 check(vim.bo[buf].modified, "the buffer has an unsaved line")
 
-local chat = require("radium.chat").open(agent)
+chat = require("radium.chat").open(agent)
 vim.wait(90000, function() return chat.session ~= nil or chat.failed ~= nil end, 50)
 check(chat.session ~= nil, "the chat's session opened: " .. tostring(chat.failed))
 if not chat.session then
@@ -78,6 +85,9 @@ vim.wait(15000, function() return require("radium.merge").running == 0 end, 50)
 check(chat.turns and chat.turns > 0 and not chat.running, "the turn ended")
 local chat_text = table.concat(vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false), "\n")
 say("--- chat\n" .. chat_text .. "\n--- end of chat")
+check(at_question ~= nil, "a permission question was asked")
+check(at_question ~= nil and at_question:find("-beta", 1, true) ~= nil and at_question:find("+beta from claude", 1, true) ~= nil,
+  "the diff (-beta, +beta from claude) was in the chat before the question was answered")
 
 local disk = vim.fn.readfile(file)
 local agents_line = "beta from claude"

@@ -6,7 +6,7 @@
 import * as path from 'path'
 import * as vscode from 'vscode'
 
-import { engineMessage, stepFiles, stepText, type Step } from '../record'
+import { engineMessage, nameList, stepFiles, stepText, type Step } from '../record'
 import type { ChatHost } from './controller'
 import { mergeDirty } from './merge'
 
@@ -125,6 +125,16 @@ export async function restoreTo(host: ChatHost, tag: string): Promise<string | u
     'Restore',
   )
   if (choice !== 'Restore') return undefined
+  // A document with unsaved changes of a file the restore changes is merged,
+  // not reverted: its base is the file as it is now, before the restore.
+  const bases = new Map<string, string>()
+  for (const file of files) {
+    const abs = path.resolve(workspace ?? '', file)
+    const document = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === abs)
+    if (!document?.isDirty) continue
+    const text = await diskText(document.uri)
+    if (text !== null) bases.set(file, text)
+  }
   const r = await engine.requestAsync({ command: 'rewind', args: { tag } })
   host.log(`restore (tag ${tag}): ${JSON.stringify(r)}`)
   if (!r.ok) {
@@ -134,6 +144,7 @@ export async function restoreTo(host: ChatHost, tag: string): Promise<string | u
   const done = ((r.data?.files ?? []) as string[]).filter((f) => typeof f === 'string')
   for (const w of r.warnings ?? []) void vscode.window.showWarningMessage(`Radium: ${w}`)
   void vscode.window.showInformationMessage(`Radium: restored ${nameList(done)} to before the prompt`)
-  await followDisk(workspace, done, host.log)
+  const { dirty } = await followDisk(workspace, done, host.log)
+  for (const file of dirty) await mergeDirty(engine, workspace, file, undefined, host.log, bases.get(file))
   return r.tag
 }
