@@ -209,6 +209,8 @@ impl Sessions {
                         "workspace": e.session.workspace,
                         "busy": e.session.busy(),
                         "tag": e.session.tag(),
+                        "mode": e.session.controls()["mode"],
+                        "model": e.session.controls()["model"],
                     })
                 })
                 .collect(),
