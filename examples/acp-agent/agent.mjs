@@ -46,8 +46,8 @@
 //   hookcmd                 (with --claude-hooks) says those hooks' commands
 //   hookraw <text...>       (with --claude-hooks) gives the text to those
 //                           hooks as their input and says what they answered
-//   whoami                  says its current mode and model (in plan mode,
-//                           the writing verbs only say what they would do)
+//   whoami                  says its current mode and model (in plan mode it
+//                           still tries to write when told, as a model may)
 //   switchmode <mode>       switches its own mode (current_mode_update and
 //                           config_option_update), as an agent leaving plan
 //                           mode does
@@ -178,11 +178,6 @@ async function prompt (id, { sessionId, prompt }) {
   const [verb, arg, ...rest] = text.split(/\s+/)
   const cwd = sessions.get(sessionId)
   const abs = (p) => (p.startsWith('/') ? p : `${cwd}/${p}`)
-  if (current.get(sessionId)?.mode === 'plan' && /write|lines/.test(verb ?? '')) {
-    say(sessionId, `In plan mode I do not edit: I would ${verb} ${arg}.`)
-    send({ id, result: { stopReason: 'end_turn' } })
-    return
-  }
   switch (verb) {
     case 'write': await writeFile(sessionId, abs(arg), rest.join(' ') + '\n'); break
     case 'selfwrite': await writeFile(sessionId, abs(arg), rest.join(' ') + '\n', true); break

@@ -54,7 +54,7 @@ fn mode_and_model_flags_reach_the_agent_and_the_header_says_them() {
         "{}",
         err(&o)
     );
-    // In plan mode the agent does not write.
+    // In plan mode radium refuses the agent's edits, even with --yes.
     let o = rad(
         &e,
         &[
@@ -69,7 +69,11 @@ fn mode_and_model_flags_reach_the_agent_and_the_header_says_them() {
         None,
     );
     assert!(o.status.success(), "{}", err(&o));
-    assert!(out(&o).contains("plan mode"), "{}", out(&o));
+    assert!(
+        out(&o).contains("[permission] rejected by radium: the agent is in plan mode"),
+        "{}",
+        out(&o)
+    );
     assert!(!e.ws.join("a.txt").exists());
 }
 

@@ -260,6 +260,30 @@ impl AgentSession {
         Ok(self.controls())
     }
 
+    /// Why a permission request for `call` is refused while the agent is
+    /// in plan mode (its mode control's value `plan`): a call that edits
+    /// (kind `edit`, `delete` or `move`, or one carrying a diff). `None`:
+    /// not in plan mode, or not an edit (reading, and the agent's request
+    /// to leave plan mode, still reach the door).
+    pub(crate) fn plan_mode_refusal(&self, call: &Value) -> Option<String> {
+        let summary = lock(&self.state).controls.summary();
+        if summary["mode"] != "plan" {
+            return None;
+        }
+        let kind = call.get("kind").and_then(Value::as_str);
+        let has_diff = call
+            .get("content")
+            .and_then(Value::as_array)
+            .is_some_and(|c| c.iter().any(|b| b["type"] == "diff"));
+        if !(matches!(kind, Some("edit" | "delete" | "move")) || has_diff) {
+            return None;
+        }
+        Some(
+            "the agent is in plan mode, which makes no edits: switch its mode to allow them"
+                .to_owned(),
+        )
+    }
+
     /// Keeps the controls `session/new` answered and applies the defaults.
     pub(crate) async fn after_new(self: &Arc<Self>, answer: &Value) {
         lock(&self.state).controls.take_answer(answer);

@@ -72,10 +72,6 @@ fn setting_an_option_reaches_the_agent_by_id_or_category() {
     assert_eq!(r["data"]["mode"], "plan");
     let d = text_of(&e, &s, "whoami");
     assert_eq!(d["text"], "mode plan, model large, effort high");
-    // In plan mode the example agent does not write.
-    let d = text_of(&e, &s, "write a.txt hello");
-    assert!(d["text"].as_str().unwrap().contains("plan mode"), "{d}");
-    assert!(!e.ws.join("a.txt").exists());
     let list = e.call("session-list", json!({}));
     assert_eq!(list["data"][0]["mode"], "plan", "{list}");
     assert_eq!(list["data"][0]["model"], "large", "{list}");
@@ -225,5 +221,51 @@ fn a_mode_given_twice_in_agents_toml_is_a_config_error() {
             .unwrap()
             .contains("field `mode`: given twice"),
         "{r}"
+    );
+}
+
+#[test]
+fn in_plan_mode_radium_refuses_the_agents_edits_whoever_would_allow_them() {
+    let e = env();
+    let s = e.open("example");
+    let r = e.call(
+        "session-set-option",
+        json!({"session": s, "option": "mode", "value": "plan"}),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    // The agent tries anyway (itself, and through radium); the door would allow.
+    for verb in ["selfwrite", "write"] {
+        let r = e.call(
+            "session-prompt",
+            json!({"session": s, "prompt": format!("{verb} a.txt hello"), "wait": false}),
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        let events = e.drain(&s, Some("allow"));
+        assert!(of_type(&events, "permission").is_empty(), "{events:?}");
+        let decided = of_type(&events, "permission_decided");
+        assert_eq!(decided.len(), 1, "{events:?}");
+        assert_eq!(decided[0]["allowed"], false);
+        assert_eq!(decided[0]["by"], "radium");
+        assert!(
+            decided[0]["reason"].as_str().unwrap().contains("plan mode"),
+            "{decided:?}"
+        );
+        assert!(!e.ws.join("a.txt").exists());
+    }
+    // Out of plan mode the same write reaches the door.
+    let r = e.call(
+        "session-set-option",
+        json!({"session": s, "option": "mode", "value": "acceptEdits"}),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    e.call(
+        "session-prompt",
+        json!({"session": s, "prompt": "write a.txt hello", "wait": false}),
+    );
+    let events = e.drain(&s, Some("allow"));
+    assert_eq!(of_type(&events, "permission").len(), 1, "{events:?}");
+    assert_eq!(
+        std::fs::read_to_string(e.ws.join("a.txt")).unwrap(),
+        "hello\n"
     );
 }
