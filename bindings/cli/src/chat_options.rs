@@ -3,6 +3,7 @@
 //! value: the values the agent offers, the current one marked), and the
 //! header line that says the current ones.
 
+use std::fmt::Write as _;
 use std::io::Write as _;
 use std::sync::Arc;
 
@@ -78,11 +79,12 @@ fn list(session: &AgentSession, name: &str) -> String {
         };
         let name = v["name"].as_str().filter(|n| *n != value);
         let about = v["description"].as_str();
-        text.push_str(&format!(
-            "{mark} {value}{}{}\n",
+        let _ = writeln!(
+            text,
+            "{mark} {value}{}{}",
             name.map(|n| format!(" ({n})")).unwrap_or_default(),
             about.map(|d| format!(": {d}")).unwrap_or_default()
-        ));
+        );
     }
     text
 }
