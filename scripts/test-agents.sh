@@ -27,6 +27,12 @@
 #   - claude-nvim: Claude Code in headless Neovim (tests/agents/nvim-unsaved.sh):
 #     a buffer with an unsaved line survives Claude's edit of its file, with
 #     the edit merged in, and :RadiumUndo.
+#   - claude-modes: the modes and models Claude's adapter offers: rad chat's
+#     `/model` and `/mode` list them; `--model <another one>` makes the model
+#     server receive that model for the turn; `--mode plan` (with --yes)
+#     keeps Claude from editing: the scripted model tries to write
+#     notes.txt, Claude Code asks (plan mode only tells its model not to
+#     edit), radium refuses the edit in plan mode, the file is unchanged.
 # scripts/ensure-agents.sh installs them (pinned) into a cache folder when
 # they are missing. For each agent, in a fresh workspace holding notes.txt
 # ("hello\n"), with a fresh RADIUM_HOME and a fresh HOME for the agent, one
@@ -54,7 +60,7 @@ cd "$(dirname "$0")/.."
 die() { echo "test-agents: $*" >&2; exit 1; }
 say() { echo "test-agents: $*" >&2; }
 
-ALL=(claude gemini claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim)
+ALL=(claude gemini claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes)
 agents=("$@")
 [ ${#agents[@]} -gt 0 ] || agents=("${ALL[@]}")
 for a in "${agents[@]}"; do
@@ -727,9 +733,84 @@ run_turn() {
 
 # run_nvim (claude-nvim): see tests/agents/nvim-unsaved.sh.
 source tests/agents/nvim-unsaved.sh
+# run_modes: Claude Code's modes and models through rad chat (see the top).
+run_modes() {
+  local agent=claude-modes
+  local dir=$TMP/$agent
+  local ws=$dir/workspace
+  mkdir -p "$ws"
+  local failures=()
+  fail() { failures+=("$*"); }
+  local file=$ws/notes.txt
+  printf 'hello\n' >"$file"
+  start_server "$dir" "$file" "changed in plan mode"$'\n'
+  write_config "$agent" "$dir"
+  rad_homes+=("$dir/radium-home")
+  : >"$dir/agent.err"
+  chat() {
+    local name=$1
+    shift
+    local rc=0
+    (cd "$ws" && RADIUM_HOME=$dir/radium-home RADIUM_DAEMON_IDLE=60 \
+      timeout -k 5 120 env "${unset_env[@]}" "$RAD" chat "$agent" "$@" \
+      >"$dir/$name.out" 2>"$dir/$name.err" {SERVER_FD}>&-) || rc=$?
+    [ "$rc" = 0 ] || fail "rad chat $* exited with code $rc"
+  }
+  say "$agent: rad chat /model and /mode (model server on port $PORT)"
+  printf '/model\n/mode\n' | chat list
+  local current other
+  current=$(sed -n 's/^\* \([^ ]*\).*/\1/p' "$dir/list.out" | head -n 1)
+  # The last model listed before the modes that is not the current one (the
+  # adapter lists default, sonnet[1m], opus[1m], haiku: haiku's request
+  # carries a model id of its own, claude-haiku-...).
+  other=$(sed '/^[ *] default (Default)/,$d' "$dir/list.out" | sed -n 's/^  \([^ ]*\).*/\1/p' | tail -n 1)
+  [ -n "$current" ] && [ -n "$other" ] || fail "/model did not list the models with the current one marked"
+  grep -qE '^[ *] plan( |$)' "$dir/list.out" || fail "/mode does not list plan"
+  grep -qF "rad chat: $agent · mode " "$dir/list.err" || fail "the header line does not say the mode"
+  if [ -n "$other" ]; then
+    say "$agent: --model $other (the current one is $current)"
+    local before
+    before=$(wc -l <"$dir/server.log")
+    chat model --model "$other" --prompt "chat: which model"
+    grep -qF "pong: which model" "$dir/model.out" || fail "the turn with --model $other did not answer"
+    tail -n +"$((before + 1))" "$dir/server.log" | grep ' model ' >"$dir/models.seen" || true
+    local base=${other%%[*}
+    grep -qF "$base" "$dir/models.seen" \
+      || fail "the model server never received model $other: $(sort -u "$dir/models.seen" | tr '\n' ' ')"
+  fi
+  say "$agent: --mode plan, the model tries to write notes.txt"
+  chat plan --mode plan --yes --json --prompt "Replace the whole content of notes.txt with: changed in plan mode"
+  [ "$(cat "$file")" = hello ] || fail "notes.txt changed in plan mode: $(jq -Rs . <"$file")"
+  jq -se 'any(.[]; .type == "permission_decided" and .by == "radium" and (.reason | test("plan mode")))' \
+    "$dir/plan.out" >/dev/null 2>&1 || fail "the write was not refused by radium for the plan mode"
+  grep -q '"type":"turn_end"' "$dir/plan.out" || fail "the plan-mode turn did not end"
+  RADIUM_HOME=$dir/radium-home timeout 10 "$RAD" shutdown >/dev/null 2>&1 || true
+  stop_server
+  if [ ${#failures[@]} -eq 0 ]; then
+    say "$agent: passed"
+    return 0
+  fi
+  {
+    echo
+    echo "=== $agent: FAILED"
+    local f
+    for f in "${failures[@]}"; do echo "  - $f"; done
+    local out
+    for out in list model plan; do
+      [ -f "$dir/$out.out" ] && show "rad chat ($out) stdout" "$dir/$out.out"
+      [ -f "$dir/$out.err" ] && show "rad chat ($out) stderr" "$dir/$out.err"
+    done
+    show "model server log" "$dir/server.log"
+    tail -n 80 "$dir/agent.err" >"$dir/agent.err.tail"
+    show "agent stderr (last 80 lines)" "$dir/agent.err.tail"
+    echo "=== end of $agent"
+  } >&2
+  failed_agents+=("$agent")
+}
 
 for agent in "${agents[@]}"; do
   case "$agent" in
+    claude-modes) run_modes ;;
     claude-bash) run_bash ;;
     claude-hunks | gemini-hunks) run_hunks "$agent" ;;
     claude-hooks) run_hooks ;;

@@ -49,8 +49,17 @@
 //   hookcmd                 (with --claude-hooks) says those hooks' commands
 //   hookraw <text...>       (with --claude-hooks) gives the text to those
 //                           hooks as their input and says what they answered
+//   whoami                  says its current mode and model (in plan mode it
+//                           still tries to write when told, as a model may)
+//   switchmode <mode>       switches its own mode (current_mode_update and
+//                           config_option_update), as an agent leaving plan
+//                           mode does
 //   anything else           echoes it, and names the context it was given
 //
+// session/new answers legacy `modes` and `configOptions` (mode, model,
+// thought_level); session/set_config_option and session/set_mode change
+// them (a value it does not offer is an error). `--modes-only` answers only
+// the legacy modes; `--no-modes` neither.
 // `--hang-initialize` never answers `initialize`. `--claude-hooks` says it is
 // Claude Code's adapter (`agentCapabilities._meta.claudeCode`), so a client
 // hands it PreToolUse hooks.
@@ -61,6 +70,30 @@ import { claudeShell, geminiShell, oddShell } from './shell.mjs'
 
 const hangInitialize = process.argv.includes('--hang-initialize')
 const claudeHooks = process.argv.includes('--claude-hooks')
+const modesOnly = process.argv.includes('--modes-only')
+const noModes = process.argv.includes('--no-modes')
+const MODES = ['default', 'acceptEdits', 'plan', 'dontAsk']
+const MODELS = ['small', 'large']
+const EFFORTS = ['low', 'medium', 'high']
+const current = new Map()
+function controls (sessionId) {
+  const c = current.get(sessionId)
+  const select = (id, name, category, values, value) => ({ id, name, category, type: 'select', currentValue: value, options: values.map((v) => ({ value: v, name: v[0].toUpperCase() + v.slice(1), description: `${name} ${v}` })) })
+  const modes = { currentModeId: c.mode, availableModes: MODES.map((m) => ({ id: m, name: m, description: `mode ${m}` })) }
+  const configOptions = [
+    select('mode', 'Mode', 'mode', MODES, c.mode),
+    // Grouped values, as the schema allows.
+    { ...select('model', 'Model', 'model', [], c.model), options: [{ group: 'all', name: 'All models', options: MODELS.map((v) => ({ value: v, name: v })) }] },
+    select('effort', 'Reasoning effort', 'thought_level', EFFORTS, c.effort)
+  ]
+  if (noModes) return {}
+  return modesOnly ? { modes } : { modes, configOptions }
+}
+function setControl (id, sessionId, key, value, values) {
+  if (!values.includes(value)) { send({ id, error: { code: -32602, message: `unknown value ${value}` } }); return }
+  current.get(sessionId)[key] = value
+  send({ id, result: key === 'mode' && modesOnly ? {} : { configOptions: controls(sessionId).configOptions } })
+}
 const preToolUse = new Map()
 let nextId = 1
 const waiting = new Map()
@@ -245,6 +278,17 @@ async function prompt (id, { sessionId, prompt }) {
     case 'quiet': await quiet(sessionId, cwd, 'Bash', { command: [arg, ...rest].join(' ') }); break
     case 'quietedit': await quiet(sessionId, cwd, 'Edit', { file_path: abs(arg), old_string: 'a', new_string: 'b' }); break
     case 'oddshell': oddShell(update, { sessionId, toolCallId: `call-${nextId++}` }); break
+    case 'whoami': {
+      const c = current.get(sessionId)
+      say(sessionId, `mode ${c.mode}, model ${c.model}, effort ${c.effort}`)
+      break
+    }
+    case 'switchmode':
+      current.get(sessionId).mode = arg
+      update(sessionId, { sessionUpdate: 'current_mode_update', currentModeId: arg })
+      if (!modesOnly) update(sessionId, { sessionUpdate: 'config_option_update', configOptions: controls(sessionId).configOptions })
+      say(sessionId, `Now in ${arg} mode.`)
+      break
     case 'hang': say(sessionId, 'Waiting forever.'); return
     case 'big': say(sessionId, 'x'.repeat(10 << 20)); break
     case 'stream': {
@@ -288,9 +332,20 @@ lines.on('line', (line) => {
       sessions.set(sessionId, params.cwd)
       const matchers = params._meta?.claudeCode?.options?.settings?.hooks?.PreToolUse ?? []
       preToolUse.set(sessionId, matchers.flatMap((m) => m.hooks ?? []).filter((h) => h.type === 'command'))
-      send({ id, result: { sessionId } })
+      current.set(sessionId, { mode: 'default', model: 'small', effort: 'medium' })
+      send({ id, result: { sessionId, ...controls(sessionId) } })
       break
     }
+    case 'session/set_config_option': {
+      const key = { mode: 'mode', model: 'model', effort: 'effort' }[params.configId]
+      if (!key || modesOnly || noModes) { send({ id, error: { code: -32602, message: `unknown option ${params.configId}` } }); break }
+      setControl(id, params.sessionId, key, params.value, { mode: MODES, model: MODELS, effort: EFFORTS }[key])
+      break
+    }
+    case 'session/set_mode':
+      if (noModes) send({ id, error: { code: -32601, message: 'method not found: session/set_mode' } })
+      else setControl(id, params.sessionId, 'mode', params.modeId, MODES)
+      break
     case 'session/prompt': prompt(id, params).catch((e) => send({ id, error: { code: -32603, message: e.message } })); break
     case 'session/cancel': cancelled = true; break
     default:

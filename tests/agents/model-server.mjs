@@ -25,7 +25,8 @@
 // It prints `PORT <n>` as the first line on stdout once it listens, then runs
 // until it is killed or, when its stdin is a pipe or a socket, until its
 // stdin closes. Every request is logged on stderr, one line each (method,
-// path, what was asked, what was answered).
+// path, what was asked, what was answered); an Anthropic request also has a
+// line `#<n> model <its model field>`.
 //
 // The script, in each API, decided from the conversation the request carries
 // (so it needs no state, and a retried request gets the same answer):
@@ -466,6 +467,8 @@ const server = http.createServer(async (req, res) => {
   let answer;
   try {
     if (req.method === "POST" && path === "/v1/messages") {
+      // The model each request asks for (test-agents.sh claude-modes reads it).
+      log(`#${n} model ${body.model ?? "(none)"}`);
       const asked = `${body.messages?.length ?? 0} messages, ${body.tools?.length ?? 0} tools, stream ${!!body.stream}`;
       answer = `anthropic (${asked}) -> ${anthropicMessages(body, res)}`;
     } else if (req.method === "POST" && path === "/v1/messages/count_tokens") {

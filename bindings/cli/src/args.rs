@@ -59,7 +59,8 @@ pub(crate) enum Command {
     },
     /// Talk with an ACP agent: interactive, or one turn with --prompt. In
     /// the chat, `/restore` lists the prompts and `/restore N` puts the
-    /// files back to how they were before prompt N (after listing them).
+    /// files back to how they were before prompt N (after listing them);
+    /// `/mode [M]` and `/model [M]` list or switch the agent's mode and model.
     Chat {
         /// The agent id (an agent with `protocol = "acp"`).
         agent: String,
@@ -72,6 +73,12 @@ pub(crate) enum Command {
         /// Allow every permission request the agent makes.
         #[arg(long)]
         yes: bool,
+        /// The agent's mode (one it offers, e.g. `plan`); `/mode` in the chat lists them.
+        #[arg(long)]
+        mode: Option<String>,
+        /// The agent's model (one it offers); `/model` in the chat lists them.
+        #[arg(long)]
+        model: Option<String>,
     },
     /// Extract the code blocks of an agent's answer read on stdin.
     Extract,

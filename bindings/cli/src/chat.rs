@@ -5,7 +5,9 @@
 //! each permission request asks y/n, or `h` to review the call's hunks one
 //! by one (see `chat_hunks`), Ctrl-C cancels the turn and a second Ctrl-C
 //! exits; `/restore [n]` lists the prompts, or puts the files back to before
-//! prompt n (see `chat_restore`). Read from a pipe, stdin's lines are the
+//! prompt n (see `chat_restore`); `/mode [M]` and `/model [M]` list or
+//! switch the agent's mode and model (see `chat_options`, also `--mode`,
+//! `--model`). Read from a pipe, stdin's lines are the
 //! prompts and the answers alike. With `--prompt TEXT`: one
 //! turn, printed as it streams, exit 0 when it ends (Ctrl-C cancels the turn,
 //! ends the agent and exits 130). `--json` prints one JSON event a line;
@@ -31,6 +33,10 @@ pub struct ChatOptions {
     pub json: bool,
     /// Allow every permission request.
     pub yes: bool,
+    /// The agent's mode to set at the start.
+    pub mode: Option<String>,
+    /// The agent's model to set at the start.
+    pub model: Option<String>,
 }
 
 /// How a turn ended for the terminal.
@@ -199,6 +205,20 @@ fn run(options: &ChatOptions, workspace: &Path) -> Result<u8, String> {
             .await
             .map_err(|e| e.to_string())?;
         let session = entry.session;
+        if let Err(e) =
+            crate::chat_options::start(&session, options.mode.as_deref(), options.model.as_deref())
+                .await
+        {
+            session.close();
+            return Err(e);
+        }
+        if !options.json {
+            let _ = writeln!(
+                std::io::stderr(),
+                "{}",
+                crate::chat_options::header(&session)
+            );
+        }
         let (lines_tx, mut lines) = mpsc::unbounded_channel::<String>();
         if options.prompt.is_none() {
             std::thread::spawn(move || {
@@ -229,6 +249,9 @@ fn run(options: &ChatOptions, workspace: &Path) -> Result<u8, String> {
                 };
                 let Some(line) = line else { break 0 };
                 if line.trim().is_empty() {
+                    continue;
+                }
+                if crate::chat_options::command(&session, &line).await {
                     continue;
                 }
                 if let Some(arg) = line.trim().strip_prefix("/restore") {
@@ -309,6 +332,10 @@ async fn turn(
             diffs.draw(&event, session.workspace.as_path());
             calls.show(&event, session.workspace.as_path());
             show(&event);
+        } else if crate::chat_options::is_options(&event) {
+            if let Some(line) = crate::chat_options::changed(&event, session) {
+                let _ = writeln!(std::io::stderr(), "\n{line}");
+            }
         } else {
             calls.show(&event, session.workspace.as_path());
             show(&event);

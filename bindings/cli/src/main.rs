@@ -13,6 +13,7 @@ mod agents;
 mod args;
 mod chat;
 mod chat_hunks;
+mod chat_options;
 mod chat_restore;
 mod chat_tools;
 mod clipboard;
@@ -252,6 +253,8 @@ fn main() -> ExitCode {
         prompt,
         json,
         yes,
+        mode,
+        model,
     } = &cli.command
     {
         let options = chat::ChatOptions {
@@ -259,6 +262,8 @@ fn main() -> ExitCode {
             prompt: prompt.clone(),
             json: *json,
             yes: *yes,
+            mode: mode.clone(),
+            model: model.clone(),
         };
         return ExitCode::from(chat::chat(&options, &workspace));
     }

@@ -82,6 +82,29 @@ module.exports = function chatSteps(step, h) {
     await screenshot('chat-answer')
   })
 
+  step('7b. chat: the mode and model pickers show the agent\'s values; plan and large picked reach the agent, default picked back', async () => {
+    const mode = chat().locator('#mode')
+    const model = chat().locator('#model')
+    await mode.waitFor()
+    await model.waitFor()
+    assert.deepEqual(await mode.locator('option').evaluateAll((os) => os.map((o) => o.value)), ['default', 'acceptEdits', 'plan', 'dontAsk'])
+    assert.equal(await mode.inputValue(), 'default')
+    assert.equal(await model.inputValue(), 'small')
+    // The picker's value once the agent took it (the extension posts its controls back).
+    const took = (select, value) => until(`the agent took ${value}`, async () => (await select.getAttribute('data-current')) === value)
+    await mode.selectOption('plan')
+    await took(mode, 'plan')
+    await model.selectOption('large')
+    await took(model, 'large')
+    await send('whoami')
+    await answers().last().filter({ hasText: 'mode plan, model large' }).waitFor()
+    await turnEnds().nth(1).waitFor()
+    await screenshot('chat-mode-picker')
+    // Back to the default mode: the next steps write files.
+    await mode.selectOption('default')
+    await took(mode, 'default')
+  })
+
   step('8. chat: a permission prompt in the view with the diff; Allow once: the agent\'s write lands on disk', async () => {
     // Without the selection this time: the chip's × removes it.
     await chat().locator('.chip', { hasText: 'math.ts:3-5' }).locator('button.x').click()

@@ -16,6 +16,24 @@
   const agent = $('agent')
   const send = $('send')
   const stop = $('stop')
+  // The agent's mode and model pickers: filled from its controls once its
+  // session has started; a change asks the extension (which asks the agent).
+  const pickers = { mode: $('mode'), model: $('model') }
+  function options (m) {
+    for (const [category, select] of Object.entries(pickers)) {
+      const control = (m.options || []).find((c) => c.category === category) || (m.options || []).find((c) => c.id === category)
+      if (!control || !Array.isArray(control.values) || control.values.length === 0) { select.hidden = true; continue }
+      select.replaceChildren(...control.values.map((v) => {
+        const o = el('option', '', v.name && v.name !== v.value ? v.name : v.value)
+        o.value = v.value
+        if (v.description) o.title = v.description
+        return o
+      }))
+      select.value = control.current
+      select.dataset.current = control.current || ''
+      select.hidden = false
+    }
+  }
   // The answer streaming in: its text; `done`, where its finished blocks end
   // (rendered once); `blocks`, their code blocks; `tail`, the nodes of the
   // rest (rendered again as it grows); `shown`, the text they show; `plain`,
@@ -273,7 +291,8 @@
       case 'hostStats': $('stats').dataset.host = JSON.stringify(m); break
       case 'busy': busy(m.busy); break
       case 'review': review(m); break
-      case 'clear': log.replaceChildren(); answer = null; tools.clear(); perms.clear(); reviews.clear(); break
+      case 'options': options(m); break
+      case 'clear': pickers.mode.hidden = true; pickers.model.hidden = true; log.replaceChildren(); answer = null; tools.clear(); perms.clear(); reviews.clear(); break
     }
   })
 
@@ -290,6 +309,9 @@
   stop.addEventListener('click', () => vscode.postMessage({ type: 'stop' }))
   $('new').addEventListener('click', () => vscode.postMessage({ type: 'newChat' }))
   agent.addEventListener('change', () => vscode.postMessage({ type: 'agent', agent: agent.value }))
+  for (const [option, select] of Object.entries(pickers)) {
+    select.addEventListener('change', () => vscode.postMessage({ type: 'option', option, value: select.value }))
+  }
   $('addSel').addEventListener('click', () => vscode.postMessage({ type: 'attach', what: 'selection' }))
   $('addFile').addEventListener('click', () => vscode.postMessage({ type: 'attach', what: 'file' }))
   $('addFiles').addEventListener('click', () => vscode.postMessage({ type: 'attach', what: 'files' }))

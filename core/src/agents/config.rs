@@ -24,7 +24,10 @@
 //! Codex, OpenCode); `start_timeout` (default 30s) bounds its start and
 //! `silence_timeout` (default 300s) a turn in which it sends nothing;
 //! `permission_timeout` (default 300s) is how long a permission request
-//! waits for the door's answer before it is rejected.
+//! waits for the door's answer before it is rejected. `mode = "plan"`,
+//! `model = "..."` and `[agents.options]` (`thought_level = "high"`: an
+//! option's id or category, and a value) are set on the agent right after
+//! `session/new`; one the agent does not offer is a warning of the session.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -91,6 +94,9 @@ pub struct AgentConfig {
     /// An ACP session offers the agent radium's edit tools as an MCP
     /// server (`rad mcp`) in `session/new` (`radium_mcp = false` to not).
     pub radium_mcp: bool,
+    /// The agent's options set at the start of a session (its `mode`,
+    /// `model` and `[agents.options]`), by option id or category.
+    pub options: BTreeMap<String, String>,
 }
 
 fn ser_ms<S: serde::Serializer>(d: &Duration, s: S) -> std::result::Result<S::Ok, S::Error> {
@@ -118,6 +124,10 @@ struct RawAgent {
     silence_timeout: Option<toml::Value>,
     permission_timeout: Option<toml::Value>,
     radium_mcp: Option<bool>,
+    mode: Option<String>,
+    model: Option<String>,
+    #[serde(default)]
+    options: BTreeMap<String, String>,
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
@@ -193,6 +203,17 @@ pub fn parse_agents(text: &str, path: &Path, workspace: Option<&Path>) -> Result
             "permission_timeout",
             DEFAULT_PERMISSION_TIMEOUT,
         )?;
+        let mut options = agent.options;
+        for (key, value) in [("mode", agent.mode), ("model", agent.model)] {
+            let Some(value) = value else { continue };
+            if options.contains_key(key) {
+                return Err(err(
+                    line,
+                    format!("field `{key}`: given twice (also in `[agents.options]`)"),
+                ));
+            }
+            options.insert(key.to_owned(), value);
+        }
         agents.push(AgentConfig {
             id: agent.id,
             command,
@@ -203,6 +224,7 @@ pub fn parse_agents(text: &str, path: &Path, workspace: Option<&Path>) -> Result
             silence_timeout,
             permission_timeout,
             radium_mcp: agent.radium_mcp.unwrap_or(true),
+            options,
             cwd: workspace.unwrap_or(folder).to_owned(),
             source: path.to_owned(),
         });

@@ -1,6 +1,6 @@
 //! The session commands of the protocol: `session-new`, `session-prompt`,
-//! `session-events`, `session-permission`, `session-cancel`, `session-close`
-//! and `session-list`, and the [`Engine`] functions behind them.
+//! `session-events`, `session-permission`, `session-cancel`, `session-close`,
+//! `session-set-option` and `session-list`, and the [`Engine`] functions behind them.
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -232,10 +232,17 @@ impl Engine {
                         Box::pin(async move {
                             let entry = open.await?;
                             let s = &entry.session;
-                            Ok(json!({
-                                "session": s.id, "agent": s.agent.id,
-                                "workspace": s.workspace, "tag": s.tag(),
-                            }))
+                            let mut answer = s.controls();
+                            for (k, v) in [
+                                ("session", json!(s.id)),
+                                ("agent", json!(s.agent.id)),
+                                ("workspace", json!(s.workspace)),
+                                ("tag", json!(s.tag())),
+                                ("warnings", json!(s.option_warnings())),
+                            ] {
+                                answer[k] = v;
+                            }
+                            Ok(answer)
                         })
                     }
                     Err(e) => Box::pin(std::future::ready(Err(e))),
@@ -246,6 +253,10 @@ impl Engine {
                 Err(e) => Box::pin(std::future::ready(Err(e))),
             },
             "session-events" => match self.events_work(request) {
+                Ok(work) => work,
+                Err(e) => Box::pin(std::future::ready(Err(e))),
+            },
+            "session-set-option" => match self.set_option_work(request) {
                 Ok(work) => work,
                 Err(e) => Box::pin(std::future::ready(Err(e))),
             },
@@ -294,6 +305,27 @@ impl Engine {
                 "stop_reason": last["stop_reason"], "text": last["text"],
                 "code_blocks": last["code_blocks"], "tag": last["tag"], "events": events,
             }))
+        }))
+    }
+
+    /// `session-set-option {session, option, value}`: the agent's option
+    /// (an id, or a category: `mode`, `model`, `thought_level`) set to one
+    /// of the values it offers; answers the session's controls after.
+    fn set_option_work(&self, request: &Request) -> Result<Work> {
+        let command = "session-set-option";
+        let args = args_object(command, &request.args)?;
+        let entry = self.session(string_arg(command, args, "session")?)?;
+        let option = string_arg(command, args, "option")?.to_owned();
+        let value = string_arg(command, args, "value")?.to_owned();
+        let runtime = self.registry.runtime_handle()?;
+        Ok(Box::pin(async move {
+            let session = Arc::clone(&entry.session);
+            let mut answer = runtime
+                .spawn(async move { session.set_option(&option, &value).await })
+                .await
+                .map_err(|e| Error::Runtime(format!("the option was not set: {e}")))??;
+            answer["session"] = json!(entry.session.id);
+            Ok(answer)
         }))
     }
 

@@ -91,6 +91,10 @@ async fn permission(session: &AgentSession, params: &Value, limit: Duration) -> 
     if let Some(reason) = refused_path(session, &call) {
         return decide(false, "radium", &reason);
     }
+    // and no edit while the agent is in plan mode, whoever would allow it.
+    if let Some(reason) = session.plan_mode_refusal(&call) {
+        return decide(false, "radium", &reason);
+    }
     // 2. the tool hooks: a stop denies; `permission: "allow"` allows.
     match tool_hooks(session, &call, "permission").await {
         Verdict::Stop { by, reason } => return decide(false, &by, &reason),

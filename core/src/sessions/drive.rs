@@ -90,6 +90,9 @@ impl AgentSession {
 
     /// Any other `session/update`.
     async fn update(self: &Arc<Self>, update: &Value) {
+        if self.controls_update(update) {
+            return;
+        }
         let Some(mut event) = from_update(update) else {
             return;
         };

@@ -12,6 +12,7 @@
 //! | `write` | `path`, `tag`, `seq`: a file the agent wrote, recorded as an edit (`by: "agent"` when it wrote it to disk itself); `hunks_taken_back` (and `hunks_not_taken_back`) after a review of its hunks |
 //! | `write_refused` | `path`, `code`, `error`: a write refused (a `before_tool` hook's stop, outside the workspace, protected) |
 //! | `usage` | what the agent reported |
+//! | `options` | `options`, `mode`, `model`: the agent's modes and config options changed (see [`super::options`]) |
 //! | `notice` | `message`: something the agent did that radium ignored or repaired |
 //! | `turn_end` | `stop_reason`, `text` (the answer, its first 32 MiB), `code_blocks`, `tag`, `tag_before` (the files before the prompt), `text_dropped` (bytes past those, when any) |
 //! | `error` | `code`, `message`, `tag`, `tag_before`: the turn failed (the last event of the turn) |

@@ -98,6 +98,8 @@ pub(crate) struct State {
     pub shares_conversation: bool,
     /// What notices a stale answer after a cancel.
     pub stale: super::resync::StaleWatch,
+    /// The agent's modes and config options (see `options`).
+    pub controls: super::options::Controls,
 }
 
 /// An open session with an ACP agent.
@@ -242,6 +244,7 @@ impl AgentSession {
             )));
         };
         let _ = session.acp_id.set(acp_id.to_owned());
+        session.after_new(&new).await;
         session.log.write(
             Level::Info,
             "session",

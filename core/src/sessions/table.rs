@@ -197,18 +197,22 @@ impl Sessions {
         Ok(())
     }
 
-    /// Every open session: id, agent, workspace, whether a turn runs, its tag.
+    /// Every open session: id, agent, workspace, whether a turn runs, its tag,
+    /// the agent's current mode and model.
     pub fn list(&self) -> Value {
         let open = lock(&self.open);
         Value::Array(
             open.values()
                 .map(|e| {
+                    let controls = e.session.controls();
                     json!({
                         "session": e.session.id,
                         "agent": e.session.agent.id,
                         "workspace": e.session.workspace,
                         "busy": e.session.busy(),
                         "tag": e.session.tag(),
+                        "mode": controls["mode"],
+                        "model": controls["model"],
                     })
                 })
                 .collect(),

@@ -30,6 +30,7 @@ pub const COMMANDS: &[&str] = &[
     "session-cancel",
     "session-close",
     "session-list",
+    "session-set-option",
     "clipboard-send",
     "clipboard-receive",
     "read-var",

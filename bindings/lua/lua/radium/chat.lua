@@ -216,6 +216,9 @@ end
 local function handlers(chat)
   return {
     on_event = function(ev)
+      if ev.type == "options" then
+        return require("radium.chat_options").changed(chat, ev)
+      end
       render.event(chat, ev)
       if ev.type == "turn_end" or ev.type == "error" then
         chat.running = false
@@ -296,6 +299,7 @@ local function create(agent, root, src)
       return
     end
     chat.session = session
+    require("radium.chat_options").opened(chat, session)
     -- The project's steps (accepted reviews, :RadiumApply) and this chat's
     -- writes are one conversation from the start.
     project.set_tag(root, session.tag)

@@ -245,7 +245,14 @@ function M.define()
     chat.toggle(o.args ~= "" and o.args or nil)
   end), { nargs = "?", bang = true, complete = complete_from(M.agent_ids),
     desc = "Show or hide the chat with an agent (a new one when there is none); with ! pick one of the open chats" })
-  cmd("RadiumChats", guard(function() require("radium.chat").pick() end), { desc = "Pick one of the open chats and show it" })
+  for _, c in ipairs({ { "RadiumMode", "mode" }, { "RadiumModel", "model" } }) do
+    cmd(c[1], guard(function(o) require("radium.chat_options").command(c[2], o.args) end), {
+      nargs = "?",
+      complete = complete_from(function() return require("radium.chat_options").values(c[2]) end),
+      desc = "Set the " .. c[2] .. " of the chat's agent (without an argument: pick one)",
+    })
+  end
+    cmd("RadiumChats", guard(function() require("radium.chat").pick() end), { desc = "Pick one of the open chats and show it" })
   cmd("RadiumRestore", guard(function(o)
     local n = o.args ~= "" and tonumber(o.args) or nil
     if o.args ~= "" and not n then

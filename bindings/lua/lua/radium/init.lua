@@ -312,11 +312,18 @@ function M.unregister(name)
   require("radium.project").unregister(name)
 end
 
---- For the statusline: "" when nothing runs, else what runs with a spinner
---- (e.g. "⠋ radium: example"). `%{v:lua.require'radium'.statusline()}`.
+--- For the statusline: what runs with a spinner (e.g. "⠋ radium: example"),
+--- and in a chat buffer its agent's mode and model ("radium: example · mode
+--- plan · model small"); "" otherwise. `%{v:lua.require'radium'.statusline()}`.
 ---@return string
 function M.statusline()
-  return require("radium.progress").statusline()
+  local running = require("radium.progress").statusline()
+  local chat = require("radium.chat").get()
+  local controls = chat and require("radium.chat_options").summary(chat) or ""
+  if controls == "" then
+    return running
+  end
+  return (running ~= "" and running or ("radium: " .. chat.agent)) .. " · " .. controls
 end
 
 return M

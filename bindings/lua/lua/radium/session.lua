@@ -90,6 +90,13 @@ function M.open(engine, agent, handlers, callback, opts)
       agent = response.data.agent,
       workspace = response.data.workspace,
       tag = response.data.tag,
+      -- The agent's modes and options: { options, mode, model, warnings }.
+      controls = {
+        options = response.data.options,
+        mode = response.data.mode,
+        model = response.data.model,
+        warnings = response.data.warnings,
+      },
       closed = false,
     }, Session)
     local ok, err = pcall(engine._handle.session_subscribe, engine._handle, session.id, function(event)
@@ -141,6 +148,28 @@ function Session:answer(id, choice)
     args.answer = choice
   end
   return checked(self.engine:request({ command = "session-permission", args = args }))
+end
+
+--- Sets the agent's option `option` (an id, or a category: "mode",
+--- "model", "thought_level") to `value`, one the agent offers, without
+--- blocking: `callback(controls)` on the main loop once the agent took it
+--- (`controls`: { options, mode, model }), or `callback(nil, error)`.
+function Session:set_option(option, value, callback)
+  vim.validate({ option = { option, "string" }, value = { value, "string" }, callback = { callback, "function" } })
+  self.engine:request_async({
+    command = "session-set-option",
+    args = { session = self.id, option = option, value = value },
+  }, function(response)
+    if not response.ok then
+      return callback(nil, response.error)
+    end
+    self.controls = vim.tbl_extend("force", self.controls or {}, {
+      options = response.data.options,
+      mode = response.data.mode,
+      model = response.data.model,
+    })
+    callback(self.controls)
+  end)
 end
 
 --- Cancels the running turn (it ends with stop_reason "cancelled").

@@ -128,6 +128,8 @@ export class ChatController {
     try {
       this.session = await this.opening
       if (this.session.tag) this.lastTag = this.session.tag
+      this.post({ type: 'options', ...this.session.controls })
+      for (const warning of this.session.warnings) this.post({ type: 'notice', message: `warning: ${warning}` })
       this.host.log(`chat: session ${this.session.id} with ${this.agent}, tag ${this.session.tag ?? '(none)'}`)
       return this.session
     } finally {
@@ -404,6 +406,20 @@ export class ChatController {
     }
   }
 
+  /** The mode or model picker: `option` (`mode`, `model`) set to `value` on the agent (starting it when needed). */
+  async setOption(option: string, value: string): Promise<void> {
+    try {
+      const session = await this.ensureSession()
+      const controls = await session.setOption(option, value)
+      this.post({ type: 'options', ...controls })
+      this.host.log(`chat: ${option} ${value}`)
+    } catch (e) {
+      this.showError(e instanceof Error ? e.message : String(e))
+      // The picker shows the agent's value again.
+      if (this.session) this.post({ type: 'options', ...this.session.controls })
+    }
+  }
+
   stop(): void {
     if (!this.busy || !this.session) return
     try {
@@ -427,6 +443,8 @@ export class ChatController {
   }
 
   closeSession(): void {
+    // The pickers go with the agent's session.
+    if (this.session) this.post({ type: 'options', options: [], mode: null, model: null })
     this.session?.close()
     this.session = undefined
     if (this.busy) this.setBusy(false)

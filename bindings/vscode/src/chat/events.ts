@@ -122,6 +122,9 @@ export function viewMessages(batch: SessionEvent[], workspace: string | undefine
       case 'notice':
         out.push({ type: 'notice', message: String(e.message ?? '') })
         break
+      case 'options':
+        out.push({ type: 'options', options: Array.isArray(e.options) ? e.options : [], mode: e.mode ?? null, model: e.model ?? null })
+        break
       case 'turn_end':
         out.push({ type: 'turnEnd', stopReason: e.stop_reason, tag: e.tag, tagBefore: e.tag_before, timings: e.timings })
         break

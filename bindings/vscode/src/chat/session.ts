@@ -19,6 +19,32 @@ export interface PromptExtras {
   open_files?: Array<{ path: string; text: string }> | null
 }
 
+/** One of the agent's controls (docs/sessions.md, "Modes, models and reasoning effort"). */
+export interface Control {
+  id: string
+  name?: string
+  category?: string | null
+  current?: string | null
+  values: Array<{ value: string; name?: string | null; description?: string | null }>
+  legacy?: boolean
+}
+
+/** The agent's controls: every option, and the current mode and model. */
+export interface Controls {
+  options: Control[]
+  mode: string | null
+  model: string | null
+}
+
+/** The controls of an engine answer (`session-new`, `session-set-option`, an `options` event). */
+export function controlsOf(data: any): Controls {
+  return {
+    options: Array.isArray(data?.options) ? data.options : [],
+    mode: typeof data?.mode === 'string' ? data.mode : null,
+    model: typeof data?.model === 'string' ? data.model : null,
+  }
+}
+
 /** An engine failure as an Error with its code (`error.code`). */
 export class EngineError extends Error {
   constructor(
@@ -36,6 +62,10 @@ function checked(response: Response, what: string): any {
 
 export class ChatSession {
   private closed = false
+  /** The agent's modes, models and other options, as last heard. */
+  controls: Controls = { options: [], mode: null, model: null }
+  /** The agents.toml defaults the agent did not take (said once, at the start). */
+  warnings: string[] = []
   /** Settles when the event pump ends (the session closed or its agent went away). */
   readonly ended: Promise<void>
 
@@ -60,7 +90,10 @@ export class ChatSession {
     if (tag) args.tag = tag
     const data = checked(await engine.requestAsync({ command: 'session-new', args }), 'session-new')
     const given = typeof data.tag === 'string' ? data.tag : undefined
-    return new ChatSession(engine, String(data.session), String(data.agent ?? agent), given, onBatch)
+    const session = new ChatSession(engine, String(data.session), String(data.agent ?? agent), given, onBatch)
+    session.controls = controlsOf(data)
+    session.warnings = Array.isArray(data.warnings) ? data.warnings.map(String) : []
+    return session
   }
 
   private async pump(onBatch: (events: SessionEvent[]) => void): Promise<void> {
@@ -101,6 +134,20 @@ export class ChatSession {
    */
   answer(id: string, choice: ({ option: string } | { answer: 'allow' | 'reject' }) & { hunks?: Record<string, number[]> }): void {
     checked(this.engine.request({ command: 'session-permission', args: { session: this.id, id, ...choice } }), 'session-permission')
+  }
+
+  /**
+   * Sets the agent's option `option` (an id, or a category: `mode`, `model`,
+   * `thought_level`) to `value`, one it offers, without blocking the
+   * extension host; throws an EngineError listing what it offers otherwise.
+   */
+  async setOption(option: string, value: string): Promise<Controls> {
+    const data = checked(
+      await this.engine.requestAsync({ command: 'session-set-option', args: { session: this.id, option, value } }),
+      'session-set-option',
+    )
+    this.controls = controlsOf(data)
+    return this.controls
   }
 
   /** Cancels the running turn (it ends with stop_reason `cancelled`). */

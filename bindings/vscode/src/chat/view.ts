@@ -77,6 +77,9 @@ export class ChatView implements vscode.WebviewViewProvider {
         case 'agent':
           this.chat.setAgent(String(m.agent))
           break
+        case 'option':
+          await this.chat.setOption(String(m.option), String(m.value))
+          break
         case 'attach':
           await vscode.commands.executeCommand(m.what === 'files' ? 'radium.attachFiles' : m.what === 'file' ? 'radium.attachFile' : 'radium.attachSelection')
           break
@@ -126,7 +129,7 @@ export class ChatView implements vscode.WebviewViewProvider {
 <link rel="stylesheet" href="${src('chat.css')}">
 <title>Radium chat</title></head>
 <body>
-<div id="top"><select id="agent" title="Agent" aria-label="Agent"></select><button id="new" title="New chat (radium.newChat)">New chat</button></div>
+<div id="top"><select id="agent" title="Agent" aria-label="Agent"></select><select id="mode" title="The agent's mode" aria-label="Mode" hidden></select><select id="model" title="The agent's model" aria-label="Model" hidden></select><button id="new" title="New chat (radium.newChat)">New chat</button></div>
 <div id="log" role="log" aria-live="polite"></div>
 <div id="composer">
   <div id="chips"></div>

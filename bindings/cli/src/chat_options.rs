@@ -1,0 +1,139 @@
+//! The agent's modes and models in `rad chat`: `--mode M` and `--model M`
+//! set at the start, `/mode [M]` and `/model [M]` in the chat (without a
+//! value: the values the agent offers, the current one marked), and the
+//! header line that says the current ones.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::sync::Arc;
+
+use radium_core::sessions::AgentSession;
+use serde_json::Value;
+
+fn warn(text: &str) {
+    let _ = writeln!(std::io::stderr(), "rad chat: {text}");
+}
+
+/// The header line last shown, so a change is shown once.
+static SHOWN: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
+
+/// The header line: the agent, and its current mode and model when it has them.
+pub(crate) fn header(session: &AgentSession) -> String {
+    let line = header_line(session);
+    if let Ok(mut shown) = SHOWN.lock() {
+        shown.clone_from(&line);
+    }
+    line
+}
+
+fn header_line(session: &AgentSession) -> String {
+    let controls = session.controls();
+    let mut parts = vec![format!("rad chat: {}", session.agent.id)];
+    for key in ["mode", "model"] {
+        if let Some(value) = controls[key].as_str() {
+            parts.push(format!("{key} {value}"));
+        }
+    }
+    parts.join(" · ")
+}
+
+/// Says the defaults of `agents.toml` that were not applied, then sets the
+/// flags' `mode` and `model` (`None`: left as they are).
+pub(crate) async fn start(
+    session: &Arc<AgentSession>,
+    mode: Option<&str>,
+    model: Option<&str>,
+) -> Result<(), String> {
+    for warning in session.option_warnings() {
+        warn(&format!("warning: {warning}"));
+    }
+    for (name, value) in [("mode", mode), ("model", model)] {
+        if let Some(value) = value {
+            session
+                .set_option(name, value)
+                .await
+                .map_err(|e| format!("--{name} {value}: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// The values of control `name` (by category, else id), the current one marked.
+fn list(session: &AgentSession, name: &str) -> String {
+    let controls = session.controls();
+    let options = controls["options"].as_array().cloned().unwrap_or_default();
+    let Some(control) = options
+        .iter()
+        .find(|c| c["category"] == name)
+        .or_else(|| options.iter().find(|c| c["id"] == name))
+    else {
+        return format!("the agent offers no {name}s\n");
+    };
+    let mut text = String::new();
+    for v in control["values"].as_array().into_iter().flatten() {
+        let value = v["value"].as_str().unwrap_or_default();
+        let mark = if control["current"] == value {
+            "*"
+        } else {
+            " "
+        };
+        let name = v["name"].as_str().filter(|n| *n != value);
+        let about = v["description"].as_str();
+        let _ = writeln!(
+            text,
+            "{mark} {value}{}{}",
+            name.map(|n| format!(" ({n})")).unwrap_or_default(),
+            about.map(|d| format!(": {d}")).unwrap_or_default()
+        );
+    }
+    text
+}
+
+/// Runs `/mode [M]` or `/model [M]` when `line` is one; answers whether it was.
+pub(crate) async fn command(session: &Arc<AgentSession>, line: &str) -> bool {
+    let line = line.trim();
+    let (name, arg) = match line.split_once(' ') {
+        Some((word, arg)) => (word, arg.trim()),
+        None => (line, ""),
+    };
+    let name = match name {
+        "/mode" => "mode",
+        "/model" => "model",
+        _ => return false,
+    };
+    let mut out = std::io::stdout().lock();
+    if arg.is_empty() {
+        let _ = write!(out, "{}", list(session, name));
+    } else {
+        drop(out);
+        match session.set_option(name, arg).await {
+            Ok(_) => {
+                let _ = writeln!(std::io::stderr(), "{}", header(session));
+            }
+            Err(e) => warn(&e.to_string()),
+        }
+        return true;
+    }
+    let _ = out.flush();
+    true
+}
+
+/// For an `options` event, the new header line when it differs from the
+/// one shown; `None` for another event or no change.
+pub(crate) fn changed(event: &Value, session: &AgentSession) -> Option<String> {
+    if event["type"] != "options" {
+        return None;
+    }
+    let line = header_line(session);
+    let mut shown = SHOWN.lock().ok()?;
+    if *shown == line {
+        return None;
+    }
+    shown.clone_from(&line);
+    Some(line)
+}
+
+/// Whether `event` is an `options` event.
+pub(crate) fn is_options(event: &Value) -> bool {
+    event["type"] == "options"
+}

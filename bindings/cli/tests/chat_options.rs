@@ -1,0 +1,144 @@
+//! The agent's modes and models in `rad chat`: `--mode`, `--model`, `/mode`,
+//! `/model` and the header line, with the example ACP agent (which offers
+//! the modes default / acceptEdits / plan / dontAsk and the models small /
+//! large).
+
+#![allow(clippy::unwrap_used, clippy::pedantic)]
+
+use std::io::Write as _;
+use std::process::{Command, Output, Stdio};
+
+mod common;
+use common::{agent_home, err, out, AgentHome};
+
+fn rad(e: &AgentHome, args: &[&str], input: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rad"))
+        .args(args)
+        .env("RADIUM_HOME", &e.home)
+        .env("RADIUM_DAEMON_IDLE", "20")
+        .current_dir(&e.ws)
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(input) = input {
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn mode_and_model_flags_reach_the_agent_and_the_header_says_them() {
+    let e = agent_home();
+    let o = rad(
+        &e,
+        &[
+            "chat", "example", "--mode", "plan", "--model", "large", "--prompt", "whoami",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    assert_eq!(out(&o), "mode plan, model large, effort medium\n");
+    assert!(
+        err(&o).contains("rad chat: example · mode plan · model large"),
+        "{}",
+        err(&o)
+    );
+    // In plan mode radium refuses the agent's edits, even with --yes.
+    let o = rad(
+        &e,
+        &[
+            "chat",
+            "example",
+            "--mode",
+            "plan",
+            "--yes",
+            "--prompt",
+            "write a.txt hi",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(
+        out(&o).contains("[permission] rejected by radium: the agent is in plan mode"),
+        "{}",
+        out(&o)
+    );
+    assert!(!e.ws.join("a.txt").exists());
+}
+
+#[test]
+fn a_mode_or_model_the_agent_does_not_offer_fails_before_the_prompt() {
+    let e = agent_home();
+    let o = rad(
+        &e,
+        &["chat", "example", "--model", "huge", "--prompt", "hello"],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(out(&o), "", "the prompt was not sent");
+    assert!(
+        err(&o).contains("--model huge: ")
+            && err(&o).contains("does not offer `huge` for `model` (it offers: small, large)"),
+        "{}",
+        err(&o)
+    );
+    let o = rad(
+        &e,
+        &["chat", "example", "--mode", "yolo", "--prompt", "hello"],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        err(&o).contains("default, acceptEdits, plan, dontAsk"),
+        "{}",
+        err(&o)
+    );
+}
+
+#[test]
+fn slash_mode_and_model_list_and_switch() {
+    let e = agent_home();
+    let o = rad(
+        &e,
+        &["chat", "example"],
+        Some("/mode\n/model large\n/model\n/mode bogus\nwhoami\nswitchmode acceptEdits\n"),
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    let stdout = out(&o);
+    assert!(
+        stdout.contains("* default (Default): Mode default\n"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("  plan (Plan): Mode plan\n"), "{stdout}");
+    assert!(stdout.contains("  small\n* large\n"), "{stdout}");
+    assert!(
+        stdout.contains("mode default, model large, effort medium"),
+        "{stdout}"
+    );
+    let stderr = err(&o);
+    assert!(
+        stderr.contains("example · mode default · model large"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("does not offer `bogus` for `mode`"),
+        "{stderr}"
+    );
+    // The agent's own switch shows a new header line, once.
+    assert_eq!(
+        stderr.matches("mode acceptEdits · model large").count(),
+        1,
+        "{stderr}"
+    );
+}
