@@ -118,6 +118,15 @@ impl Engine {
                     .map(ToString::to_string)
                     .collect()
             }
+            // `mcp-servers` names a broken mcp.toml the same way.
+            "mcp-servers" => {
+                let workspace = self.workspace_for(request.cwd.as_deref());
+                self.mcp_servers(workspace.as_deref())
+                    .broken
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect()
+            }
             _ => Vec::new(),
         };
         Box::pin(async move {
@@ -240,6 +249,11 @@ impl Engine {
             "agents" => {
                 let workspace = self.workspace_for(cwd);
                 Ok(serde_json::to_value(self.agents(workspace.as_deref())?).unwrap_or_default())
+            }
+            "mcp-servers" => {
+                let workspace = self.workspace_for(cwd);
+                let servers = self.mcp_servers(workspace.as_deref()).servers;
+                Ok(json!({"servers": servers}))
             }
             other => self
                 .session_command(other, args)

@@ -158,6 +158,7 @@ impl Engine {
             .map(Path::to_owned)
             .or_else(|| self.config.workspace.clone());
         let agents = self.agents_for(agent_id, ws.as_deref());
+        let mcp = self.mcp_servers(ws.as_deref());
         let home = self.radium_home();
         let (registry, sessions, depth, log) = (
             self.registry.clone(),
@@ -197,6 +198,7 @@ impl Engine {
                 rad_program,
                 tag,
                 log,
+                mcp,
             };
             let runtime = registry.runtime_handle()?;
             let session = runtime
@@ -235,6 +237,7 @@ impl Engine {
                             Ok(json!({
                                 "session": s.id, "agent": s.agent.id,
                                 "workspace": s.workspace, "tag": s.tag(),
+                                "notices": s.start_notices(),
                             }))
                         })
                     }

@@ -28,6 +28,7 @@ mod start_error;
 pub mod table;
 mod tools;
 mod turn;
+mod user_mcp;
 
 pub use drive::MAX_TURN_TEXT;
 pub use events::SessionEvent;

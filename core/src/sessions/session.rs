@@ -98,6 +98,8 @@ pub(crate) struct State {
     pub shares_conversation: bool,
     /// What notices a stale answer after a cancel.
     pub stale: super::resync::StaleWatch,
+    /// Notices of the start (MCP servers not passed), for the first turn.
+    pub start_notices: Vec<String>,
 }
 
 /// An open session with an ACP agent.
@@ -142,6 +144,8 @@ pub struct SessionSetup {
     pub tag: Option<String>,
     /// The engine's log.
     pub log: Arc<Log>,
+    /// The user's own MCP servers (`mcp.toml`), passed beside radium's.
+    pub mcp: crate::agents::mcp::McpServers,
 }
 
 impl AgentSession {
@@ -227,8 +231,7 @@ impl AgentSession {
                 version.map_or_else(|| "(none)".to_owned(), |v| v.to_string())
             )));
         }
-        let mut new_params =
-            json!({"cwd": session.workspace, "mcpServers": session.mcp_servers(rad.clone())});
+        let mut new_params = json!({"cwd": session.workspace, "mcpServers": session.offered_mcp_servers(rad.clone(), &init, &setup.mcp)});
         if let Some(options) = session.claude_hooks(&init, rad.as_deref()) {
             new_params["_meta"] = json!({"claudeCode": {"options": options}});
         }

@@ -12,6 +12,7 @@ mod hunks;
 mod recover;
 mod turns;
 mod unruly;
+mod user_mcp;
 
 use radium_core::{Engine, EngineConfig, FnHook, HookResult, HookType};
 use serde_json::{json, Value};
