@@ -2,6 +2,7 @@
 //! (`initialize`, `session/new` in the workspace) and closed again, through
 //! the engine's `agents-check`. One line an agent (`OK`, or `FAILED` with the
 //! agent's reason under it); the exit code is non-zero when any failed.
+//! `rad agents login AGENT [METHOD]`: signs in (the engine's `agents-login`).
 //! `rad agents mcp`: the user's own MCP servers a session would pass to its
 //! agent (the engine's `mcp-servers`), and the `mcp.toml` files that could
 //! not be read.
@@ -23,6 +24,13 @@ pub enum AgentsCommand {
         /// Print the engine's JSON answer instead of text.
         #[arg(long)]
         json: bool,
+    },
+    /// Sign in to an agent with one of its methods (ACP `authenticate`).
+    Login {
+        /// The agent.
+        agent: String,
+        /// The method's id (default: the agent's only one radium can run).
+        method: Option<String>,
     },
     /// List your MCP servers (mcp.toml) that sessions pass to the agents.
     Mcp {
@@ -85,6 +93,16 @@ pub fn run(command: AgentsCommand, engine: &Engine) -> Result<String, String> {
     let (ids, json) = match command {
         AgentsCommand::Check { ids, json } => (ids, json),
         AgentsCommand::Mcp { json } => return list_mcp(engine, json),
+        AgentsCommand::Login { agent, method } => {
+            let r = engine.handle(&Request::new(
+                "agents-login",
+                json!({"agent": agent, "method": method}),
+            ));
+            return match r.ok {
+                true => Ok(format!("signed in to `{agent}`; it starts sessions now")),
+                false => Err(r.error.unwrap_or_else(|| "unknown error".into())),
+            };
+        }
     };
     let args = if ids.is_empty() {
         Value::Null

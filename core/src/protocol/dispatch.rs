@@ -81,6 +81,10 @@ impl Engine {
                 Ok(work) => work,
                 Err(e) => Box::pin(std::future::ready(Err(e))),
             },
+            "agents-login" => match self.agents_login(&request) {
+                Ok(work) => work,
+                Err(e) => Box::pin(std::future::ready(Err(e))),
+            },
             cmd if super::code::CODE_COMMANDS.contains(&cmd) => {
                 return match request.id.clone() {
                     Some(id) => {

@@ -154,6 +154,19 @@ impl Engine {
         workspace: Option<&Path>,
         tag: Option<String>,
     ) -> impl Future<Output = Result<Entry>> + Send + 'static {
+        self.open_session_signed(agent_id, workspace, tag, None)
+    }
+
+    /// [`open_session`](Self::open_session), signing in first with the
+    /// agent's method `sign_in` (`authenticate`; empty: its only method of
+    /// type `agent`) when given.
+    pub fn open_session_signed(
+        &self,
+        agent_id: &str,
+        workspace: Option<&Path>,
+        tag: Option<String>,
+        sign_in: Option<String>,
+    ) -> impl Future<Output = Result<Entry>> + Send + 'static {
         let ws: Option<PathBuf> = workspace
             .map(Path::to_owned)
             .or_else(|| self.config.workspace.clone());
@@ -199,6 +212,7 @@ impl Engine {
                 tag,
                 log,
                 mcp,
+                sign_in,
             };
             let runtime = registry.runtime_handle()?;
             let session = runtime

@@ -23,6 +23,7 @@ pub mod pre_tool;
 mod resync;
 pub(crate) mod rpc;
 pub mod session;
+mod sign_in;
 mod snapshot;
 mod start_error;
 pub mod table;

@@ -16,6 +16,7 @@ pub const COMMANDS: &[&str] = &[
     "apply",
     "agents",
     "agents-check",
+    "agents-login",
     "mcp-servers",
     "step",
     "cancel",

@@ -10,6 +10,7 @@ mod agent_tools;
 mod commands;
 mod hunks;
 mod recover;
+mod sign_in;
 mod turns;
 mod unruly;
 mod user_mcp;
