@@ -21,6 +21,24 @@ pub const MAX_EVENTS_WAIT: Duration = Duration::from_secs(60);
 
 type Work = Pin<Box<dyn Future<Output = Result<Value>> + Send>>;
 
+/// The `images` of a `session-prompt`: file paths (none when absent).
+fn image_paths(args: &Map<String, Value>) -> Result<Vec<String>> {
+    let bad = |v: &Value| {
+        Error::InvalidArgument(format!(
+            "`session-prompt`: argument `images` must be a list of file paths, got {}",
+            json_kind(v)
+        ))
+    };
+    match args.get("images") {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(list)) => list
+            .iter()
+            .map(|p| p.as_str().map(str::to_owned).ok_or_else(|| bad(p)))
+            .collect(),
+        Some(other) => Err(bad(other)),
+    }
+}
+
 /// The prompt of a `session-prompt`: a string (one text block) or ACP
 /// content blocks, plus the editor `context` as an embedded resource.
 fn prompt_blocks(args: &Map<String, Value>) -> Result<Vec<Value>> {
@@ -275,7 +293,8 @@ impl Engine {
         let command = "session-prompt";
         let args = args_object(command, &request.args)?;
         let entry = self.session(string_arg(command, args, "session")?)?;
-        let blocks = prompt_blocks(args)?;
+        let mut blocks = prompt_blocks(args)?;
+        blocks.extend(entry.session.image_blocks(&image_paths(args)?)?);
         set_buffers(&entry, args.get("buffers"))?;
         let wait = args.get("wait").and_then(Value::as_bool).unwrap_or(false);
         let runtime = self.registry.runtime_handle()?;

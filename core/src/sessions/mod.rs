@@ -18,6 +18,7 @@ mod command;
 mod drive;
 pub mod events;
 pub mod hunks;
+pub mod images;
 pub mod output;
 pub mod pre_tool;
 mod resync;

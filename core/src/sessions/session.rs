@@ -102,6 +102,8 @@ pub(crate) struct State {
     pub start_notices: Vec<String>,
     /// The agent's sign-in methods (its `initialize` answer's `authMethods`).
     pub auth_methods: Value,
+    /// Whether the agent takes images (`promptCapabilities.image`).
+    pub takes_images: bool,
 }
 
 /// An open session with an ACP agent.

@@ -29,10 +29,15 @@ fn text<'a>(method: &'a Value, key: &str) -> &'a str {
 }
 
 impl AgentSession {
-    /// Keeps the agent's sign-in methods from its `initialize` answer.
+    /// Keeps the agent's sign-in methods from its `initialize` answer, and
+    /// whether it takes images.
     pub(crate) fn keep_auth_methods(&self, init: &Value) {
         let methods = init.get("authMethods").cloned().unwrap_or(json!([]));
-        lock(&self.state).auth_methods = methods;
+        let images =
+            init.pointer("/agentCapabilities/promptCapabilities/image") == Some(&json!(true));
+        let mut state = lock(&self.state);
+        state.auth_methods = methods;
+        state.takes_images = images;
     }
 
     /// How to sign in, one line a method, for a start the agent refused as

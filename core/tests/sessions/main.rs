@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 mod agent_tools;
 mod commands;
 mod hunks;
+mod images;
 mod recover;
 mod sign_in;
 mod turns;
