@@ -72,6 +72,10 @@ pub(crate) enum Command {
         /// Allow every permission request the agent makes.
         #[arg(long)]
         yes: bool,
+        /// An image file (in the workspace) sent with the first prompt, to
+        /// an agent that takes images; repeatable.
+        #[arg(long = "image", value_name = "PATH")]
+        images: Vec<std::path::PathBuf>,
     },
     /// Extract the code blocks of an agent's answer read on stdin.
     Extract,

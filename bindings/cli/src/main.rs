@@ -252,6 +252,7 @@ fn main() -> ExitCode {
         prompt,
         json,
         yes,
+        images,
     } = &cli.command
     {
         let options = chat::ChatOptions {
@@ -259,6 +260,11 @@ fn main() -> ExitCode {
             prompt: prompt.clone(),
             json: *json,
             yes: *yes,
+            images: images
+                .iter()
+                .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
+                .map(|p| p.to_string_lossy().into_owned())
+                .collect(),
         };
         return ExitCode::from(chat::chat(&options, &workspace));
     }
