@@ -98,9 +98,10 @@ pub fn run(command: AgentsCommand, engine: &Engine) -> Result<String, String> {
                 "agents-login",
                 json!({"agent": agent, "method": method}),
             ));
-            return match r.ok {
-                true => Ok(format!("signed in to `{agent}`; it starts sessions now")),
-                false => Err(r.error.unwrap_or_else(|| "unknown error".into())),
+            return if r.ok {
+                Ok(format!("signed in to `{agent}`; it starts sessions now"))
+            } else {
+                Err(r.error.unwrap_or_else(|| "unknown error".into()))
             };
         }
     };

@@ -5,6 +5,8 @@
 //! user: the message gives the exact command; an `env_var` method names the
 //! variable to set in the agent's `env`.
 
+use std::fmt::Write as _;
+
 use serde_json::{json, Value};
 
 use super::session::{lock, AgentSession};
@@ -65,15 +67,15 @@ impl AgentSession {
                             .filter_map(Value::as_str)
                             .map(str::to_owned),
                     );
-                    let env: String = method
+                    let mut env = String::new();
+                    for (k, v) in method
                         .get("env")
                         .and_then(Value::as_object)
-                        .map(|o| {
-                            o.iter()
-                                .map(|(k, v)| format!("{k}={} ", v.as_str().unwrap_or("")))
-                                .collect()
-                        })
-                        .unwrap_or_default();
+                        .into_iter()
+                        .flatten()
+                    {
+                        let _ = write!(env, "{k}={} ", v.as_str().unwrap_or(""));
+                    }
                     format!("run in a terminal: {env}{}", command.join(" "))
                 }
                 "env_var" => format!(
@@ -83,7 +85,7 @@ impl AgentSession {
                 ),
                 _ => format!("`rad agents login {id} {mid}`"),
             };
-            out.push_str(&format!("\n  - {mid}: {name}{about}: {how}"));
+            let _ = write!(out, "\n  - {mid}: {name}{about}: {how}");
         }
         out
     }
