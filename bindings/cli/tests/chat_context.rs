@@ -101,6 +101,15 @@ fn agents_mcp_lists_the_servers_and_names_a_broken_file() {
         "{text}"
     );
     assert!(err(&o).is_empty(), "{}", err(&o));
+    // A chat with an agent that takes no sse servers says so before its answer.
+    let o = rad(&h, &["chat", "example", "--prompt", "hi"]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(
+        err(&o).contains("rad: notice: MCP server `docs`")
+            && err(&o).contains("does not take sse servers"),
+        "{}",
+        err(&o)
+    );
     // Trusted: the broken project file is a warning naming it.
     assert!(rad(&h, &["trust"]).status.success());
     let o = rad(&h, &["agents", "mcp"]);
