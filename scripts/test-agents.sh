@@ -33,6 +33,12 @@
 #     keeps Claude from editing: the scripted model tries to write
 #     notes.txt, Claude Code asks (plan mode only tells its model not to
 #     edit), radium refuses the edit in plan mode, the file is unchanged.
+#   - claude-usermcp: the user's own stdio MCP server
+#     (tests/agents/user-mcp-server.mjs), configured in $RADIUM_HOME/mcp.toml
+#     with an argument and an environment variable, is passed to Claude Code
+#     by the session; the scripted model calls its tool
+#     (mcp__usertools__write_marker) and the marker file appears with the
+#     prefix (the argument) in the file the variable names.
 # scripts/ensure-agents.sh installs them (pinned) into a cache folder when
 # they are missing. For each agent, in a fresh workspace holding notes.txt
 # ("hello\n"), with a fresh RADIUM_HOME and a fresh HOME for the agent, one
@@ -60,7 +66,7 @@ cd "$(dirname "$0")/.."
 die() { echo "test-agents: $*" >&2; exit 1; }
 say() { echo "test-agents: $*" >&2; }
 
-ALL=(claude gemini claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes)
+ALL=(claude gemini claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp)
 agents=("$@")
 [ ${#agents[@]} -gt 0 ] || agents=("${ALL[@]}")
 for a in "${agents[@]}"; do
@@ -808,9 +814,73 @@ run_modes() {
   failed_agents+=("$agent")
 }
 
+# run_usermcp: the user's own MCP server (from $RADIUM_HOME/mcp.toml) is
+# passed to Claude Code, whose scripted model calls its write_marker tool:
+# the marker file holds the prefix given as an argument and the text, and
+# was written where the server's environment (MARKER_FILE) says.
+run_usermcp() {
+  local agent=claude-usermcp
+  local dir=$TMP/$agent
+  local ws=$dir/workspace
+  mkdir -p "$ws"
+  local failures=()
+  fail() { failures+=("$*"); }
+  local marker=$dir/marker.txt
+  MODEL_VIA=usermcp start_server "$dir" "$ws/unused.txt" "from the user's server"
+  write_config "$agent" "$dir"
+  cat >"$dir/radium-home/mcp.toml" <<TOML
+[[servers]]
+name = "usertools"
+command = [$(toml_string "$NODE"), $(toml_string "$PWD/tests/agents/user-mcp-server.mjs"), "--prefix", "marker: "]
+[servers.env]
+MARKER_FILE = $(toml_string "$marker")
+RADIUM_TEST_AGENTS = $(toml_string "$RUN_ID")
+TOML
+  rad_homes+=("$dir/radium-home")
+  : >"$dir/agent.err"
+  (cd "$ws" && RADIUM_HOME=$dir/radium-home timeout 30 "$RAD" agents mcp >"$dir/list.out" 2>&1) \
+    || fail "rad agents mcp exited non-zero"
+  grep -qF "usertools (stdio): $NODE $PWD/tests/agents/user-mcp-server.mjs --prefix marker: " "$dir/list.out" \
+    || fail "rad agents mcp does not list the server: $(cat "$dir/list.out")"
+  say "$agent: rad chat (model server on port $PORT)"
+  local rc=0
+  (cd "$ws" && RADIUM_HOME=$dir/radium-home RADIUM_DAEMON_IDLE=60 \
+    timeout -k 5 120 env "${unset_env[@]}" "$RAD" chat "$agent" --yes \
+    --prompt "Write the marker with your usertools server" \
+    >"$dir/chat.out" 2>"$dir/rad.err" {SERVER_FD}>&-) || rc=$?
+  [ "$rc" = 0 ] || fail "rad chat exited with code $rc"
+  if [ ! -f "$marker" ]; then
+    fail "the user's MCP server wrote no marker"
+  elif [ "$(cat "$marker")" != "marker: from the user's server" ]; then
+    fail "the marker holds $(jq -Rs . <"$marker"), not \"marker: from the user's server\""
+  fi
+  grep -qF "Done: mcp__usertools__write_marker answered marker written" "$dir/chat.out" \
+    || fail "the model's final answer (the tool's result) is not shown"
+  RADIUM_HOME=$dir/radium-home timeout 10 "$RAD" shutdown >/dev/null 2>&1 || true
+  stop_server
+  if [ ${#failures[@]} -eq 0 ]; then
+    say "$agent: passed"
+    return 0
+  fi
+  {
+    echo
+    echo "=== $agent: FAILED"
+    local f
+    for f in "${failures[@]}"; do echo "  - $f"; done
+    show "rad chat stdout" "$dir/chat.out"
+    show "rad chat stderr" "$dir/rad.err"
+    show "model server log" "$dir/server.log"
+    tail -n 80 "$dir/agent.err" >"$dir/agent.err.tail"
+    show "agent stderr (last 80 lines)" "$dir/agent.err.tail"
+    echo "=== end of $agent"
+  } >&2
+  failed_agents+=("$agent")
+}
+
 for agent in "${agents[@]}"; do
   case "$agent" in
     claude-modes) run_modes ;;
+    claude-usermcp) run_usermcp ;;
     claude-bash) run_bash ;;
     claude-hunks | gemini-hunks) run_hunks "$agent" ;;
     claude-hooks) run_hooks ;;

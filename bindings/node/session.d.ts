@@ -14,6 +14,8 @@ export interface PromptOptions {
   buffers?: Record<string, string | null>
   /** Other open files, sent with their text. */
   openFiles?: Array<{ path: string, text: string }>
+  /** Image files of the workspace (png, jpeg, gif, webp; 10 MiB each at most), for an agent that takes images. */
+  images?: string[]
 }
 
 /** Every event of `session` until it ends. */

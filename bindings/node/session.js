@@ -42,7 +42,8 @@ class Session {
   /**
    * Starts a turn and iterates over its events; the last one is `turn_end`
    * or `error`. `options`: `context` (an editor context), `buffers`
-   * ({path: unsaved text}), `openFiles` ([{path, text}]). Throws (code
+   * ({path: unsaved text}), `openFiles` ([{path, text}]), `images` (image
+   * files of the workspace, for an agent that takes images). Throws (code
    * `invalid_argument`) when a turn is already running.
    */
   async * prompt (prompt, options = {}) {
@@ -53,7 +54,8 @@ class Session {
         prompt,
         context: options.context ?? null,
         buffers: options.buffers ?? null,
-        open_files: options.openFiles ?? null
+        open_files: options.openFiles ?? null,
+        images: options.images ?? null
       }
     }))
     for (;;) {

@@ -54,7 +54,9 @@
 //   switchmode <mode>       switches its own mode (current_mode_update and
 //                           config_option_update), as an agent leaving plan
 //                           mode does
+//   mcpservers              says the mcpServers session/new gave it, as JSON
 //   anything else           echoes it, and names the context it was given
+//                           (and each image: its mime type and decoded size)
 //
 // session/new answers legacy `modes` and `configOptions` (mode, model,
 // thought_level); session/set_config_option and session/set_mode change
@@ -62,10 +64,14 @@
 // the legacy modes; `--no-modes` neither.
 // `--hang-initialize` never answers `initialize`. `--claude-hooks` says it is
 // Claude Code's adapter (`agentCapabilities._meta.claudeCode`), so a client
-// hands it PreToolUse hooks.
+// hands it PreToolUse hooks. `--mcp-http` says it takes http MCP servers
+// (`mcpCapabilities.http`); `--no-image` that it takes no images
+// (`promptCapabilities.image` false). `--auth-required` offers two sign-in
+// methods and refuses `session/new` (-32000, auth required) until an
+// `authenticate` wrote the file named by EXAMPLE_AGENT_AUTH_FILE.
 import { spawnSync } from 'node:child_process'
 import { createInterface } from 'node:readline'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { claudeShell, geminiShell, oddShell } from './shell.mjs'
 
 const hangInitialize = process.argv.includes('--hang-initialize')
@@ -94,6 +100,11 @@ function setControl (id, sessionId, key, value, values) {
   current.get(sessionId)[key] = value
   send({ id, result: key === 'mode' && modesOnly ? {} : { configOptions: controls(sessionId).configOptions } })
 }
+const mcpHttp = process.argv.includes('--mcp-http')
+const noImage = process.argv.includes('--no-image')
+const authRequired = process.argv.includes('--auth-required')
+const authFile = process.env.EXAMPLE_AGENT_AUTH_FILE ?? ''
+const mcpServersOf = new Map()
 const preToolUse = new Map()
 let nextId = 1
 const waiting = new Map()
@@ -296,11 +307,15 @@ async function prompt (id, { sessionId, prompt }) {
       for (let i = 0; i < (Number(arg) || 1); i++) say(sessionId, chunk)
       break
     }
+    case 'mcpservers': say(sessionId, JSON.stringify(mcpServersOf.get(sessionId) ?? null)); break
     default: {
       const context = prompt.filter((b) => b.type === 'resource').map((b) => b.resource.uri)
+      const images = prompt.filter((b) => b.type === 'image')
+        .map((b) => `${b.mimeType} ${Buffer.from(b.data, 'base64').length} bytes`)
       say(sessionId, 'You said: ')
       say(sessionId, text)
       if (context.length) say(sessionId, `\nContext: ${context.join(', ')}`)
+      if (images.length) say(sessionId, `\nImages: ${images.join(', ')}`)
     }
   }
   send({ id, result: { stopReason: cancelled ? 'cancelled' : 'end_turn' } })
@@ -324,11 +339,26 @@ lines.on('line', (line) => {
       terminalOutput = params?.clientCapabilities?._meta?.terminal_output === true
       if (!hangInitialize) {
         const meta = claudeHooks ? { _meta: { claudeCode: {} } } : {}
-        send({ id, result: { protocolVersion: 1, agentCapabilities: { promptCapabilities: { embeddedContext: true }, ...meta }, authMethods: [], agentInfo: { name: 'example-acp-agent', version: '1.0.0' } } })
+        const authMethods = authRequired
+          ? [{ id: 'example-login', name: 'Log in with Example', description: 'Opens the browser' },
+              { id: 'example-terminal', name: 'Log in in a terminal', type: 'terminal', args: ['--login'] }]
+          : []
+        send({ id, result: { protocolVersion: 1, agentCapabilities: { promptCapabilities: { embeddedContext: true, image: !noImage }, mcpCapabilities: { http: mcpHttp, sse: false }, ...meta }, authMethods, agentInfo: { name: 'example-acp-agent', version: '1.0.0' } } })
       }
       break
+    case 'authenticate':
+      if (!authRequired) { send({ id, error: { code: -32602, message: 'no sign-in here' } }); break }
+      if (params?.methodId !== 'example-login') { send({ id, error: { code: -32602, message: `unknown method ${params?.methodId}` } }); break }
+      if (authFile) writeFileSync(authFile, 'signed in')
+      send({ id, result: {} })
+      break
     case 'session/new': {
+      if (authRequired && !(authFile && existsSync(authFile))) {
+        send({ id, error: { code: -32000, message: 'Authentication required' } })
+        break
+      }
       const sessionId = `example-${sessions.size + 1}`
+      mcpServersOf.set(sessionId, params.mcpServers)
       sessions.set(sessionId, params.cwd)
       const matchers = params._meta?.claudeCode?.options?.settings?.hooks?.PreToolUse ?? []
       preToolUse.set(sessionId, matchers.flatMap((m) => m.hooks ?? []).filter((h) => h.type === 'command'))

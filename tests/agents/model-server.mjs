@@ -21,6 +21,10 @@
 //                                   first: read it, then write it
 //   --content2 TEXT  MODEL_CONTENT2 its new whole content
 //   --old TEXT       MODEL_OLD      with --via mcp: the text replaced (default "hello\n")
+//   (--via usermcp)                 Claude Code calls the user's MCP tool
+//                                   mcp__<server>__<tool> with {text: CONTENT}
+//   --mcp-server NAME MODEL_MCP_SERVER  its server (default "usertools")
+//   --mcp-tool NAME  MODEL_MCP_TOOL the tool (default "write_marker")
 //
 // It prints `PORT <n>` as the first line on stdout once it listens, then runs
 // until it is killed or, when its stdin is a pipe or a socket, until its
@@ -65,6 +69,8 @@ const OLD = option("old", "MODEL_OLD", "hello\n");
 const COMMAND = option("command", "MODEL_COMMAND", "printf 'radium-line-%s\\n' 1 2 3");
 const FILE2 = option("file2", "MODEL_FILE2", "");
 const CONTENT2 = option("content2", "MODEL_CONTENT2", "");
+const MCP_SERVER = option("mcp-server", "MODEL_MCP_SERVER", "usertools");
+const MCP_TOOL = option("mcp-tool", "MODEL_MCP_TOOL", "write_marker");
 if (!FILE || !FILE.startsWith("/")) {
   process.stderr.write("model-server: --file (or MODEL_FILE) must be an absolute path\n");
   process.exit(2);
@@ -127,6 +133,7 @@ function anthropicScript(body) {
   }
   if (VIA === "mcp") return anthropicMcpScript(body);
   if (VIA === "bash") return anthropicBashScript(body);
+  if (VIA === "usermcp") return anthropicUserMcpScript(body);
   const read = anthropicTool(body, "Read");
   const write = anthropicTool(body, "Write");
   if (!read || !write) {
@@ -249,6 +256,36 @@ function anthropicBashScript(body) {
   const text = result.is_error
     ? `The tool ${bash} failed: ${textOf(result.content)}`
     : `Done: the command printed ${short(textOf(result.content), 80)}.`;
+  return { step: result.is_error ? "failed" : "done", stop_reason: "end_turn", blocks: [{ type: "text", text }] };
+}
+
+// With --via usermcp: one call of the user's MCP tool (mcp__<server>__<tool>,
+// offered to Claude Code from the session's mcpServers), then the end.
+function anthropicUserMcpScript(body) {
+  const name = `mcp__${MCP_SERVER}__${MCP_TOOL}`;
+  const offered = (body.tools ?? []).some((t) => t?.name === name);
+  if (!anthropicTool(body, "Read")) {
+    return { step: "side", stop_reason: "end_turn", blocks: [{ type: "text", text: "Use a tool" }] };
+  }
+  if (!offered) {
+    const names = (body.tools ?? []).map((t) => t?.name).filter((n) => n?.startsWith("mcp__"));
+    return { step: "missing", stop_reason: "end_turn", blocks: [{ type: "text", text: `The tool ${name} is not offered (MCP tools: ${names.join(", ") || "none"}).` }] };
+  }
+  const results = toolResults(body.messages ?? []);
+  if (results.length === 0) {
+    return {
+      step: "usermcp",
+      stop_reason: "tool_use",
+      blocks: [
+        { type: "text", text: `I will call ${name}.` },
+        { type: "tool_use", name, input: { text: CONTENT } },
+      ],
+    };
+  }
+  const result = results[results.length - 1];
+  const text = result.is_error
+    ? `The tool ${name} failed: ${textOf(result.content)}`
+    : `Done: ${name} answered ${short(textOf(result.content), 80)}.`;
   return { step: result.is_error ? "failed" : "done", stop_reason: "end_turn", blocks: [{ type: "text", text }] };
 }
 

@@ -2,6 +2,10 @@
 //! (`initialize`, `session/new` in the workspace) and closed again, through
 //! the engine's `agents-check`. One line an agent (`OK`, or `FAILED` with the
 //! agent's reason under it); the exit code is non-zero when any failed.
+//! `rad agents login AGENT [METHOD]`: signs in (the engine's `agents-login`).
+//! `rad agents mcp`: the user's own MCP servers a session would pass to its
+//! agent (the engine's `mcp-servers`), and the `mcp.toml` files that could
+//! not be read.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -21,11 +25,86 @@ pub enum AgentsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Sign in to an agent with one of its methods (ACP `authenticate`).
+    Login {
+        /// The agent.
+        agent: String,
+        /// The method's id (default: the agent's only one radium can run).
+        method: Option<String>,
+    },
+    /// List your MCP servers (mcp.toml) that sessions pass to the agents.
+    Mcp {
+        /// Print the engine's JSON answer instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `rad agents mcp`: one line a server (name, type, command or address,
+/// file); a broken file is a warning on stderr and the others are listed.
+fn list_mcp(engine: &Engine, json: bool) -> Result<String, String> {
+    let response = engine.handle(&Request::new("mcp-servers", Value::Null));
+    if !response.ok {
+        return Err(response.error.unwrap_or_else(|| "unknown error".into()));
+    }
+    for warning in &response.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let data = response.data.unwrap_or(Value::Null);
+    if json {
+        return Ok(data.to_string());
+    }
+    let servers = data["servers"].as_array().cloned().unwrap_or_default();
+    if servers.is_empty() {
+        return Ok(
+            "no MCP servers are configured (.radium/mcp.toml of a trusted workspace, $RADIUM_HOME/mcp.toml)"
+                .into(),
+        );
+    }
+    let mut out = String::new();
+    for s in &servers {
+        let kind = s["type"].as_str().unwrap_or("stdio");
+        let target = if kind == "stdio" {
+            s["command"]
+                .as_array()
+                .map(|c| {
+                    c.iter()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .unwrap_or_default()
+        } else {
+            s["url"].as_str().unwrap_or("").to_owned()
+        };
+        let _ = writeln!(
+            out,
+            "{} ({kind}): {target}  [{}]",
+            s["name"].as_str().unwrap_or("?"),
+            s["source"].as_str().unwrap_or("?")
+        );
+    }
+    out.truncate(out.trim_end().len());
+    Ok(out)
 }
 
 /// Runs `command`: the report goes to stdout; the error names how many failed.
 pub fn run(command: AgentsCommand, engine: &Engine) -> Result<String, String> {
-    let AgentsCommand::Check { ids, json } = command;
+    let (ids, json) = match command {
+        AgentsCommand::Check { ids, json } => (ids, json),
+        AgentsCommand::Mcp { json } => return list_mcp(engine, json),
+        AgentsCommand::Login { agent, method } => {
+            let r = engine.handle(&Request::new(
+                "agents-login",
+                json!({"agent": agent, "method": method}),
+            ));
+            return if r.ok {
+                Ok(format!("signed in to `{agent}`; it starts sessions now"))
+            } else {
+                Err(r.error.unwrap_or_else(|| "unknown error".into()))
+            };
+        }
+    };
     let args = if ids.is_empty() {
         Value::Null
     } else {

@@ -79,6 +79,10 @@ pub(crate) enum Command {
         /// The agent's model (one it offers); `/model` in the chat lists them.
         #[arg(long)]
         model: Option<String>,
+        /// An image file (in the workspace) sent with the first prompt, to
+        /// an agent that takes images; repeatable.
+        #[arg(long = "image", value_name = "PATH")]
+        images: Vec<std::path::PathBuf>,
     },
     /// Extract the code blocks of an agent's answer read on stdin.
     Extract,

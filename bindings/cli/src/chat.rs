@@ -37,6 +37,9 @@ pub struct ChatOptions {
     pub mode: Option<String>,
     /// The agent's model to set at the start.
     pub model: Option<String>,
+    /// Image files (absolute) for the first prompt; `/image PATH` adds one
+    /// to the next prompt.
+    pub images: Vec<String>,
 }
 
 /// How a turn ended for the terminal.
@@ -230,9 +233,11 @@ fn run(options: &ChatOptions, workspace: &Path) -> Result<u8, String> {
             });
         }
         let mut prompts = Vec::new();
+        let mut images = options.images.clone();
         let code = match &options.prompt {
             Some(prompt) => {
-                match turn(&session, prompt, options, &mut lines, false, &mut prompts).await {
+                let first = (prompt.as_str(), images.as_slice());
+                match turn(&session, first, options, &mut lines, false, &mut prompts).await {
                     TurnEnd::Done => 0,
                     TurnEnd::Failed => 1,
                     TurnEnd::Interrupted => 130,
@@ -261,9 +266,16 @@ fn run(options: &ChatOptions, workspace: &Path) -> Result<u8, String> {
                         continue;
                     }
                 }
+                if let Some(path) = line.trim().strip_prefix("/image ") {
+                    let path =
+                        std::path::absolute(path.trim()).unwrap_or_else(|_| path.trim().into());
+                    eprintln!("rad chat: {} goes with the next prompt", path.display());
+                    images.push(path.to_string_lossy().into_owned());
+                    continue;
+                }
                 if let TurnEnd::Interrupted = turn(
                     &session,
-                    &line,
+                    (&line, std::mem::take(&mut images).as_slice()),
                     options,
                     &mut lines,
                     interactive,
@@ -284,13 +296,21 @@ fn run(options: &ChatOptions, workspace: &Path) -> Result<u8, String> {
 /// turn (in interactive mode; with `--prompt` it also ends the run).
 async fn turn(
     session: &std::sync::Arc<AgentSession>,
-    prompt: &str,
+    (prompt, images): (&str, &[String]),
     options: &ChatOptions,
     lines: &mut mpsc::UnboundedReceiver<String>,
     interactive: bool,
     prompts: &mut Vec<crate::chat_restore::Prompt>,
 ) -> TurnEnd {
-    let mut events = match session.prompt(vec![json!({"type": "text", "text": prompt})]) {
+    let mut blocks = vec![json!({"type": "text", "text": prompt})];
+    match session.image_blocks(images) {
+        Ok(more) => blocks.extend(more),
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "rad chat: {e}");
+            return TurnEnd::Failed;
+        }
+    }
+    let mut events = match session.prompt(blocks) {
         Ok(rx) => rx,
         Err(e) => {
             let _ = writeln!(std::io::stderr(), "rad chat: {e}");

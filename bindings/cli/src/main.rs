@@ -255,6 +255,7 @@ fn main() -> ExitCode {
         yes,
         mode,
         model,
+        images,
     } = &cli.command
     {
         let options = chat::ChatOptions {
@@ -264,6 +265,11 @@ fn main() -> ExitCode {
             yes: *yes,
             mode: mode.clone(),
             model: model.clone(),
+            images: images
+                .iter()
+                .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
+                .map(|p| p.to_string_lossy().into_owned())
+                .collect(),
         };
         return ExitCode::from(chat::chat(&options, &workspace));
     }

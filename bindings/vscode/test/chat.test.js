@@ -343,3 +343,15 @@ test('review apply: with saveAfterApply off nothing is recorded; a refused recor
   assert.equal(v.posted.findLast((m) => m.type === 'review').summary, 'applied 1 of 1 hunk(s) to src/e.ts (not recorded)')
   assert.equal(e.getText(), 'export const e = 3\n', 'the apply itself stays')
 })
+
+test('an image file attached goes to the agent as an image, not as text', async () => {
+  const png = path.join(ws, 'shot.png')
+  fs.writeFileSync(png, Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]))
+  reset({ editor: editorOf(new Document(Uri.file(png), 'plaintext', ''), [0, 0]) })
+  const v = await scriptedChat()
+  await commands['radium.attachFile']()
+  assert.deepEqual(v.posted.at(-1), { type: 'chips', chips: [{ kind: 'file', label: 'shot.png', changed: false }] })
+  const msgs = await turn(v, 'what is this')
+  assert.match(textOf(msgs), /Images: image\/png 7 bytes/)
+  await v.send({ type: 'newChat' })
+})

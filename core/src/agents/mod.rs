@@ -6,6 +6,7 @@
 //! its answer), `support` and the shared error type.
 
 pub mod config;
+pub mod mcp;
 pub(crate) mod step;
 
 pub use config::{default_radium_home, load_agents, parse_agents, AgentConfig};

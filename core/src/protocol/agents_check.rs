@@ -1,7 +1,8 @@
 //! `agents-check`: each configured agent really started (`initialize`,
 //! `session/new` in the workspace) and closed again, and what failed said
 //! with the agent's own reason. Each agent is bounded by its
-//! `start_timeout`; the agents are started together.
+//! `start_timeout`; the agents are started together. `agents-login`: an
+//! agent signed in to (`authenticate`) with one of its methods.
 
 use serde_json::{json, Value};
 
@@ -108,6 +109,31 @@ impl Engine {
                 }
             }
             Ok(json!({"ok": all_ok, "agents": agents}))
+        }))
+    }
+}
+
+impl Engine {
+    /// `agents-login {agent, method?}`: starts the agent, signs in with
+    /// `method` (`authenticate`; none: the agent's only method of type
+    /// `agent`), checks that a session now opens, and closes it again.
+    pub(super) fn agents_login(
+        &self,
+        request: &Request,
+    ) -> Result<std::pin::Pin<Box<dyn std::future::Future<Output = Result<Value>> + Send>>> {
+        let command = "agents-login";
+        let args = crate::support::json::args_object(command, &request.args)?;
+        let agent = crate::support::json::string_arg(command, args, "agent")?.to_owned();
+        let method = crate::support::json::optional_string_arg(command, args, "method")?
+            .unwrap_or_default()
+            .to_owned();
+        let workspace = self.workspace_for(request.cwd.as_deref());
+        let open = self.open_session_signed(&agent, workspace.as_deref(), None, Some(method));
+        let sessions = std::sync::Arc::clone(&self.sessions);
+        Ok(Box::pin(async move {
+            let entry = open.await?;
+            let _ = sessions.close(&entry.session.id);
+            Ok(json!({"agent": agent, "signed_in": true}))
         }))
     }
 }

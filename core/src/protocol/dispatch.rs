@@ -82,6 +82,10 @@ impl Engine {
                 Ok(work) => work,
                 Err(e) => Box::pin(std::future::ready(Err(e))),
             },
+            "agents-login" => match self.agents_login(&request) {
+                Ok(work) => work,
+                Err(e) => Box::pin(std::future::ready(Err(e))),
+            },
             cmd if super::code::CODE_COMMANDS.contains(&cmd) => {
                 return match request.id.clone() {
                     Some(id) => {
@@ -115,6 +119,15 @@ impl Engine {
             "agents" => {
                 let workspace = self.workspace_for(request.cwd.as_deref());
                 self.agent_file_errors(workspace.as_deref())
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect()
+            }
+            // `mcp-servers` names a broken mcp.toml the same way.
+            "mcp-servers" => {
+                let workspace = self.workspace_for(request.cwd.as_deref());
+                self.mcp_servers(workspace.as_deref())
+                    .broken
                     .iter()
                     .map(ToString::to_string)
                     .collect()
@@ -261,6 +274,11 @@ impl Engine {
             "agents" => {
                 let workspace = self.workspace_for(cwd);
                 Ok(serde_json::to_value(self.agents(workspace.as_deref())?).unwrap_or_default())
+            }
+            "mcp-servers" => {
+                let workspace = self.workspace_for(cwd);
+                let servers = self.mcp_servers(workspace.as_deref()).servers;
+                Ok(json!({"servers": servers}))
             }
             other => self
                 .session_command(other, args)

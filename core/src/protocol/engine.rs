@@ -17,6 +17,7 @@ use super::inflight::Inflight;
 use crate::agents::config::{
     available_agents, default_radium_home, untrusted_agent, AgentConfig, Available,
 };
+use crate::agents::mcp::{configured_mcp_servers, McpServers};
 use crate::agents::step::{run_step, StepRequest};
 use crate::editor::hooks::{CodeApplyHook, EditorContextHook, STEP_TOOL};
 use crate::error::{Error, Result};
@@ -231,6 +232,18 @@ impl Engine {
     /// user's) that could not be read or parsed.
     pub fn agent_file_errors(&self, workspace: Option<&Path>) -> Vec<Error> {
         self.available_agents(workspace).broken
+    }
+
+    /// The user's own MCP servers for `workspace` (or the engine's): the
+    /// trusted workspace's `.radium/mcp.toml` (not read when untrusted) and
+    /// `$RADIUM_HOME/mcp.toml`, with the errors of the files that could not
+    /// be read. A session passes them to its agent beside radium's own.
+    pub fn mcp_servers(&self, workspace: Option<&Path>) -> McpServers {
+        let ws = workspace
+            .map(Path::to_owned)
+            .or_else(|| self.config.workspace.clone());
+        let trusted = self.workspace_trusted(ws.as_deref());
+        configured_mcp_servers(ws.as_deref(), &self.radium_home(), trusted)
     }
 
     fn available_agents(&self, workspace: Option<&Path>) -> Available {

@@ -28,6 +28,7 @@ const QUIET: &[&str] = &[
     "extract",
     "apply",
     "agents",
+    "mcp-servers",
     "session-events",
     "session-list",
     "ext-list",

@@ -21,6 +21,24 @@ pub const MAX_EVENTS_WAIT: Duration = Duration::from_secs(60);
 
 type Work = Pin<Box<dyn Future<Output = Result<Value>> + Send>>;
 
+/// The `images` of a `session-prompt`: file paths (none when absent).
+fn image_paths(args: &Map<String, Value>) -> Result<Vec<String>> {
+    let bad = |v: &Value| {
+        Error::InvalidArgument(format!(
+            "`session-prompt`: argument `images` must be a list of file paths, got {}",
+            json_kind(v)
+        ))
+    };
+    match args.get("images") {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(list)) => list
+            .iter()
+            .map(|p| p.as_str().map(str::to_owned).ok_or_else(|| bad(p)))
+            .collect(),
+        Some(other) => Err(bad(other)),
+    }
+}
+
 /// The prompt of a `session-prompt`: a string (one text block) or ACP
 /// content blocks, plus the editor `context` as an embedded resource.
 fn prompt_blocks(args: &Map<String, Value>) -> Result<Vec<Value>> {
@@ -154,10 +172,24 @@ impl Engine {
         workspace: Option<&Path>,
         tag: Option<String>,
     ) -> impl Future<Output = Result<Entry>> + Send + 'static {
+        self.open_session_signed(agent_id, workspace, tag, None)
+    }
+
+    /// [`open_session`](Self::open_session), signing in first with the
+    /// agent's method `sign_in` (`authenticate`; empty: its only method of
+    /// type `agent`) when given.
+    pub fn open_session_signed(
+        &self,
+        agent_id: &str,
+        workspace: Option<&Path>,
+        tag: Option<String>,
+        sign_in: Option<String>,
+    ) -> impl Future<Output = Result<Entry>> + Send + 'static {
         let ws: Option<PathBuf> = workspace
             .map(Path::to_owned)
             .or_else(|| self.config.workspace.clone());
         let agents = self.agents_for(agent_id, ws.as_deref());
+        let mcp = self.mcp_servers(ws.as_deref());
         let home = self.radium_home();
         let (registry, sessions, depth, log) = (
             self.registry.clone(),
@@ -197,6 +229,8 @@ impl Engine {
                 rad_program,
                 tag,
                 log,
+                mcp,
+                sign_in,
             };
             let runtime = registry.runtime_handle()?;
             let session = runtime
@@ -239,6 +273,7 @@ impl Engine {
                                 ("workspace", json!(s.workspace)),
                                 ("tag", json!(s.tag())),
                                 ("warnings", json!(s.option_warnings())),
+                                ("notices", json!(s.start_notices())),
                             ] {
                                 answer[k] = v;
                             }
@@ -269,7 +304,8 @@ impl Engine {
         let command = "session-prompt";
         let args = args_object(command, &request.args)?;
         let entry = self.session(string_arg(command, args, "session")?)?;
-        let blocks = prompt_blocks(args)?;
+        let mut blocks = prompt_blocks(args)?;
+        blocks.extend(entry.session.image_blocks(&image_paths(args)?)?);
         set_buffers(&entry, args.get("buffers"))?;
         let wait = args.get("wait").and_then(Value::as_bool).unwrap_or(false);
         let runtime = self.registry.runtime_handle()?;

@@ -29,6 +29,7 @@ use tokio::net::UnixListener;
 
 use super::client::{refused_path, tool_hooks, Verdict};
 use super::session::{lock, AgentSession};
+use crate::support::log::Level;
 use crate::support::text::floor_char_boundary;
 
 /// The most bytes of hook input the relay passes on (a `Write` of a file
@@ -294,5 +295,33 @@ pub fn relay(socket: &Path, input: impl Read, limit: Duration) -> RelayOutcome {
             code: 0,
         },
         _ => refused("the engine's answer is not a JSON object"),
+    }
+}
+
+impl AgentSession {
+    /// For Claude Code with `rad` known: starts the session's `PreToolUse`
+    /// relay and gives the options that add the hook (see `pre_tool`). A
+    /// relay that cannot start is logged: the quiet calls then pass no hook.
+    pub(crate) fn claude_hooks(
+        self: &Arc<Self>,
+        init: &Value,
+        rad: Option<&Path>,
+    ) -> Option<Value> {
+        let rad = rad.filter(|_| super::pre_tool::is_claude_code(init))?;
+        match super::pre_tool::Relay::start(Arc::downgrade(self)) {
+            Ok(relay) => {
+                let options = relay.claude_options(rad);
+                *lock(&self.relay) = Some(relay);
+                Some(options)
+            }
+            Err(e) => {
+                self.log.write(
+                    Level::Warn,
+                    "session",
+                    format!("{}: the PreToolUse relay did not start: {e}", self.id),
+                );
+                None
+            }
+        }
     }
 }

@@ -100,6 +100,12 @@ pub(crate) struct State {
     pub stale: super::resync::StaleWatch,
     /// The agent's modes and config options (see `options`).
     pub controls: super::options::Controls,
+    /// Notices of the start (MCP servers not passed), for the first turn.
+    pub start_notices: Vec<String>,
+    /// The agent's sign-in methods (its `initialize` answer's `authMethods`).
+    pub auth_methods: Value,
+    /// Whether the agent takes images (`promptCapabilities.image`).
+    pub takes_images: bool,
 }
 
 /// An open session with an ACP agent.
@@ -144,6 +150,11 @@ pub struct SessionSetup {
     pub tag: Option<String>,
     /// The engine's log.
     pub log: Arc<Log>,
+    /// The user's own MCP servers (`mcp.toml`), passed beside radium's.
+    pub mcp: crate::agents::mcp::McpServers,
+    /// Sign in first with this method of the agent's (`authenticate`; empty:
+    /// its only method of type `agent`); `None`: no sign-in.
+    pub sign_in: Option<String>,
 }
 
 impl AgentSession {
@@ -229,8 +240,11 @@ impl AgentSession {
                 version.map_or_else(|| "(none)".to_owned(), |v| v.to_string())
             )));
         }
-        let mut new_params =
-            json!({"cwd": session.workspace, "mcpServers": session.mcp_servers(rad.clone())});
+        session.keep_auth_methods(&init);
+        if let Some(method) = &setup.sign_in {
+            session.authenticate(method).await?;
+        }
+        let mut new_params = json!({"cwd": session.workspace, "mcpServers": session.offered_mcp_servers(rad.clone(), &init, &setup.mcp)});
         if let Some(options) = session.claude_hooks(&init, rad.as_deref()) {
             new_params["_meta"] = json!({"claudeCode": {"options": options}});
         }
@@ -263,30 +277,8 @@ impl AgentSession {
         Ok(session)
     }
 
-    /// For Claude Code with `rad` known: starts the session's `PreToolUse`
-    /// relay and gives the options that add the hook (see `pre_tool`). A
-    /// relay that cannot start is logged: the quiet calls then pass no hook.
-    fn claude_hooks(self: &Arc<Self>, init: &Value, rad: Option<&Path>) -> Option<Value> {
-        let rad = rad.filter(|_| super::pre_tool::is_claude_code(init))?;
-        match super::pre_tool::Relay::start(Arc::downgrade(self)) {
-            Ok(relay) => {
-                let options = relay.claude_options(rad);
-                *lock(&self.relay) = Some(relay);
-                Some(options)
-            }
-            Err(e) => {
-                self.log.write(
-                    Level::Warn,
-                    "session",
-                    format!("{}: the PreToolUse relay did not start: {e}", self.id),
-                );
-                None
-            }
-        }
-    }
-
     /// A request during start, under the agent's start time limit.
-    async fn call_within_start(&self, method: &str, params: Value) -> Result<Value> {
+    pub(crate) async fn call_within_start(&self, method: &str, params: Value) -> Result<Value> {
         let answer = self.conn.request(method, &params);
         let limit = self.agent.start_timeout;
         let outcome = match tokio::time::timeout(limit, answer).await {

@@ -107,8 +107,13 @@ impl AgentSession {
             .as_ref()
             .map(|d| format!(": {}", data_text(d)))
             .unwrap_or_default();
+        let sign_in = if method == "session/new" && e.code == super::sign_in::AUTH_REQUIRED {
+            self.sign_in_help()
+        } else {
+            String::new()
+        };
         format!(
-            "agent `{}` refused `{method}`: {} (code {}){data}{}",
+            "agent `{}` refused `{method}`: {} (code {}){data}{sign_in}{}",
             self.agent.id,
             e.message,
             e.code,

@@ -111,6 +111,7 @@ impl AgentSession {
             state.stale.after_cancel = std::mem::take(&mut state.stale.cancelled);
             state.stale.content = false;
         }
+        self.flush_start_notices();
         let session = Arc::clone(self);
         self.registry.runtime_handle()?.spawn(async move {
             let started = Instant::now();

@@ -16,6 +16,8 @@ pub const COMMANDS: &[&str] = &[
     "apply",
     "agents",
     "agents-check",
+    "agents-login",
+    "mcp-servers",
     "step",
     "cancel",
     "log",

@@ -10,9 +10,12 @@ mod agent_tools;
 mod commands;
 mod hunks;
 mod options;
+mod images;
 mod recover;
+mod sign_in;
 mod turns;
 mod unruly;
+mod user_mcp;
 
 use radium_core::{Engine, EngineConfig, FnHook, HookResult, HookType};
 use serde_json::{json, Value};

@@ -2,7 +2,8 @@
 -- under the last "## You" heading and send with :w or <C-s>; the answer
 -- streams in; tool calls are folded entries with their diffs; permissions
 -- are asked with vim.ui.select; :RadiumCancel or <C-c> cancels the turn.
--- #selection, #buffer and #file:<path> add context; unsaved buffers of the
+-- #selection, #buffer and #file:<path> add context, #image:<path> an image
+-- (to an agent that takes images); unsaved buffers of the
 -- project are sent as they are. The conversation lasts while Neovim runs.
 local project = require("radium.project")
 local render = require("radium.chat_render")
@@ -44,8 +45,9 @@ local function read_file(path)
   return writes.read_disk(path)
 end
 
---- The prompt options for `text` in `chat`: #selection, #buffer, #file:path
---- and the project's unsaved buffers. Raises with a message on a bad variable.
+--- The prompt options for `text` in `chat`: #selection, #buffer, #file:path,
+--- #image:path (the engine checks and reads the image) and the project's
+--- unsaved buffers. Raises with a message on a bad variable.
 function M.context_for(chat, text)
   local opts, files = {}, {}
   local src = chat.source
@@ -83,6 +85,10 @@ function M.context_for(chat, text)
   if #files > 0 then
     opts.open_files = files
   end
+  for rel in text:gmatch("#image:(%S+)") do
+    opts.images = opts.images or {}
+    opts.images[#opts.images + 1] = rel:sub(1, 1) == "/" and rel or (chat.root .. "/" .. rel)
+  end
   local unsaved = {}
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
     local name = vim.api.nvim_buf_get_name(b)
@@ -103,7 +109,8 @@ local function start_turn(chat, text)
   end
   local sent, err = pcall(chat.session.prompt, chat.session, text, opts)
   if not sent then
-    return project.notify(err, levels.ERROR)
+    -- The engine's refusal (a bad #image:, ...) as its message alone.
+    return project.notify((tostring(err):gsub("^[^\n]-:%d+: ", ""):gsub("^radium: ", "")), levels.ERROR)
   end
   require("radium.chat_restore").mark(chat, text)
   -- What the agent was told these files hold: the base of its writes

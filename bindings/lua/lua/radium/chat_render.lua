@@ -134,7 +134,7 @@ function M.header(chat)
     "# radium chat with " .. chat.agent,
     "",
     "_" .. chat.root .. "_ · send with :w or " .. (require("radium.project").config.keymaps.submit or ":w")
-      .. " · #selection #buffer #file:<path> add context",
+      .. " · #selection #buffer #file:<path> #image:<path> add context",
     "",
     YOU,
     "",

@@ -112,8 +112,9 @@ end
 
 --- Starts a turn: `prompt` is text (or ACP content blocks); `opts` may carry
 --- `context` (an editor context: file_path, selection, selection_range,
---- surrounding_lines), `buffers` ({ [path] = unsaved text }) and
---- `open_files` ({ { path, text } }). Returns at once; the turn's events
+--- surrounding_lines), `buffers` ({ [path] = unsaved text }),
+--- `open_files` ({ { path, text } }) and `images` ({ path }: image files of
+--- the workspace, for an agent that takes images). Returns at once; the turn's events
 --- follow, the last one `turn_end` or `error`. Raises when a turn is running.
 function Session:prompt(prompt, opts)
   opts = opts or {}
@@ -125,6 +126,7 @@ function Session:prompt(prompt, opts)
       context = opts.context or vim.NIL,
       buffers = opts.buffers or vim.NIL,
       open_files = opts.open_files or vim.NIL,
+      images = opts.images or vim.NIL,
     },
   }))
 end

@@ -1,7 +1,8 @@
 // The context a chat prompt carries: chips for the selection (tracked as
-// its document changes), the current file and picked files; every unsaved
-// buffer of the workspace goes as `buffers`, so the agent reads what the
-// user sees.
+// its document changes), the current file and picked files (an image file,
+// png/jpeg/gif/webp, goes as an image, for an agent that takes images); every
+// unsaved buffer of the workspace goes as `buffers`, so the agent reads what
+// the user sees.
 
 import * as os from 'os'
 import * as path from 'path'
@@ -55,6 +56,11 @@ export function trackChips(chips: Chip[], event: vscode.TextDocumentChangeEvent)
   }
 }
 
+/** Whether a file chip is an image the engine sends as one (`session-prompt`'s `images`). */
+export function isImage(uri: vscode.Uri): boolean {
+  return uri.scheme === 'file' && /\.(png|jpe?g|gif|webp)$/i.test(uri.fsPath)
+}
+
 function pathOf(uri: vscode.Uri, workspace: string | undefined): string {
   return uri.scheme === 'file' ? uri.fsPath : path.join(workspace ?? os.tmpdir(), path.basename(uri.path) || 'untitled')
 }
@@ -69,7 +75,12 @@ async function textOf(uri: vscode.Uri): Promise<string> {
 export async function promptExtras(chips: Chip[], workspace: string | undefined, surroundingLines: number): Promise<PromptExtras> {
   const extras: PromptExtras = {}
   const files: Array<{ path: string; text: string }> = []
+  const images: string[] = []
   for (const chip of chips) {
+    if (chip.kind === 'file' && isImage(chip.uri)) {
+      images.push(chip.uri.fsPath)
+      continue
+    }
     const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === chip.uri.toString())
     if (chip.kind === 'selection' && !extras.context && document && chip.span && !chip.changed) {
       const start = document.positionAt(chip.span.start)
@@ -89,6 +100,7 @@ export async function promptExtras(chips: Chip[], workspace: string | undefined,
     files.push({ path: pathOf(chip.uri, workspace), text: await textOf(chip.uri) })
   }
   if (files.length > 0) extras.open_files = files
+  if (images.length > 0) extras.images = images
   const buffers: Record<string, string> = {}
   for (const d of vscode.workspace.textDocuments) {
     if (d.isDirty && d.uri.scheme === 'file' && workspace && d.uri.fsPath.startsWith(workspace + path.sep)) buffers[d.uri.fsPath] = d.getText()

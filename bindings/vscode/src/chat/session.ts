@@ -17,6 +17,8 @@ export interface PromptExtras {
   context?: Record<string, unknown> | null
   buffers?: Record<string, string | null> | null
   open_files?: Array<{ path: string; text: string }> | null
+  /** Image files of the workspace, for an agent that takes images. */
+  images?: string[] | null
 }
 
 /** One of the agent's controls (docs/sessions.md, "Modes, models and reasoning effort"). */
@@ -121,7 +123,7 @@ export class ChatSession {
     checked(
       this.engine.request({
         command: 'session-prompt',
-        args: { session: this.id, prompt: text, context: extras.context ?? null, buffers: extras.buffers ?? null, open_files: extras.open_files ?? null },
+        args: { session: this.id, prompt: text, context: extras.context ?? null, buffers: extras.buffers ?? null, open_files: extras.open_files ?? null, images: extras.images ?? null },
       }),
       'session-prompt',
     )

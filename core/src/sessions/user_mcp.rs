@@ -1,0 +1,67 @@
+//! The user's own MCP servers (`mcp.toml`, see [`crate::agents::mcp`]) in
+//! `session/new`, beside radium's: the ones the agent can take, and a notice
+//! for each it cannot and for each `mcp.toml` that could not be read. The
+//! notices are kept until the session's first turn, whose events start
+//! with them (a session has no event stream before), and the `session-new`
+//! answer carries them too.
+
+use std::path::PathBuf;
+
+use serde_json::{json, Value};
+
+use super::session::{lock, AgentSession};
+use crate::agents::mcp::McpServers;
+use crate::support::log::Level;
+
+impl AgentSession {
+    /// Every MCP server `session/new` offers: radium's (when allowed), then
+    /// the user's that the agent (its `initialize` answer `init`) can take.
+    pub(crate) fn offered_mcp_servers(
+        &self,
+        rad: Option<PathBuf>,
+        init: &Value,
+        user: &McpServers,
+    ) -> Value {
+        let mut all = match self.mcp_servers(rad) {
+            Value::Array(list) => list,
+            _ => Vec::new(),
+        };
+        let mut notices: Vec<String> = user
+            .broken
+            .iter()
+            .map(|e| format!("your MCP servers of a file were not passed to the agent: {e}"))
+            .collect();
+        for server in &user.servers {
+            if server.offered_to(init) {
+                all.push(server.to_acp());
+            } else {
+                notices.push(format!(
+                    "MCP server `{}` ({}) was not passed: agent `{}` does not take {} servers (its mcpCapabilities)",
+                    server.name,
+                    server.source.display(),
+                    self.agent.id,
+                    server.transport.as_str()
+                ));
+            }
+        }
+        for notice in &notices {
+            self.log
+                .write(Level::Warn, "session", format!("{}: {notice}", self.id));
+        }
+        lock(&self.state).start_notices.extend(notices);
+        Value::Array(all)
+    }
+
+    /// The notices of the session's start not yet given to a turn.
+    pub fn start_notices(&self) -> Vec<String> {
+        lock(&self.state).start_notices.clone()
+    }
+
+    /// Sends the start's notices as the first events of the first turn.
+    pub(crate) fn flush_start_notices(&self) {
+        let notices = std::mem::take(&mut lock(&self.state).start_notices);
+        for message in notices {
+            self.emit(json!({"type": "notice", "message": message}));
+        }
+    }
+}
