@@ -46,18 +46,55 @@
 //   hookcmd                 (with --claude-hooks) says those hooks' commands
 //   hookraw <text...>       (with --claude-hooks) gives the text to those
 //                           hooks as their input and says what they answered
+//   remember                says the prompts it remembers of this session, and
+//                           how many earlier turns a client sent as context
 //   anything else           echoes it, and names the context it was given
 //
+// `--load` offers `loadSession` (session/load replays the stored prompts as
+// updates), `--resume` offers `sessionCapabilities.resume` (no replay); with
+// either, sessions are kept in files (in $EXAMPLE_AGENT_STATE, else the temp
+// folder), so another process of the agent can take one up again.
 // `--hang-initialize` never answers `initialize`. `--claude-hooks` says it is
 // Claude Code's adapter (`agentCapabilities._meta.claudeCode`), so a client
 // hands it PreToolUse hooks.
 import { spawnSync } from 'node:child_process'
 import { createInterface } from 'node:readline'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { claudeShell, geminiShell, oddShell } from './shell.mjs'
 
 const hangInitialize = process.argv.includes('--hang-initialize')
 const claudeHooks = process.argv.includes('--claude-hooks')
+const canLoad = process.argv.includes('--load')
+const canResume = process.argv.includes('--resume')
+const stateDir = process.env.EXAMPLE_AGENT_STATE || join(tmpdir(), 'radium-example-agent')
+const memory = new Map()
+function remember (sessionId, text) {
+  const prompts = memory.get(sessionId) ?? []
+  prompts.push(text)
+  memory.set(sessionId, prompts)
+  if (canLoad || canResume) {
+    mkdirSync(stateDir, { recursive: true })
+    writeFileSync(join(stateDir, `${sessionId}.json`), JSON.stringify({ cwd: sessions.get(sessionId), prompts }))
+  }
+}
+function takeUp (id, params, replay) {
+  let stored
+  try { stored = JSON.parse(readFileSync(join(stateDir, `${params.sessionId}.json`), 'utf8')) } catch {
+    send({ id, error: { code: -32002, message: `session not found: ${params.sessionId}` } })
+    return
+  }
+  sessions.set(params.sessionId, params.cwd)
+  memory.set(params.sessionId, stored.prompts)
+  if (replay) {
+    for (const text of stored.prompts) {
+      update(params.sessionId, { sessionUpdate: 'user_message_chunk', content: { type: 'text', text } })
+      say(params.sessionId, `(replayed answer to ${text})`)
+    }
+  }
+  send({ id, result: {} })
+}
 const preToolUse = new Map()
 let nextId = 1
 const waiting = new Map()
@@ -141,8 +178,11 @@ async function quiet (sessionId, cwd, tool, input) {
 
 async function prompt (id, { sessionId, prompt }) {
   cancelled = false
-  const text = prompt.filter((b) => b.type === 'text').map((b) => b.text).join('\n').trim()
+  const texts = prompt.filter((b) => b.type === 'text').map((b) => b.text)
+  const earlier = texts.length > 1 && texts[0].startsWith('This conversation continues an earlier one') ? texts.shift() : null
+  const text = texts.join('\n').trim()
   const [verb, arg, ...rest] = text.split(/\s+/)
+  remember(sessionId, text)
   const cwd = sessions.get(sessionId)
   const abs = (p) => (p.startsWith('/') ? p : `${cwd}/${p}`)
   switch (verb) {
@@ -242,6 +282,12 @@ async function prompt (id, { sessionId, prompt }) {
     case 'quietedit': await quiet(sessionId, cwd, 'Edit', { file_path: abs(arg), old_string: 'a', new_string: 'b' }); break
     case 'oddshell': oddShell(update, { sessionId, toolCallId: `call-${nextId++}` }); break
     case 'hang': say(sessionId, 'Waiting forever.'); return
+    case 'remember': {
+      const before = (memory.get(sessionId) ?? []).slice(0, -1)
+      const given = earlier ? (earlier.match(/^User: /gm) ?? []).length : 0
+      say(sessionId, `I remember: ${before.join(' | ') || 'nothing'}; earlier turns given as context: ${given}`)
+      break
+    }
     case 'big': say(sessionId, 'x'.repeat(10 << 20)); break
     case 'stream': {
       const chunk = 'y'.repeat(Number(rest[0]) || 4096)
@@ -276,17 +322,20 @@ lines.on('line', (line) => {
       terminalOutput = params?.clientCapabilities?._meta?.terminal_output === true
       if (!hangInitialize) {
         const meta = claudeHooks ? { _meta: { claudeCode: {} } } : {}
-        send({ id, result: { protocolVersion: 1, agentCapabilities: { promptCapabilities: { embeddedContext: true }, ...meta }, authMethods: [], agentInfo: { name: 'example-acp-agent', version: '1.0.0' } } })
+        const lasting = { ...(canLoad ? { loadSession: true } : {}), ...(canResume ? { sessionCapabilities: { resume: {} } } : {}) }
+        send({ id, result: { protocolVersion: 1, agentCapabilities: { promptCapabilities: { embeddedContext: true }, ...lasting, ...meta }, authMethods: [], agentInfo: { name: 'example-acp-agent', version: '1.0.0' } } })
       }
       break
     case 'session/new': {
-      const sessionId = `example-${sessions.size + 1}`
+      const sessionId = canLoad || canResume ? `example-${process.pid}-${Date.now()}-${sessions.size + 1}` : `example-${sessions.size + 1}`
       sessions.set(sessionId, params.cwd)
       const matchers = params._meta?.claudeCode?.options?.settings?.hooks?.PreToolUse ?? []
       preToolUse.set(sessionId, matchers.flatMap((m) => m.hooks ?? []).filter((h) => h.type === 'command'))
       send({ id, result: { sessionId } })
       break
     }
+    case 'session/load': if (canLoad) { takeUp(id, params, true); break } else { send({ id, error: { code: -32601, message: 'method not found: session/load' } }); break }
+    case 'session/resume': if (canResume) { takeUp(id, params, false); break } else { send({ id, error: { code: -32601, message: 'method not found: session/resume' } }); break }
     case 'session/prompt': prompt(id, params).catch((e) => send({ id, error: { code: -32603, message: e.message } })); break
     case 'session/cancel': cancelled = true; break
     default:

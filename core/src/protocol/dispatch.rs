@@ -242,7 +242,7 @@ impl Engine {
                 Ok(serde_json::to_value(self.agents(workspace.as_deref())?).unwrap_or_default())
             }
             other => self
-                .session_command(other, args)
+                .session_command(other, args, cwd)
                 .unwrap_or_else(|| Err(Error::UnknownCommand(other.to_owned()))),
         }
     }

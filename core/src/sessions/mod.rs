@@ -17,6 +17,7 @@ pub(crate) mod client;
 mod command;
 mod drive;
 pub mod events;
+pub mod history;
 pub mod hunks;
 pub mod output;
 pub mod pre_tool;

@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot};
 
 use super::events::SessionEvent;
+use super::history::Earlier;
 use super::hunks::Proposed;
 use super::rpc::{Connection, RpcError};
 use crate::agents::config::{AgentConfig, AgentProtocol};
@@ -98,6 +99,8 @@ pub(crate) struct State {
     pub shares_conversation: bool,
     /// What notices a stale answer after a cancel.
     pub stale: super::resync::StaleWatch,
+    /// The conversation's history.
+    pub history: super::history::Kept,
 }
 
 /// An open session with an ACP agent.
@@ -140,6 +143,8 @@ pub struct SessionSetup {
     /// The conversation to continue (a dog tag the door holds); `None` or
     /// a tag radium does not know: the session starts its own.
     pub tag: Option<String>,
+    /// The conversation of the history to continue (see `history`).
+    pub resume: Option<String>,
     /// The engine's log.
     pub log: Arc<Log>,
 }
@@ -147,7 +152,8 @@ pub struct SessionSetup {
 impl AgentSession {
     /// Starts `agent` and opens an ACP session in the workspace. Must run on
     /// the engine's runtime.
-    pub async fn open(agent: AgentConfig, setup: SessionSetup) -> Result<Arc<Self>> {
+    pub async fn open(agent: AgentConfig, mut setup: SessionSetup) -> Result<Arc<Self>> {
+        let earlier = Earlier::of_setup(&mut setup)?;
         let Some(program) = agent.command.first() else {
             return Err(Error::AgentFailed(format!(
                 "agent `{}` has no command",
@@ -227,21 +233,7 @@ impl AgentSession {
                 version.map_or_else(|| "(none)".to_owned(), |v| v.to_string())
             )));
         }
-        let mut new_params =
-            json!({"cwd": session.workspace, "mcpServers": session.mcp_servers(rad.clone())});
-        if let Some(options) = session.claude_hooks(&init, rad.as_deref()) {
-            new_params["_meta"] = json!({"claudeCode": {"options": options}});
-        }
-        lock(&session.state).stale.resume = super::resync::resume_params(&init, &new_params);
-        let new = session.call_within_start("session/new", new_params).await?;
-        let Some(acp_id) = new.get("sessionId").and_then(Value::as_str) else {
-            session.close();
-            return Err(Error::AgentFailed(format!(
-                "agent `{}` answered `session/new` without a sessionId",
-                session.agent.id
-            )));
-        };
-        let _ = session.acp_id.set(acp_id.to_owned());
+        session.start_conversation(&init, rad, earlier).await?;
         session.log.write(
             Level::Info,
             "session",
@@ -263,7 +255,11 @@ impl AgentSession {
     /// For Claude Code with `rad` known: starts the session's `PreToolUse`
     /// relay and gives the options that add the hook (see `pre_tool`). A
     /// relay that cannot start is logged: the quiet calls then pass no hook.
-    fn claude_hooks(self: &Arc<Self>, init: &Value, rad: Option<&Path>) -> Option<Value> {
+    pub(crate) fn claude_hooks(
+        self: &Arc<Self>,
+        init: &Value,
+        rad: Option<&Path>,
+    ) -> Option<Value> {
         let rad = rad.filter(|_| super::pre_tool::is_claude_code(init))?;
         match super::pre_tool::Relay::start(Arc::downgrade(self)) {
             Ok(relay) => {
@@ -283,7 +279,7 @@ impl AgentSession {
     }
 
     /// A request during start, under the agent's start time limit.
-    async fn call_within_start(&self, method: &str, params: Value) -> Result<Value> {
+    pub(crate) async fn call_within_start(&self, method: &str, params: Value) -> Result<Value> {
         let answer = self.conn.request(method, &params);
         let limit = self.agent.start_timeout;
         let outcome = match tokio::time::timeout(limit, answer).await {
@@ -364,9 +360,16 @@ impl AgentSession {
 
     /// Sends `event` to the running turn, if any.
     pub(crate) fn emit(&self, event: SessionEvent) {
-        let state = lock(&self.state);
+        let mut state = lock(&self.state);
+        if state.sink.is_none() {
+            return;
+        }
+        let stopped = state.record(&event);
         if let Some(sink) = &state.sink {
             let _ = sink.send(event);
+            if let Some(notice) = stopped {
+                let _ = sink.send(notice);
+            }
         }
     }
 

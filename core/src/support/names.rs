@@ -30,6 +30,8 @@ pub const COMMANDS: &[&str] = &[
     "session-cancel",
     "session-close",
     "session-list",
+    "history-list",
+    "history-read",
     "clipboard-send",
     "clipboard-receive",
     "read-var",

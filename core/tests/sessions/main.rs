@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 mod agent_tools;
 mod commands;
+mod history;
 mod hunks;
 mod recover;
 mod turns;
