@@ -283,7 +283,8 @@ fn run(options: &ChatOptions, workspace: &Path) -> Result<u8, String> {
                 }
             },
         };
-        session.close();
+        // Ended gently: an agent that keeps its sessions saves this one.
+        session.finish().await;
         Ok(code)
     })
 }

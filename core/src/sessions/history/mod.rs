@@ -13,6 +13,7 @@ pub mod store;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
@@ -87,6 +88,8 @@ pub(crate) struct Kept {
     pub earlier: Option<String>,
     /// Whether a `session/load` is replaying (its updates are not passed on).
     pub replaying: bool,
+    /// Whether the agent offers `session/close` (see [`AgentSession::finish`]).
+    pub can_close: bool,
 }
 
 impl State {
@@ -119,7 +122,13 @@ impl AgentSession {
         if let Some(options) = self.claude_hooks(init, rad.as_deref()) {
             params["_meta"] = json!({"claudeCode": {"options": options}});
         }
-        lock(&self.state).stale.resume = super::resync::resume_params(init, &params);
+        {
+            let mut state = lock(&self.state);
+            state.stale.resume = super::resync::resume_params(init, &params);
+            state.history.can_close = init
+                .pointer("/agentCapabilities/sessionCapabilities/close")
+                .is_some_and(|c| !c.is_null());
+        }
         let mut how = None;
         if let Some(e) = earlier.as_ref() {
             how = self.come_back(init, &params, e).await?;
@@ -243,6 +252,37 @@ impl AgentSession {
                 state.history.earlier = earlier_context(&e.turns);
             }
         }
+    }
+
+    /// Ends the session the way an agent that keeps its sessions on disk
+    /// needs, so that it can resume them later: `session/close` when it
+    /// offers it (within 5 s), then its process group is asked to end
+    /// (`SIGTERM`) and given up to 3 s, then [`close`](Self::close).
+    pub async fn finish(&self) {
+        let can_close = {
+            let state = lock(&self.state);
+            state.history.can_close && state.closed.is_none() && state.sink.is_none()
+        };
+        if can_close {
+            let answer = self.conn.request(
+                "session/close",
+                &json!({"sessionId": self.acp_session_id()}),
+            );
+            let _ = tokio::time::timeout(Duration::from_secs(5), answer).await;
+        }
+        if let Some(guard) = lock(&self.guard).as_ref() {
+            guard.terminate();
+        }
+        for _ in 0..30 {
+            let exited = lock(&self.guard)
+                .as_mut()
+                .is_none_or(|g| g.exited().is_some());
+            if exited {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        self.close();
     }
 
     /// The conversation's id in the history (`None`: not kept).

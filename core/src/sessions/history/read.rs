@@ -264,7 +264,7 @@ pub fn earlier_context(turns: &[Value]) -> Option<String> {
     }
     parts.reverse();
     Some(format!(
-        "This conversation continues an earlier one, which you cannot reload; its turns were:\n\n{}\nThe new prompt follows.",
+        "This conversation continues an earlier one, which you cannot reload; its turns were:\n\n{}\nThe new prompt follows.\n\n",
         parts.join("\n")
     ))
 }
