@@ -308,3 +308,57 @@ fn an_unknown_or_bad_conversation_id_is_a_clear_error() {
     let list = e.call("history-list", json!({}));
     assert_eq!(list["data"], json!({"conversations": [], "warnings": []}));
 }
+
+#[test]
+fn the_history_keeps_the_newest_conversations_and_caps_a_file() {
+    use radium_core::sessions::history::{
+        list, Recorder, MAX_CONVERSATIONS, MAX_CONVERSATION_FILE,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("conversations");
+    let ws = dir.path();
+    let first = Recorder::create(&folder, "a", "s", ws).unwrap().id;
+    for _ in 0..MAX_CONVERSATIONS {
+        Recorder::create(&folder, "a", "s", ws).unwrap();
+    }
+    let (all, warnings) = list(&folder);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(all.len(), MAX_CONVERSATIONS);
+    assert!(
+        all.iter().all(|c| c["id"] != first.as_str()),
+        "the oldest was dropped"
+    );
+
+    // Past the file's cap: one `dropped` record, then prompts and turn ends only.
+    let mut r = Recorder::create(&folder, "a", "s", ws).unwrap();
+    r.prompt("big").unwrap();
+    let chunk = "x".repeat(512 << 10);
+    for _ in 0..20 {
+        r.event(&json!({"type": "text", "text": chunk})).unwrap();
+        r.event(&json!({"type": "plan", "entries": []})).unwrap();
+    }
+    r.event(&json!({"type": "turn_end", "stop_reason": "end_turn", "tag": "t", "tag_before": "b"}))
+        .unwrap();
+    r.flush().unwrap();
+    let path = folder.join(format!("{}.jsonl", r.id));
+    let size = std::fs::metadata(&path).unwrap().len();
+    assert!(size <= MAX_CONVERSATION_FILE + 4096, "{size}");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(text.matches("{\"kind\":\"dropped\"").count(), 1);
+    assert!(
+        text.trim_end().ends_with("\"type\":\"turn_end\"}}"),
+        "the turn's end is kept"
+    );
+    // A record larger than 1 MiB keeps its type and size only.
+    let mut r = Recorder::create(&folder, "a", "s", ws).unwrap();
+    let huge = "y".repeat(2 << 20);
+    r.event(&json!({"type": "tool_call", "id": "c1", "raw_input": huge}))
+        .unwrap();
+    let text = std::fs::read_to_string(folder.join(format!("{}.jsonl", r.id))).unwrap();
+    assert!(
+        text.contains("\"record_dropped\""),
+        "{}",
+        &text[..200.min(text.len())]
+    );
+    assert!(text.len() < 4096);
+}
