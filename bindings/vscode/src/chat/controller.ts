@@ -25,6 +25,13 @@ export interface ChatHost {
   fail(message: string, showOutput?: boolean): void
 }
 
+/** What the view says of how a past conversation was taken up. */
+function resumedNote(how: string): string {
+  return how === 'context'
+    ? 'the agent cannot resume its own session: the earlier turns go with this prompt as context'
+    : 'the agent resumed its own session'
+}
+
 type Perm = { options: Array<{ id?: string; kind?: string }>; kind?: string }
 
 export class ChatController {
@@ -34,6 +41,8 @@ export class ChatController {
   chips: Chip[] = []
   busy = false
   lastTag: string | undefined
+  /** The past conversation the next session continues (see `reopen`). */
+  resumeId: string | undefined
   private readonly permissions = new Map<string, Perm>()
   private readonly alwaysAllowed = new Set<string>()
   private readonly reviews = new Map<number, Review>()
@@ -119,9 +128,12 @@ export class ChatController {
     this.post({ type: 'notice', message: `starting ${this.agent}…` })
     // The chat's conversation goes on (a review applied before, another
     // agent picked): the session continues it; a new chat starts one.
-    this.opening = ChatSession.open(engine, this.agent, (batch) => this.onBatch(batch), this.lastTag)
+    const resume = this.resumeId
+    this.opening = ChatSession.open(engine, this.agent, (batch) => this.onBatch(batch), resume ? undefined : this.lastTag, resume)
     try {
       this.session = await this.opening
+      this.resumeId = undefined
+      if (this.session.resumed) this.post({ type: 'notice', message: resumedNote(this.session.resumed) })
       if (this.session.tag) this.lastTag = this.session.tag
       this.host.log(`chat: session ${this.session.id} with ${this.agent}, tag ${this.session.tag ?? '(none)'}`)
       return this.session
@@ -413,10 +425,29 @@ export class ChatController {
     this.stopMeasuring()
   }
 
+  /**
+   * Reopens past conversation `id` with `agent`: the view shows its `turns`
+   * (of `history-read`) and the next prompt's session continues it.
+   */
+  reopen(id: string, agent: string, turns: Array<Record<string, unknown>>): void {
+    this.reset()
+    this.agent = agent
+    this.resumeId = id
+    for (const t of turns) {
+      this.post({ type: 'user', text: String(t.prompt ?? ''), chips: [] } as ViewMessage)
+      if (t.text) this.post({ type: 'text', text: String(t.text), chunks: 1, t: 0 } as ViewMessage)
+      if (typeof t.error === 'string') this.post({ type: 'error', message: t.error, tagBefore: t.tag_before } as ViewMessage)
+      else this.post({ type: 'turnEnd', stopReason: t.stop_reason ?? 'end_turn', tag: t.tag, tagBefore: t.tag_before } as ViewMessage)
+    }
+    this.post({ type: 'notice', message: `conversation ${id} with ${agent} (${turns.length} earlier turn(s)): your next prompt continues it` } as ViewMessage)
+    this.host.log(`chat: reopened conversation ${id} with ${agent}`)
+  }
+
   /** A new chat: the session closed, the view and the chips cleared. */
   reset(): void {
     this.closeSession()
     this.lastTag = undefined
+    this.resumeId = undefined
     for (const r of this.reviews.values()) void closeDiffs(r)
     this.reviews.clear()
     this.tools.clear()

@@ -8,6 +8,7 @@ import * as vscode from 'vscode'
 
 import { REVIEW_SCHEME } from '../review'
 import { ChatController, type ChatHost } from './controller'
+import { reopenConversation } from './history'
 import type { ViewMessage } from './events'
 
 export const VIEW_ID = 'radium.chatView'
@@ -162,6 +163,10 @@ export function registerChat(context: vscode.ExtensionContext, host: ChatHost): 
     vscode.commands.registerCommand('radium.newChat', async () => {
       chat.reset()
       await view.reveal()
+    }),
+    vscode.commands.registerCommand('radium.chatHistory', async () => {
+      await view.reveal()
+      return reopenConversation(chat, host)
     }),
     vscode.commands.registerCommand('radium.stop', () => chat.stop()),
     vscode.commands.registerCommand('radium.attachSelection', () => chat.addSelection(vscode.window.activeTextEditor)),
