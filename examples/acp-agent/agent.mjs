@@ -51,7 +51,8 @@
 //   anything else           echoes it, and names the context it was given
 //
 // `--load` offers `loadSession` (session/load replays the stored prompts as
-// updates), `--resume` offers `sessionCapabilities.resume` (no replay); with
+// updates), `--resume` offers `sessionCapabilities.resume` (no replay) and
+// `close` (session/close leaves a file `<id>.closed` in the state folder); with
 // either, sessions are kept in files (in $EXAMPLE_AGENT_STATE, else the temp
 // folder), so another process of the agent can take one up again.
 // `--hang-initialize` never answers `initialize`. `--claude-hooks` says it is
@@ -322,7 +323,7 @@ lines.on('line', (line) => {
       terminalOutput = params?.clientCapabilities?._meta?.terminal_output === true
       if (!hangInitialize) {
         const meta = claudeHooks ? { _meta: { claudeCode: {} } } : {}
-        const lasting = { ...(canLoad ? { loadSession: true } : {}), ...(canResume ? { sessionCapabilities: { resume: {} } } : {}) }
+        const lasting = { ...(canLoad ? { loadSession: true } : {}), ...(canResume ? { sessionCapabilities: { resume: {}, close: {} } } : {}) }
         send({ id, result: { protocolVersion: 1, agentCapabilities: { promptCapabilities: { embeddedContext: true }, ...lasting, ...meta }, authMethods: [], agentInfo: { name: 'example-acp-agent', version: '1.0.0' } } })
       }
       break
@@ -336,6 +337,10 @@ lines.on('line', (line) => {
     }
     case 'session/load': if (canLoad) { takeUp(id, params, true); break } else { send({ id, error: { code: -32601, message: 'method not found: session/load' } }); break }
     case 'session/resume': if (canResume) { takeUp(id, params, false); break } else { send({ id, error: { code: -32601, message: 'method not found: session/resume' } }); break }
+    case 'session/close':
+      if (canResume) writeFileSync(join(stateDir, `${params.sessionId}.closed`), 'closed\n')
+      send({ id, result: {} })
+      break
     case 'session/prompt': prompt(id, params).catch((e) => send({ id, error: { code: -32603, message: e.message } })); break
     case 'session/cancel': cancelled = true; break
     default:

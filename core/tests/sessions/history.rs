@@ -140,6 +140,25 @@ fn an_agent_that_resumes_takes_up_its_own_session() {
         "I remember: the first thing; earlier turns given as context: 0"
     );
     assert!(of_type(&events, "notice").is_empty(), "{events:?}");
+    // Closed gently: the agent was told `session/close` (it saves its
+    // sessions then), and its process ended.
+    let r = e.call("session-close", json!({"session": s2}));
+    assert_eq!(r["ok"], true, "{r}");
+    let acp = again["conversation"].clone();
+    let read = e.call("history-read", json!({"id": acp}));
+    let acp_session = read["data"]["conversation"]["acp_session"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let marker = state.path().join(format!("{acp_session}.closed"));
+    let started = std::time::Instant::now();
+    while !marker.exists() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "session/close never reached the agent"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
     // The same conversation, now of two turns; still one in the list.
     let list = e.call("history-list", json!({}));
     assert_eq!(list["data"]["conversations"].as_array().unwrap().len(), 1);

@@ -254,6 +254,12 @@ impl AgentSession {
         }
     }
 
+    /// Whether the agent offers `session/close` (it keeps its sessions: end
+    /// it with [`finish`](Self::finish)).
+    pub fn keeps_sessions(&self) -> bool {
+        lock(&self.state).history.can_close
+    }
+
     /// Ends the session the way an agent that keeps its sessions on disk
     /// needs, so that it can resume them later: `session/close` when it
     /// offers it (within 5 s), then its process group is asked to end
