@@ -69,10 +69,10 @@ function M.opened(chat, session)
     return
   end
   local how = session.resumed == "context"
-      and "the agent cannot resume its own session: the earlier turns go with your next prompt as context"
-      or "the agent resumed its own session"
+      and "it gets the earlier turns with your next prompt"
+      or "it resumed its own session"
   chat.resumed = session.resumed
-  project.notify(string.format("conversation %s reopened with `%s`: %s", session.conversation or "?", chat.agent, how))
+  project.notify(string.format("reopened with `%s`: %s", chat.agent, how))
 end
 
 -- Reads conversation `c` and reopens it in a chat.

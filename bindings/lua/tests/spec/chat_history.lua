@@ -74,7 +74,7 @@ test(":RadiumChat history reopens a past conversation with its transcript, once,
   eq(chat.resumed, "context", "the example agent cannot resume its own session")
   pt.wait(function() return notes.find("reopened with `example`") ~= nil end, 5000)
   notes.stop()
-  check(notes.find("go with your next prompt as context") ~= nil, notes.text())
+  check(notes.find("it gets the earlier turns with your next prompt") ~= nil, notes.text())
   local lines = vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false)
   eq(count(lines, "hello from before"), 1, "the earlier prompt once")
   eq(count(lines, "You said: hello from before"), 1, "the earlier answer once")
