@@ -25,13 +25,6 @@ export interface ChatHost {
   fail(message: string, showOutput?: boolean): void
 }
 
-/** What the view says of how a past conversation was taken up. */
-function resumedNote(how: string): string {
-  return how === 'context'
-    ? 'the agent cannot resume its own session: the earlier turns go with this prompt as context'
-    : 'the agent resumed its own session'
-}
-
 type Perm = { options: Array<{ id?: string; kind?: string }>; kind?: string }
 
 export class ChatController {
@@ -133,7 +126,8 @@ export class ChatController {
     try {
       this.session = await this.opening
       this.resumeId = undefined
-      if (this.session.resumed) this.post({ type: 'notice', message: resumedNote(this.session.resumed) })
+      // (An agent that cannot resume: the turn's own notice says so.)
+      if (this.session.resumed && this.session.resumed !== 'context') this.post({ type: 'notice', message: 'the agent resumed its own session' })
       if (this.session.tag) this.lastTag = this.session.tag
       this.host.log(`chat: session ${this.session.id} with ${this.agent}, tag ${this.session.tag ?? '(none)'}`)
       return this.session

@@ -165,8 +165,11 @@ export function registerChat(context: vscode.ExtensionContext, host: ChatHost): 
       await view.reveal()
     }),
     vscode.commands.registerCommand('radium.chatHistory', async () => {
-      await view.reveal()
-      return reopenConversation(chat, host)
+      // The view is revealed after the pick: revealed before, it takes the
+      // focus and the quick pick closes.
+      const id = await reopenConversation(chat, host)
+      if (id) await view.reveal()
+      return id
     }),
     vscode.commands.registerCommand('radium.stop', () => chat.stop()),
     vscode.commands.registerCommand('radium.attachSelection', () => chat.addSelection(vscode.window.activeTextEditor)),
