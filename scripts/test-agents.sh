@@ -39,6 +39,11 @@
 #     by the session; the scripted model calls its tool
 #     (mcp__usertools__write_marker) and the marker file appears with the
 #     prefix (the argument) in the file the variable names.
+#   - claude-resume: one `rad chat --prompt` turn with Claude Code, then
+#     `rad chat claude-resume --continue --prompt ...` in a new process: the
+#     adapter resumes its own session (session/resume), the model server
+#     receives the earlier turn in the second turn's messages, and the
+#     transcript shows the earlier turn once, then the new answer.
 # scripts/ensure-agents.sh installs them (pinned) into a cache folder when
 # they are missing. For each agent, in a fresh workspace holding notes.txt
 # ("hello\n"), with a fresh RADIUM_HOME and a fresh HOME for the agent, one
@@ -66,7 +71,7 @@ cd "$(dirname "$0")/.."
 die() { echo "test-agents: $*" >&2; exit 1; }
 say() { echo "test-agents: $*" >&2; }
 
-ALL=(claude gemini claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp)
+ALL=(claude gemini claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume)
 agents=("$@")
 [ ${#agents[@]} -gt 0 ] || agents=("${ALL[@]}")
 for a in "${agents[@]}"; do
@@ -877,10 +882,81 @@ TOML
   failed_agents+=("$agent")
 }
 
+# run_resume: a turn, then the project's latest conversation continued in a
+# new rad chat: Claude Code resumes its session, so the model server gets
+# the earlier prompt with the new one (its `chat: recall` answer names it,
+# and its message log holds it), and the earlier turn is printed once.
+run_resume() {
+  local agent=claude-resume
+  local dir=$TMP/$agent
+  local ws=$dir/workspace
+  mkdir -p "$ws"
+  local failures=()
+  fail() { failures+=("$*"); }
+  export MODEL_LOG_MESSAGES=$dir/messages.jsonl
+  start_server "$dir" "$ws/unused.txt" ""
+  unset MODEL_LOG_MESSAGES
+  write_config "$agent" "$dir"
+  rad_homes+=("$dir/radium-home")
+  : >"$dir/agent.err"
+  say "$agent: two rad chat runs, the second --continue (model server on port $PORT)"
+  chat_run() {
+    local out=$1
+    shift
+    local rc=0
+    (cd "$ws" && RADIUM_HOME=$dir/radium-home RADIUM_DAEMON_IDLE=60 \
+      timeout -k 5 120 env "${unset_env[@]}" "$RAD" chat "$agent" "$@" \
+      >"$dir/$out.out" 2>"$dir/$out.err" {SERVER_FD}>&-) || rc=$?
+    [ "$rc" = 0 ] || fail "rad chat $* exited with code $rc"
+  }
+  chat_run first --prompt "chat: apple tree"
+  grep -qF "pong: apple tree" "$dir/first.out" || fail "the first turn's answer is not shown"
+  chat_run list --list
+  grep -qF "claude-resume  1 turn(s)" "$dir/list.out" || fail "rad chat --list does not list the first conversation"
+  chat_run second --continue --prompt "chat: recall"
+  grep -qF "the agent resumed its own session" "$dir/second.err" \
+    || fail "the adapter did not resume its session (session/resume)"
+  [ "$(grep -cF "pong: apple tree" "$dir/second.out")" = 1 ] \
+    || fail "the earlier turn is not shown exactly once in the transcript"
+  [ "$(grep -cxF "> chat: apple tree" "$dir/second.out")" = 1 ] \
+    || fail "the earlier prompt is not shown exactly once in the transcript"
+  grep -qF "recall: apple tree" "$dir/second.out" \
+    || fail "the model was not sent the earlier turn (its answer does not recall it)"
+  # The main loop's request of the second turn carries the first prompt.
+  jq -e -s 'map(select(.tools > 0 and (.messages[-1].text | contains("chat: recall"))))
+    | length > 0 and all(.messages | map(.text) | join("\n") | contains("chat: apple tree"))' \
+    "$dir/messages.jsonl" >/dev/null \
+    || fail "the model server's log has no request for the second turn holding the first prompt"
+  RADIUM_HOME=$dir/radium-home timeout 10 "$RAD" shutdown >/dev/null 2>&1 || true
+  stop_server
+  if [ ${#failures[@]} -eq 0 ]; then
+    say "$agent: passed"
+    return 0
+  fi
+  {
+    echo
+    echo "=== $agent: FAILED"
+    local f
+    for f in "${failures[@]}"; do echo "  - $f"; done
+    local out
+    for out in first list second; do
+      show "rad chat ($out) stdout" "$dir/$out.out"
+      show "rad chat ($out) stderr" "$dir/$out.err"
+    done
+    show "model server log" "$dir/server.log"
+    show "messages the model server received" "$dir/messages.jsonl"
+    tail -n 80 "$dir/agent.err" >"$dir/agent.err.tail"
+    show "agent stderr (last 80 lines)" "$dir/agent.err.tail"
+    echo "=== end of $agent"
+  } >&2
+  failed_agents+=("$agent")
+}
+
 for agent in "${agents[@]}"; do
   case "$agent" in
     claude-modes) run_modes ;;
     claude-usermcp) run_usermcp ;;
+    claude-resume) run_resume ;;
     claude-bash) run_bash ;;
     claude-hunks | gemini-hunks) run_hunks "$agent" ;;
     claude-hooks) run_hooks ;;

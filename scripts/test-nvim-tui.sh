@@ -2,7 +2,9 @@
 # A whole chat turn in a real, interactive Neovim (its TUI in a tmux pane),
 # typed as a user types and checked on the screen: :RadiumChat, a message
 # sent with :w, the permission asked through vim.ui.select (answered 1),
-# the agent's write landing in the open buffer, the tool call folded.
+# the agent's write landing in the open buffer, the tool call folded; then,
+# in a new Neovim, :RadiumChat history reopens that conversation (picked
+# through vim.ui.select) with its transcript, and the next prompt continues it.
 #   bash scripts/test-nvim-tui.sh [path/to/nvim]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -93,4 +95,26 @@ if tmux -S "$sock" has-session -t "$session" 2>/dev/null; then
   echo "FAIL: :qa did not quit" >&2; screen >&2; exit 1
 fi
 ok ":qa quits with an unsent message in the chat"
+
+tmux -S "$sock" new-session -d -s "$session" -x 160 -y 40 \
+  "RADIUM_HOME=$tmp/home $nvim -u $tmp/init.lua ../notes.txt"
+wait_for "written from tmux"
+keys ":RadiumChat history" Enter
+wait_for "radium: reopen the conversation"
+wait_for "example · 1 turn(s)"
+ok ":RadiumChat history lists the past conversation after a restart"
+keys "1" Enter
+wait_for "# radium chat with example"
+wait_for "I wrote"
+[ "$(screen | grep -c "write notes.txt written from tmux")" = 1 ] \
+  || { echo "FAIL: the earlier prompt is not shown once" >&2; screen >&2; exit 1; }
+ok "the conversation reopened with its transcript, each turn once"
+keys "G" "o" "remember" Escape
+keys ":w" Enter
+wait_for "earlier turns given as context: 1"
+ok "the next prompt continues it (the agent got the earlier turn)"
+if screen | grep -qE "W1[12]|E[0-9]+:|stack traceback"; then
+  echo "FAIL: a warning or an error on the screen" >&2; screen >&2; exit 1
+fi
+keys ":qa!" Enter
 echo "$pass passed"

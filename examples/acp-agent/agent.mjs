@@ -55,6 +55,8 @@
 //                           config_option_update), as an agent leaving plan
 //                           mode does
 //   mcpservers              says the mcpServers session/new gave it, as JSON
+//   remember                says the prompts it remembers of this session, and
+//                           how many earlier turns a client sent as context
 //   anything else           echoes it, and names the context it was given
 //                           (and each image: its mime type and decoded size)
 //
@@ -62,6 +64,11 @@
 // thought_level); session/set_config_option and session/set_mode change
 // them (a value it does not offer is an error). `--modes-only` answers only
 // the legacy modes; `--no-modes` neither.
+// `--load` offers `loadSession` (session/load replays the stored prompts as
+// updates), `--resume` offers `sessionCapabilities.resume` (no replay) and
+// `close` (session/close leaves a file `<id>.closed` in the state folder); with
+// either, sessions are kept in files (in $EXAMPLE_AGENT_STATE, else the temp
+// folder), so another process of the agent can take one up again.
 // `--hang-initialize` never answers `initialize`. `--claude-hooks` says it is
 // Claude Code's adapter (`agentCapabilities._meta.claudeCode`), so a client
 // hands it PreToolUse hooks. `--mcp-http` says it takes http MCP servers
@@ -71,7 +78,9 @@
 // `authenticate` wrote the file named by EXAMPLE_AGENT_AUTH_FILE.
 import { spawnSync } from 'node:child_process'
 import { createInterface } from 'node:readline'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { claudeShell, geminiShell, oddShell } from './shell.mjs'
 
 const hangInitialize = process.argv.includes('--hang-initialize')
@@ -105,6 +114,36 @@ const noImage = process.argv.includes('--no-image')
 const authRequired = process.argv.includes('--auth-required')
 const authFile = process.env.EXAMPLE_AGENT_AUTH_FILE ?? ''
 const mcpServersOf = new Map()
+const canLoad = process.argv.includes('--load')
+const canResume = process.argv.includes('--resume')
+const stateDir = process.env.EXAMPLE_AGENT_STATE || join(tmpdir(), 'radium-example-agent')
+const memory = new Map()
+function remember (sessionId, text) {
+  const prompts = memory.get(sessionId) ?? []
+  prompts.push(text)
+  memory.set(sessionId, prompts)
+  if (canLoad || canResume) {
+    mkdirSync(stateDir, { recursive: true })
+    writeFileSync(join(stateDir, `${sessionId}.json`), JSON.stringify({ cwd: sessions.get(sessionId), prompts }))
+  }
+}
+function takeUp (id, params, replay) {
+  let stored
+  try { stored = JSON.parse(readFileSync(join(stateDir, `${params.sessionId}.json`), 'utf8')) } catch {
+    send({ id, error: { code: -32002, message: `session not found: ${params.sessionId}` } })
+    return
+  }
+  sessions.set(params.sessionId, params.cwd)
+  memory.set(params.sessionId, stored.prompts)
+  current.set(params.sessionId, { mode: 'default', model: 'small', effort: 'medium' })
+  if (replay) {
+    for (const text of stored.prompts) {
+      update(params.sessionId, { sessionUpdate: 'user_message_chunk', content: { type: 'text', text } })
+      say(params.sessionId, `(replayed answer to ${text})`)
+    }
+  }
+  send({ id, result: { ...controls(params.sessionId) } })
+}
 const preToolUse = new Map()
 let nextId = 1
 const waiting = new Map()
@@ -188,8 +227,11 @@ async function quiet (sessionId, cwd, tool, input) {
 
 async function prompt (id, { sessionId, prompt }) {
   cancelled = false
-  const text = prompt.filter((b) => b.type === 'text').map((b) => b.text).join('\n').trim()
+  const texts = prompt.filter((b) => b.type === 'text').map((b) => b.text)
+  const earlier = texts.length > 1 && texts[0].startsWith('This conversation continues an earlier one') ? texts.shift() : null
+  const text = texts.join('\n').trim()
   const [verb, arg, ...rest] = text.split(/\s+/)
+  remember(sessionId, text)
   const cwd = sessions.get(sessionId)
   const abs = (p) => (p.startsWith('/') ? p : `${cwd}/${p}`)
   switch (verb) {
@@ -301,6 +343,12 @@ async function prompt (id, { sessionId, prompt }) {
       say(sessionId, `Now in ${arg} mode.`)
       break
     case 'hang': say(sessionId, 'Waiting forever.'); return
+    case 'remember': {
+      const before = (memory.get(sessionId) ?? []).slice(0, -1)
+      const given = earlier ? (earlier.match(/^User: /gm) ?? []).length : 0
+      say(sessionId, `I remember: ${before.join(' | ') || 'nothing'}; earlier turns given as context: ${given}`)
+      break
+    }
     case 'big': say(sessionId, 'x'.repeat(10 << 20)); break
     case 'stream': {
       const chunk = 'y'.repeat(Number(rest[0]) || 4096)
@@ -343,7 +391,8 @@ lines.on('line', (line) => {
           ? [{ id: 'example-login', name: 'Log in with Example', description: 'Opens the browser' },
               { id: 'example-terminal', name: 'Log in in a terminal', type: 'terminal', args: ['--login'] }]
           : []
-        send({ id, result: { protocolVersion: 1, agentCapabilities: { promptCapabilities: { embeddedContext: true, image: !noImage }, mcpCapabilities: { http: mcpHttp, sse: false }, ...meta }, authMethods, agentInfo: { name: 'example-acp-agent', version: '1.0.0' } } })
+        const lasting = { ...(canLoad ? { loadSession: true } : {}), ...(canResume ? { sessionCapabilities: { resume: {}, close: {} } } : {}) }
+        send({ id, result: { protocolVersion: 1, agentCapabilities: { promptCapabilities: { embeddedContext: true, image: !noImage }, mcpCapabilities: { http: mcpHttp, sse: false }, ...lasting, ...meta }, authMethods, agentInfo: { name: 'example-acp-agent', version: '1.0.0' } } })
       }
       break
     case 'authenticate':
@@ -357,7 +406,7 @@ lines.on('line', (line) => {
         send({ id, error: { code: -32000, message: 'Authentication required' } })
         break
       }
-      const sessionId = `example-${sessions.size + 1}`
+      const sessionId = canLoad || canResume ? `example-${process.pid}-${Date.now()}-${sessions.size + 1}` : `example-${sessions.size + 1}`
       mcpServersOf.set(sessionId, params.mcpServers)
       sessions.set(sessionId, params.cwd)
       const matchers = params._meta?.claudeCode?.options?.settings?.hooks?.PreToolUse ?? []
@@ -375,6 +424,12 @@ lines.on('line', (line) => {
     case 'session/set_mode':
       if (noModes) send({ id, error: { code: -32601, message: 'method not found: session/set_mode' } })
       else setControl(id, params.sessionId, 'mode', params.modeId, MODES)
+      break
+    case 'session/load': if (canLoad) { takeUp(id, params, true); break } else { send({ id, error: { code: -32601, message: 'method not found: session/load' } }); break }
+    case 'session/resume': if (canResume) { takeUp(id, params, false); break } else { send({ id, error: { code: -32601, message: 'method not found: session/resume' } }); break }
+    case 'session/close':
+      if (canResume) writeFileSync(join(stateDir, `${params.sessionId}.closed`), 'closed\n')
+      send({ id, result: {} })
       break
     case 'session/prompt': prompt(id, params).catch((e) => send({ id, error: { code: -32603, message: e.message } })); break
     case 'session/cancel': cancelled = true; break

@@ -25,6 +25,10 @@
 //                                   mcp__<server>__<tool> with {text: CONTENT}
 //   --mcp-server NAME MODEL_MCP_SERVER  its server (default "usertools")
 //   --mcp-tool NAME  MODEL_MCP_TOOL the tool (default "write_marker")
+//   --log-messages PATH  MODEL_LOG_MESSAGES  appends, for each Anthropic
+//                                   request, one JSON line: the messages it
+//                                   carries ({role, text}), so a test can
+//                                   check what the agent sent the model
 //
 // It prints `PORT <n>` as the first line on stdout once it listens, then runs
 // until it is killed or, when its stdin is a pipe or a socket, until its
@@ -44,7 +48,9 @@
 //     error in the text.
 // A prompt starting with `chat:` (Claude Code only) is a chat turn, not an
 // edit: `chat: slow` streams `thinking` and then nothing for 60 s (a turn to
-// cancel), any other `chat: <words>` is answered `pong: <words>`, end of turn.
+// cancel), `chat: recall` is answered `recall: ` and the words of the earlier
+// `chat:` prompts the conversation carries (`|` between them; `nothing`), any
+// other `chat: <words>` is answered `pong: <words>`, end of turn.
 // Side calls get short, valid answers: Claude Code's requests without the
 // file tools (titles, summaries, checks) get plain text; Gemini CLI's
 // `:generateContent` calls (its model router, its next-speaker check) ask for
@@ -71,6 +77,7 @@ const FILE2 = option("file2", "MODEL_FILE2", "");
 const CONTENT2 = option("content2", "MODEL_CONTENT2", "");
 const MCP_SERVER = option("mcp-server", "MODEL_MCP_SERVER", "usertools");
 const MCP_TOOL = option("mcp-tool", "MODEL_MCP_TOOL", "write_marker");
+const LOG_MESSAGES = option("log-messages", "MODEL_LOG_MESSAGES", "");
 if (!FILE || !FILE.startsWith("/")) {
   process.stderr.write("model-server: --file (or MODEL_FILE) must be an absolute path\n");
   process.exit(2);
@@ -129,6 +136,11 @@ function anthropicScript(body) {
   const chat = chatPrompt(body);
   if (chat !== null) {
     if (chat === "slow") return { step: "slow", stop_reason: "end_turn", slow: true, blocks: [{ type: "text", text: "thinking" }] };
+    if (chat === "recall") {
+      const earlier = (body.messages ?? []).slice(0, -1).filter((m) => m?.role === "user")
+        .flatMap((m) => [...textOf(m.content).matchAll(/(?:^|\n)chat: ([^\n]*)/g)].map((x) => x[1].trim()));
+      return { step: "chat", stop_reason: "end_turn", blocks: [{ type: "text", text: `recall: ${earlier.join(" | ") || "nothing"}` }] };
+    }
     return { step: "chat", stop_reason: "end_turn", blocks: [{ type: "text", text: `pong: ${chat}` }] };
   }
   if (VIA === "mcp") return anthropicMcpScript(body);
@@ -507,6 +519,10 @@ const server = http.createServer(async (req, res) => {
       // The model each request asks for (test-agents.sh claude-modes reads it).
       log(`#${n} model ${body.model ?? "(none)"}`);
       const asked = `${body.messages?.length ?? 0} messages, ${body.tools?.length ?? 0} tools, stream ${!!body.stream}`;
+      if (LOG_MESSAGES) {
+        const messages = (body.messages ?? []).map((m) => ({ role: m?.role, text: textOf(m?.content) }));
+        fs.appendFileSync(LOG_MESSAGES, JSON.stringify({ request: n, tools: body.tools?.length ?? 0, messages }) + "\n");
+      }
       answer = `anthropic (${asked}) -> ${anthropicMessages(body, res)}`;
     } else if (req.method === "POST" && path === "/v1/messages/count_tokens") {
       sendJson(res, 200, { input_tokens: 10 });

@@ -62,8 +62,18 @@ pub(crate) enum Command {
     /// files back to how they were before prompt N (after listing them);
     /// `/mode [M]` and `/model [M]` list or switch the agent's mode and model.
     Chat {
-        /// The agent id (an agent with `protocol = "acp"`).
-        agent: String,
+        /// The agent id (an agent with `protocol = "acp"`); not needed with `--list`.
+        agent: Option<String>,
+        /// List the project's past conversations (newest first) and exit.
+        #[arg(long, conflicts_with_all = ["resume", "continue_latest", "prompt", "yes"])]
+        list: bool,
+        /// Continue a past conversation (its id from `--list`; without one,
+        /// pick it from a numbered list). Its earlier turns are printed once.
+        #[arg(long, num_args = 0..=1, default_missing_value = "", value_name = "ID")]
+        resume: Option<String>,
+        /// Continue the project's latest conversation with the agent.
+        #[arg(long = "continue", conflicts_with = "resume")]
+        continue_latest: bool,
         /// One prompt: print the answer as it streams and exit when the turn ends.
         #[arg(long, short)]
         prompt: Option<String>,

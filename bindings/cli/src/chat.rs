@@ -10,7 +10,8 @@
 //! `--model`). Read from a pipe, stdin's lines are the
 //! prompts and the answers alike. With `--prompt TEXT`: one
 //! turn, printed as it streams, exit 0 when it ends (Ctrl-C cancels the turn,
-//! ends the agent and exits 130). `--json` prints one JSON event a line;
+//! ends the agent and exits 130). `--resume [ID]` and `--continue` continue
+//! a conversation of the history (see `chat_history`). `--json` prints one JSON event a line;
 //! `--yes` allows every permission request, which a run that cannot ask
 //! (`--prompt`) otherwise rejects, saying so.
 
@@ -40,6 +41,8 @@ pub struct ChatOptions {
     /// Image files (absolute) for the first prompt; `/image PATH` adds one
     /// to the next prompt.
     pub images: Vec<String>,
+    /// The conversation of the history to continue.
+    pub resume: Option<crate::chat_history::Continue>,
 }
 
 /// How a turn ended for the terminal.
@@ -189,7 +192,18 @@ pub fn chat(options: &ChatOptions, workspace: &Path) -> u8 {
     }
 }
 
-fn run(options: &ChatOptions, workspace: &Path) -> Result<u8, String> {
+/// `rad chat --list`: the project's conversations; answers the exit code.
+pub fn list(workspace: &Path, as_json: bool) -> u8 {
+    let listed = start(workspace)
+        .and_then(|(engine, local)| local.block_on(crate::chat_history::list(&engine, as_json)));
+    listed.unwrap_or_else(|message| {
+        let _ = writeln!(std::io::stderr(), "rad chat: {message}");
+        1
+    })
+}
+
+/// The engine of `rad chat` and the runtime its loop runs on.
+fn start(workspace: &Path) -> Result<(Engine, tokio::runtime::Runtime), String> {
     let engine = Engine::new(EngineConfig {
         workspace: Some(workspace.to_owned()),
         // The agent gets this very `rad` as radium's MCP server.
@@ -201,10 +215,32 @@ fn run(options: &ChatOptions, workspace: &Path) -> Result<u8, String> {
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start: {e}"))?;
+    Ok((engine, local))
+}
+
+fn run(options: &ChatOptions, workspace: &Path) -> Result<u8, String> {
+    let (engine, local) = start(workspace)?;
     let interactive = options.prompt.is_none() && std::io::stdin().is_terminal();
     local.block_on(async {
+        let (lines_tx, mut lines) = mpsc::unbounded_channel::<String>();
+        let picks = matches!(options.resume, Some(crate::chat_history::Continue::Pick));
+        if options.prompt.is_none() || picks {
+            std::thread::spawn(move || {
+                for line in std::io::stdin().lock().lines().map_while(Result::ok) {
+                    if lines_tx.send(line).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        let conversation = match &options.resume {
+            Some(which) => {
+                Some(crate::chat_history::choose(&engine, which, &options.agent, &mut lines).await?)
+            }
+            None => None,
+        };
         let entry = engine
-            .open_session(&options.agent, None, None)
+            .resume_session(&options.agent, None, None, conversation.clone())
             .await
             .map_err(|e| e.to_string())?;
         let session = entry.session;
@@ -222,17 +258,12 @@ fn run(options: &ChatOptions, workspace: &Path) -> Result<u8, String> {
                 crate::chat_options::header(&session)
             );
         }
-        let (lines_tx, mut lines) = mpsc::unbounded_channel::<String>();
-        if options.prompt.is_none() {
-            std::thread::spawn(move || {
-                for line in std::io::stdin().lock().lines().map_while(Result::ok) {
-                    if lines_tx.send(line).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        let mut prompts = Vec::new();
+        let mut prompts = match &conversation {
+            Some(id) => {
+                crate::chat_history::show(&engine, id, session.resumed(), options.json).await
+            }
+            None => Vec::new(),
+        };
         let mut images = options.images.clone();
         let code = match &options.prompt {
             Some(prompt) => {
@@ -287,7 +318,8 @@ fn run(options: &ChatOptions, workspace: &Path) -> Result<u8, String> {
                 }
             },
         };
-        session.close();
+        // Ended gently: an agent that keeps its sessions saves this one.
+        session.finish().await;
         Ok(code)
     })
 }

@@ -12,6 +12,7 @@ use std::process::ExitCode;
 mod agents;
 mod args;
 mod chat;
+mod chat_history;
 mod chat_hunks;
 mod chat_options;
 mod chat_restore;
@@ -250,6 +251,9 @@ fn main() -> ExitCode {
     }
     if let Command::Chat {
         agent,
+        list,
+        resume,
+        continue_latest,
         prompt,
         json,
         yes,
@@ -258,8 +262,21 @@ fn main() -> ExitCode {
         images,
     } = &cli.command
     {
+        if *list {
+            return ExitCode::from(chat::list(&workspace, *json));
+        }
+        let Some(agent) = agent.clone() else {
+            eprintln!("rad chat: name the agent (`rad chat AGENT`; `rad agents` lists them), or pass --list");
+            return ExitCode::from(2);
+        };
+        let resume = match (resume.as_deref(), continue_latest) {
+            (Some(""), _) => Some(chat_history::Continue::Pick),
+            (Some(id), _) => Some(chat_history::Continue::Id(id.to_owned())),
+            (None, true) => Some(chat_history::Continue::Latest),
+            (None, false) => None,
+        };
         let options = chat::ChatOptions {
-            agent: agent.clone(),
+            agent,
             prompt: prompt.clone(),
             json: *json,
             yes: *yes,
@@ -270,6 +287,7 @@ fn main() -> ExitCode {
                 .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
                 .map(|p| p.to_string_lossy().into_owned())
                 .collect(),
+            resume,
         };
         return ExitCode::from(chat::chat(&options, &workspace));
     }

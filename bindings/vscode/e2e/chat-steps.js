@@ -6,7 +6,8 @@
 // tool call reviewed per hunk from its permission prompt, an agent's write
 // merged into an editor's unsaved line (and Undo of it), Stop on a
 // slow turn, a two-file turn restored to before its prompt (the modal
-// listing the files), and the benchmark (time from an event reaching the extension
+// listing the files), the chat's conversation reopened from the history
+// (Reopen a Past Conversation…, a quick pick) and continued, and the benchmark (time from an event reaching the extension
 // host to its text on screen; the host's event-loop delay while an answer
 // streams at a high rate).
 
@@ -321,6 +322,21 @@ module.exports = function chatSteps(step, h) {
     await dialog.locator('.dialog-buttons a, .dialog-buttons button', { hasText: 'Restore' }).first().click()
     await until('ra.txt as before the prompt', () => disk('src/ra.txt') === 'ra before\n')
     await until('rb.txt gone (it was created in the turn)', () => !fs.existsSync(path.join(p.ws, 'src/rb.txt')))
+    await clearNotifications()
+  })
+
+  step('10c. chat: Reopen a Past Conversation… lists the project\'s conversations in a quick pick; the one picked is shown once and the next prompt continues it', async () => {
+    await runCommand('Radium: Reopen a Past Conversation')
+    const rows = page().locator('.quick-input-widget .monaco-list-row')
+    await rows.filter({ hasText: 'scripted · ' }).first().waitFor()
+    await screenshot('chat-history-list')
+    await page().keyboard.press('Enter')
+    await chat().locator('.notice', { hasText: 'your next prompt continues it' }).waitFor()
+    assert.equal(await chat().locator('.msg.user', { hasText: 'twowrite src/ra.txt' }).count(), 1, 'the earlier prompt is shown once')
+    await send('remember')
+    await chat().locator('.notice', { hasText: 'cannot resume its own session' }).first().waitFor()
+    await answers().filter({ hasText: 'earlier turns given as context:' }).first().waitFor()
+    await screenshot('chat-history-resumed')
     await clearNotifications()
   })
 

@@ -31,6 +31,7 @@ test('the manifest contributes the command and points at the compiled code', () 
     { command: 'radium.showLog', title: 'Show Engine Log', category: 'Radium' },
     { command: 'radium.chat', title: 'Open Chat', category: 'Radium', icon: '$(comment-discussion)' },
     { command: 'radium.newChat', title: 'New Chat', category: 'Radium', icon: '$(add)' },
+    { command: 'radium.chatHistory', title: 'Reopen a Past Conversation…', category: 'Radium', icon: '$(history)' },
     { command: 'radium.stop', title: 'Stop the Turn', category: 'Radium' },
     { command: 'radium.attachSelection', title: 'Attach Selection to Chat', category: 'Radium' },
     { command: 'radium.attachFile', title: 'Attach Current File to Chat', category: 'Radium' },
@@ -151,7 +152,7 @@ test('Radium: Show Version reports the version and ABI in a message and the Radi
     const api = extension.activate(context)
     assert.deepEqual(Object.keys(calls.commands), [
       'radium.showVersion', 'radium.sendSelection', 'radium.applyCode', 'radium.listAgents', 'radium.showLog',
-      'radium.chat', 'radium.newChat', 'radium.stop', 'radium.attachSelection', 'radium.attachFile',
+      'radium.chat', 'radium.newChat', 'radium.chatHistory', 'radium.stop', 'radium.attachSelection', 'radium.attachFile',
       'radium.attachFiles', 'radium.trust', 'radium.undo', 'radium.redo',
       'radium.clipboard.copySelection', 'radium.clipboard.applyAnswer', 'radium.code.references', 'radium.code.rename',
     ])

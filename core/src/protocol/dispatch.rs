@@ -281,7 +281,7 @@ impl Engine {
                 Ok(json!({"servers": servers}))
             }
             other => self
-                .session_command(other, args)
+                .session_command(other, args, cwd)
                 .unwrap_or_else(|| Err(Error::UnknownCommand(other.to_owned()))),
         }
     }

@@ -172,7 +172,7 @@ impl Engine {
         workspace: Option<&Path>,
         tag: Option<String>,
     ) -> impl Future<Output = Result<Entry>> + Send + 'static {
-        self.open_session_signed(agent_id, workspace, tag, None)
+        self.open_session_with(agent_id, workspace, tag, None, None)
     }
 
     /// [`open_session`](Self::open_session), signing in first with the
@@ -183,6 +183,32 @@ impl Engine {
         agent_id: &str,
         workspace: Option<&Path>,
         tag: Option<String>,
+        sign_in: Option<String>,
+    ) -> impl Future<Output = Result<Entry>> + Send + 'static {
+        self.open_session_with(agent_id, workspace, tag, None, sign_in)
+    }
+
+    /// [`open_session`](Self::open_session) continuing conversation
+    /// `resume` of the history (see [`crate::sessions::history`]); an
+    /// unknown id fails before the agent starts.
+    pub fn resume_session(
+        &self,
+        agent_id: &str,
+        workspace: Option<&Path>,
+        tag: Option<String>,
+        resume: Option<String>,
+    ) -> impl Future<Output = Result<Entry>> + Send + 'static {
+        self.open_session_with(agent_id, workspace, tag, resume, None)
+    }
+
+    /// [`open_session`](Self::open_session) with both: the conversation of
+    /// the history to continue (`resume`) and the sign-in method (`sign_in`).
+    fn open_session_with(
+        &self,
+        agent_id: &str,
+        workspace: Option<&Path>,
+        tag: Option<String>,
+        resume: Option<String>,
         sign_in: Option<String>,
     ) -> impl Future<Output = Result<Entry>> + Send + 'static {
         let ws: Option<PathBuf> = workspace
@@ -228,6 +254,7 @@ impl Engine {
                 registry: registry.clone(),
                 rad_program,
                 tag,
+                resume,
                 log,
                 mcp,
                 sign_in,
@@ -257,12 +284,13 @@ impl Engine {
                     Ok((
                         agent,
                         optional_string_arg(command, args, "tag")?.map(str::to_owned),
+                        optional_string_arg(command, args, "resume")?.map(str::to_owned),
                     ))
                 });
                 match prepared {
-                    Ok((agent, tag)) => {
+                    Ok((agent, tag, resume)) => {
                         let ws = self.workspace_for(request.cwd.as_deref());
-                        let open = self.open_session(&agent, ws.as_deref(), tag);
+                        let open = self.resume_session(&agent, ws.as_deref(), tag, resume);
                         Box::pin(async move {
                             let entry = open.await?;
                             let s = &entry.session;
@@ -274,6 +302,8 @@ impl Engine {
                                 ("tag", json!(s.tag())),
                                 ("warnings", json!(s.option_warnings())),
                                 ("notices", json!(s.start_notices())),
+                                ("conversation", json!(s.conversation())),
+                                ("resumed", json!(s.resumed())),
                             ] {
                                 answer[k] = v;
                             }
@@ -390,15 +420,38 @@ impl Engine {
         }))
     }
 
+    /// `history-list` (the conversations of the request's project, newest
+    /// first, and warnings naming damaged files) and `history-read {id}`.
+    fn history_command(
+        &self,
+        command: &str,
+        args: &Map<String, Value>,
+        cwd: Option<&str>,
+    ) -> Result<Value> {
+        let Some(workspace) = self.workspace_for(cwd) else {
+            return Err(Error::InvalidArgument(format!(
+                "`{command}` needs a project: give `cwd`, or create the engine with a workspace"
+            )));
+        };
+        let folder = crate::sessions::history::folder_of(&workspace, &self.radium_home())?;
+        if command == "history-read" {
+            return crate::sessions::history::read(&folder, string_arg(command, args, "id")?);
+        }
+        let (conversations, warnings) = crate::sessions::history::list(&folder);
+        Ok(json!({"conversations": conversations, "warnings": warnings}))
+    }
+
     /// The session commands that answer at once; `None` for other commands.
     pub(super) fn session_command(
         &self,
         command: &str,
         args: &Map<String, Value>,
+        cwd: Option<&str>,
     ) -> Option<Result<Value>> {
         let id = || string_arg(command, args, "session");
         Some(match command {
             "session-list" => Ok(self.sessions.list()),
+            "history-list" | "history-read" => self.history_command(command, args, cwd),
             "session-cancel" => id().and_then(|id| {
                 self.session(id)?.session.cancel();
                 Ok(json!({"session": id, "cancelled": true}))

@@ -128,6 +128,13 @@ impl AgentSession {
     }
 }
 
+/// Whether `message` is an update a `session/load` replays: the history
+/// already holds those turns, so they are not passed on.
+fn replayed(session: &AgentSession, message: &Incoming) -> bool {
+    matches!(message, Incoming::Notification { method, .. } if method == "session/update")
+        && lock(&session.state).history.replaying
+}
+
 /// Reads what the agent sends unasked, for as long as the session lives.
 pub(crate) async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::Receiver<Incoming>) {
     let mut next = None;
@@ -143,6 +150,9 @@ pub(crate) async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::Recei
             return;
         };
         lock(&session.state).last_heard = Some(Instant::now());
+        if replayed(&session, &message) {
+            continue;
+        }
         if let Some(first) = message_chunk(&message) {
             // Join the chunks already waiting behind this one, when many are.
             let mut text = first.to_owned();

@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot};
 
 use super::events::SessionEvent;
+use super::history::Earlier;
 use super::hunks::Proposed;
 use super::rpc::{Connection, RpcError};
 use crate::agents::config::{AgentConfig, AgentProtocol};
@@ -106,6 +107,8 @@ pub(crate) struct State {
     pub auth_methods: Value,
     /// Whether the agent takes images (`promptCapabilities.image`).
     pub takes_images: bool,
+    /// The conversation's history.
+    pub history: super::history::Kept,
 }
 
 /// An open session with an ACP agent.
@@ -148,6 +151,8 @@ pub struct SessionSetup {
     /// The conversation to continue (a dog tag the door holds); `None` or
     /// a tag radium does not know: the session starts its own.
     pub tag: Option<String>,
+    /// The conversation of the history to continue (see `history`).
+    pub resume: Option<String>,
     /// The engine's log.
     pub log: Arc<Log>,
     /// The user's own MCP servers (`mcp.toml`), passed beside radium's.
@@ -160,7 +165,8 @@ pub struct SessionSetup {
 impl AgentSession {
     /// Starts `agent` and opens an ACP session in the workspace. Must run on
     /// the engine's runtime.
-    pub async fn open(agent: AgentConfig, setup: SessionSetup) -> Result<Arc<Self>> {
+    pub async fn open(agent: AgentConfig, mut setup: SessionSetup) -> Result<Arc<Self>> {
+        let earlier = Earlier::of_setup(&mut setup)?;
         let Some(program) = agent.command.first() else {
             return Err(Error::AgentFailed(format!(
                 "agent `{}` has no command",
@@ -244,21 +250,10 @@ impl AgentSession {
         if let Some(method) = &setup.sign_in {
             session.authenticate(method).await?;
         }
-        let mut new_params = json!({"cwd": session.workspace, "mcpServers": session.offered_mcp_servers(rad.clone(), &init, &setup.mcp)});
-        if let Some(options) = session.claude_hooks(&init, rad.as_deref()) {
-            new_params["_meta"] = json!({"claudeCode": {"options": options}});
-        }
-        lock(&session.state).stale.resume = super::resync::resume_params(&init, &new_params);
-        let new = session.call_within_start("session/new", new_params).await?;
-        let Some(acp_id) = new.get("sessionId").and_then(Value::as_str) else {
-            session.close();
-            return Err(Error::AgentFailed(format!(
-                "agent `{}` answered `session/new` without a sessionId",
-                session.agent.id
-            )));
-        };
-        let _ = session.acp_id.set(acp_id.to_owned());
-        session.after_new(&new).await;
+        let servers = session.offered_mcp_servers(rad.clone(), &init, &setup.mcp);
+        session
+            .start_conversation(&init, rad, servers, earlier)
+            .await?;
         session.log.write(
             Level::Info,
             "session",
@@ -359,9 +354,16 @@ impl AgentSession {
 
     /// Sends `event` to the running turn, if any.
     pub(crate) fn emit(&self, event: SessionEvent) {
-        let state = lock(&self.state);
+        let mut state = lock(&self.state);
+        if state.sink.is_none() {
+            return;
+        }
+        let stopped = state.record(&event);
         if let Some(sink) = &state.sink {
             let _ = sink.send(event);
+            if let Some(notice) = stopped {
+                let _ = sink.send(notice);
+            }
         }
     }
 

@@ -183,11 +183,23 @@ impl Sessions {
         })
     }
 
-    /// Closes and forgets session `id` (its agent's process group is killed).
+    /// Closes and forgets session `id` (its agent's process group is killed;
+    /// see [`AgentSession::finish`] for an agent that offers `session/close`).
     pub fn close(&self, id: &str) -> Result<()> {
         let entry = self.get(id)?;
         lock(&self.open).remove(id);
         let busy = entry.session.busy();
+        // An agent that keeps its sessions (and offers `session/close`) is
+        // ended gently, in the background, so that it saves this one.
+        if !busy && entry.session.keeps_sessions() {
+            if let Ok(runtime) = entry.session.registry.runtime_handle() {
+                runtime.spawn(async move {
+                    entry.session.finish().await;
+                    entry.queue.close();
+                });
+                return Ok(());
+            }
+        }
         entry.session.close();
         // A running turn's forwarder ends the subscription after the turn's
         // last event; with no turn, it ends now.

@@ -84,7 +84,7 @@ impl AgentSession {
     /// runs; the last one is `turn_end` or `error`.
     pub fn prompt(
         self: &Arc<Self>,
-        prompt: Vec<Value>,
+        mut prompt: Vec<Value>,
     ) -> Result<mpsc::UnboundedReceiver<SessionEvent>> {
         let (tx, rx) = mpsc::unbounded_channel();
         {
@@ -112,6 +112,10 @@ impl AgentSession {
             state.stale.content = false;
         }
         self.flush_start_notices();
+        if let Some((earlier, notice)) = self.record_prompt(&prompt_text(&prompt)) {
+            prompt.insert(0, json!({"type": "text", "text": earlier}));
+            self.emit(notice);
+        }
         let session = Arc::clone(self);
         self.registry.runtime_handle()?.spawn(async move {
             let started = Instant::now();
@@ -132,8 +136,12 @@ impl AgentSession {
             // with it) and after the turn (undo takes the turn back).
             last["tag"] = json!(session.tag());
             last["tag_before"] = json!(before);
-            let sink = lock(&session.state).sink.take();
-            if let Some(sink) = sink {
+            let mut state = lock(&session.state);
+            let stopped = state.record(&last);
+            if let Some(sink) = state.sink.take() {
+                if let Some(notice) = stopped {
+                    let _ = sink.send(notice);
+                }
                 let _ = sink.send(last);
             }
         });

@@ -33,6 +33,8 @@ pub const COMMANDS: &[&str] = &[
     "session-close",
     "session-list",
     "session-set-option",
+    "history-list",
+    "history-read",
     "clipboard-send",
     "clipboard-receive",
     "read-var",

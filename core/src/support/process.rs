@@ -249,6 +249,17 @@ impl ProcessGuard {
         self.0.pgid.and_then(|p| u32::try_from(p).ok())
     }
 
+    /// Asks the whole process group to end (`SIGTERM`): programs that keep
+    /// state on disk save it; the guard still kills what is left on drop.
+    pub(crate) fn terminate(&self) {
+        if let Some(pgid) = self.0.pgid {
+            // SAFETY: kill(2) on a process group has no memory-safety preconditions.
+            unsafe {
+                libc::kill(-pgid, libc::SIGTERM);
+            }
+        }
+    }
+
     /// Waits for the program to exit (what it left behind is killed when
     /// the guard drops).
     pub(crate) async fn wait(&mut self) -> std::io::Result<std::process::ExitStatus> {

@@ -8,9 +8,10 @@ use std::time::{Duration, Instant};
 
 mod agent_tools;
 mod commands;
+mod history;
 mod hunks;
-mod options;
 mod images;
+mod options;
 mod recover;
 mod sign_in;
 mod turns;

@@ -257,7 +257,8 @@ local function handlers(chat)
   }
 end
 
-local function create(agent, root, src)
+local function create(agent, root, src, opts)
+  opts = opts or {}
   count = count + 1
   local buf = vim.api.nvim_create_buf(true, false)
   vim.api.nvim_buf_set_name(buf, string.format("radium-chat://%d/%s", count, agent))
@@ -275,6 +276,9 @@ local function create(agent, root, src)
   local chat = { buf = buf, agent = agent, root = root, source = src, number = count, tools = {} }
   chats[buf] = chat
   render.header(chat)
+  if opts.turns then
+    require("radium.chat_history").transcript(chat, opts.turns)
+  end
   vim.api.nvim_create_autocmd("BufWriteCmd", { buffer = buf, callback = function() M.submit(buf) end })
   vim.api.nvim_create_autocmd("BufWipeout", {
     buffer = buf,
@@ -307,6 +311,7 @@ local function create(agent, root, src)
     end
     chat.session = session
     require("radium.chat_options").opened(chat, session)
+    require("radium.chat_history").opened(chat, session)
     -- The project's steps (accepted reviews, :RadiumApply) and this chat's
     -- writes are one conversation from the start.
     project.set_tag(root, session.tag)
@@ -315,7 +320,7 @@ local function create(agent, root, src)
       chat.queued = nil
       start_turn(chat, text)
     end
-  end, { tag = project.tag(root) })
+  end, { tag = not opts.resume and project.tag(root) or nil, resume = opts.resume })
   return chat
 end
 
@@ -427,9 +432,10 @@ end
 
 --- Opens a new chat with `agent` (default: config.chat_agent, else a picker)
 --- for the current buffer's project, in a split. Returns the chat (nil while
---- the picker is open).
+--- the picker is open). `opts.resume` continues a conversation of the
+--- history, whose `opts.turns` are shown first (see radium.chat_history).
 ---@param agent string|nil
-function M.open(agent)
+function M.open(agent, opts)
   local cur = vim.api.nvim_get_current_buf()
   local src = (vim.bo[cur].buftype == "" and not chats[cur]) and cur or source
   local root = project.root(src)
@@ -453,7 +459,7 @@ function M.open(agent)
   if not vim.tbl_contains(known, agent) then
     error(string.format("radium: no agent `%s` in %s (agents: %s)", agent, root, #known > 0 and table.concat(known, ", ") or "none"), 0)
   end
-  local chat = create(agent, root, src)
+  local chat = create(agent, root, src, opts)
   show(chat)
   return chat
 end

@@ -242,9 +242,15 @@ function M.define()
     if o.bang then
       return chat.pick()
     end
+    if o.args == "history" then
+      return require("radium.chat_history").pick()
+    end
     chat.toggle(o.args ~= "" and o.args or nil)
-  end), { nargs = "?", bang = true, complete = complete_from(M.agent_ids),
-    desc = "Show or hide the chat with an agent (a new one when there is none); with ! pick one of the open chats" })
+  end), { nargs = "?", bang = true, complete = complete_from(function()
+    local ids = M.agent_ids()
+    table.insert(ids, "history")
+    return ids
+  end), desc = "Show or hide the chat with an agent (a new one when there is none); with ! pick one of the open chats; `history`: reopen a past conversation" })
   for _, c in ipairs({ { "RadiumMode", "mode" }, { "RadiumModel", "model" } }) do
     cmd(c[1], guard(function(o) require("radium.chat_options").command(c[2], o.args) end), {
       nargs = "?",
@@ -252,7 +258,7 @@ function M.define()
       desc = "Set the " .. c[2] .. " of the chat's agent (without an argument: pick one)",
     })
   end
-    cmd("RadiumChats", guard(function() require("radium.chat").pick() end), { desc = "Pick one of the open chats and show it" })
+  cmd("RadiumChats", guard(function() require("radium.chat").pick() end), { desc = "Pick one of the open chats and show it" })
   cmd("RadiumRestore", guard(function(o)
     local n = o.args ~= "" and tonumber(o.args) or nil
     if o.args ~= "" and not n then

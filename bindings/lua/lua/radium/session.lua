@@ -62,7 +62,10 @@ end
 --- Opens a session with `agent` (an id from agents.toml) without blocking:
 --- the agent starts in the background; `callback(session)` runs on the main
 --- loop once it is ready, or `callback(nil, error, code)`. `opts.tag`: the
---- conversation to continue (a dog tag).
+--- conversation to continue (a dog tag); `opts.resume`: a conversation of
+--- the history to continue (its id from `history-list`): `session.resumed`
+--- then says how ("resume", "load" or "context"), and `session.conversation`
+--- is the id the history keeps the session under.
 function M.open(engine, agent, handlers, callback, opts)
   vim.validate({
     agent = { agent, "string" },
@@ -79,7 +82,11 @@ function M.open(engine, agent, handlers, callback, opts)
       error(string.format("radium: handler `%s` must be a function", name), 2)
     end
   end
-  engine:request_async({ command = "session-new", args = { agent = agent, tag = tag } }, function(response)
+  local resume = opts and opts.resume
+  if resume ~= nil and type(resume) ~= "string" then
+    error("radium: `resume` must be a conversation id (a string)", 2)
+  end
+  engine:request_async({ command = "session-new", args = { agent = agent, tag = tag, resume = resume } }, function(response)
     if not response.ok then
       callback(nil, response.error, response.code)
       return
@@ -97,6 +104,8 @@ function M.open(engine, agent, handlers, callback, opts)
         model = response.data.model,
         warnings = response.data.warnings,
       },
+      conversation = response.data.conversation ~= vim.NIL and response.data.conversation or nil,
+      resumed = response.data.resumed ~= vim.NIL and response.data.resumed or nil,
       closed = false,
     }, Session)
     local ok, err = pcall(engine._handle.session_subscribe, engine._handle, session.id, function(event)

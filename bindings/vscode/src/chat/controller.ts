@@ -39,6 +39,8 @@ export class ChatController {
   merging: Promise<void> = Promise.resolve()
   /** The unsaved texts the last prompt sent (path → text): what the agent was told those files hold. */
   private sentBuffers = new Map<string, string | null>()
+  /** The past conversation the next session continues (see `reopen`). */
+  resumeId: string | undefined
   private readonly permissions = new Map<string, Perm>()
   private readonly alwaysAllowed = new Set<string>()
   private readonly reviews = new Map<number, Review>()
@@ -124,9 +126,13 @@ export class ChatController {
     this.post({ type: 'notice', message: `starting ${this.agent}…` })
     // The chat's conversation goes on (a review applied before, another
     // agent picked): the session continues it; a new chat starts one.
-    this.opening = ChatSession.open(engine, this.agent, (batch) => this.onBatch(batch), this.lastTag)
+    const resume = this.resumeId
+    this.opening = ChatSession.open(engine, this.agent, (batch) => this.onBatch(batch), resume ? undefined : this.lastTag, resume)
     try {
       this.session = await this.opening
+      this.resumeId = undefined
+      // (An agent that cannot resume: the turn's own notice says so.)
+      if (this.session.resumed && this.session.resumed !== 'context') this.post({ type: 'notice', message: 'the agent resumed its own session' })
       if (this.session.tag) this.lastTag = this.session.tag
       this.post({ type: 'options', ...this.session.controls })
       for (const warning of this.session.warnings) this.post({ type: 'notice', message: `warning: ${warning}` })
@@ -451,10 +457,29 @@ export class ChatController {
     this.stopMeasuring()
   }
 
+  /**
+   * Reopens past conversation `id` with `agent`: the view shows its `turns`
+   * (of `history-read`) and the next prompt's session continues it.
+   */
+  reopen(id: string, agent: string, turns: Array<Record<string, unknown>>): void {
+    this.reset()
+    this.agent = agent
+    this.resumeId = id
+    for (const t of turns) {
+      this.post({ type: 'user', text: String(t.prompt ?? ''), chips: [] } as ViewMessage)
+      if (t.text) this.post({ type: 'text', text: String(t.text), chunks: 1, t: 0 } as ViewMessage)
+      if (typeof t.error === 'string') this.post({ type: 'error', message: t.error, tagBefore: t.tag_before } as ViewMessage)
+      else this.post({ type: 'turnEnd', stopReason: t.stop_reason ?? 'end_turn', tag: t.tag, tagBefore: t.tag_before } as ViewMessage)
+    }
+    this.post({ type: 'notice', message: `conversation ${id} with ${agent} (${turns.length} earlier turn(s)): your next prompt continues it` } as ViewMessage)
+    this.host.log(`chat: reopened conversation ${id} with ${agent}`)
+  }
+
   /** A new chat: the session closed, the view and the chips cleared. */
   reset(): void {
     this.closeSession()
     this.lastTag = undefined
+    this.resumeId = undefined
     for (const r of this.reviews.values()) void closeDiffs(r)
     this.reviews.clear()
     this.tools.clear()

@@ -78,21 +78,26 @@ export class ChatSession {
     /** The dog tag of the session's conversation from the start (undefined: the engine could not keep a history). */
     readonly tag: string | undefined,
     onBatch: (events: SessionEvent[]) => void,
+    /** How a past conversation was taken up: 'resume', 'load', 'context' (undefined: a new one). */
+    readonly resumed?: string,
   ) {
     this.ended = this.pump(onBatch)
   }
 
   /**
    * Opens a session with `agent` (the agent starts in the background) in the
-   * conversation of `tag` when given (else a new one); `onBatch` gets its
+   * conversation of `tag` when given (else a new one), or continuing the
+   * past conversation `resume` (an id of `history-list`); `onBatch` gets its
    * events as they come.
    */
-  static async open(engine: Engine, agent: string, onBatch: (events: SessionEvent[]) => void, tag?: string): Promise<ChatSession> {
+  static async open(engine: Engine, agent: string, onBatch: (events: SessionEvent[]) => void, tag?: string, resume?: string): Promise<ChatSession> {
     const args: Record<string, unknown> = { agent }
     if (tag) args.tag = tag
+    if (resume) args.resume = resume
     const data = checked(await engine.requestAsync({ command: 'session-new', args }), 'session-new')
     const given = typeof data.tag === 'string' ? data.tag : undefined
-    const session = new ChatSession(engine, String(data.session), String(data.agent ?? agent), given, onBatch)
+    const resumed = typeof data.resumed === 'string' ? data.resumed : undefined
+    const session = new ChatSession(engine, String(data.session), String(data.agent ?? agent), given, onBatch, resumed)
     session.controls = controlsOf(data)
     session.warnings = Array.isArray(data.warnings) ? data.warnings.map(String) : []
     return session

@@ -8,6 +8,7 @@ import * as vscode from 'vscode'
 
 import { REVIEW_SCHEME } from '../review'
 import { ChatController, type ChatHost } from './controller'
+import { reopenConversation } from './history'
 import type { ViewMessage } from './events'
 
 export const VIEW_ID = 'radium.chatView'
@@ -165,6 +166,13 @@ export function registerChat(context: vscode.ExtensionContext, host: ChatHost): 
     vscode.commands.registerCommand('radium.newChat', async () => {
       chat.reset()
       await view.reveal()
+    }),
+    vscode.commands.registerCommand('radium.chatHistory', async () => {
+      // The view is revealed after the pick: revealed before, it takes the
+      // focus and the quick pick closes.
+      const id = await reopenConversation(chat, host)
+      if (id) await view.reveal()
+      return id
     }),
     vscode.commands.registerCommand('radium.stop', () => chat.stop()),
     vscode.commands.registerCommand('radium.attachSelection', () => chat.addSelection(vscode.window.activeTextEditor)),

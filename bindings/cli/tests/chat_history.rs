@@ -1,0 +1,180 @@
+//! `rad chat --list`, `--resume [ID]` and `--continue`: the project's past
+//! conversations, continued with the example ACP agent (a real process),
+//! one that resumes its own session and one that cannot.
+
+#![allow(clippy::unwrap_used, clippy::pedantic)]
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+mod common;
+use common::{agent_home, err, out, AgentHome};
+
+struct Env {
+    _dir: tempfile::TempDir,
+    ws: PathBuf,
+    home: PathBuf,
+}
+
+/// The example agent as `example`, and as `resuming` (`--resume`, its
+/// sessions kept in the test's folder).
+fn env() -> Env {
+    let AgentHome { dir, ws, home } = agent_home();
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/acp-agent/agent.mjs")
+        .canonicalize()
+        .unwrap();
+    let state = dir.path().join("agent-state");
+    let mut toml = std::fs::read_to_string(home.join("agents.toml")).unwrap();
+    toml.push_str(&format!(
+        "\n[[agents]]\nid = \"resuming\"\nprotocol = \"acp\"\ncommand = [\"node\", \"{}\", \"--resume\"]\nenv = {{ EXAMPLE_AGENT_STATE = \"{}\" }}\n",
+        script.display(),
+        state.display()
+    ));
+    std::fs::write(home.join("agents.toml"), toml).unwrap();
+    Env {
+        _dir: dir,
+        ws,
+        home,
+    }
+}
+
+impl Env {
+    fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_rad"));
+        c.args(args)
+            .env("RADIUM_HOME", &self.home)
+            .current_dir(&self.ws)
+            .stdin(Stdio::null());
+        c
+    }
+    fn rad(&self, args: &[&str]) -> Output {
+        self.command(args).output().unwrap()
+    }
+    /// `rad` with `input` on its stdin.
+    fn rad_with(&self, args: &[&str], input: &str) -> Output {
+        let mut child = self
+            .command(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    }
+}
+
+#[test]
+fn continue_resumes_the_agents_session_and_shows_each_turn_once() {
+    let e = env();
+    let o = e.rad(&["chat", "--list"]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert_eq!(out(&o), "no conversations kept in this project yet\n");
+
+    let o = e.rad(&["chat", "resuming", "--prompt", "alpha words"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let o = e.rad(&["chat", "--list"]);
+    assert!(
+        out(&o).contains("resuming  1 turn(s)") && out(&o).contains("alpha words"),
+        "{}",
+        out(&o)
+    );
+
+    let o = e.rad(&["chat", "resuming", "--continue", "--prompt", "remember"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let shown = out(&o);
+    // The earlier turn once, then the new answer: the agent remembers.
+    assert_eq!(shown.matches("> alpha words").count(), 1, "{shown}");
+    assert_eq!(shown.matches("You said: alpha words").count(), 1, "{shown}");
+    assert!(
+        shown.ends_with("I remember: alpha words; earlier turns given as context: 0\n"),
+        "{shown}"
+    );
+    assert!(
+        err(&o).contains("the agent resumed its own session"),
+        "{}",
+        err(&o)
+    );
+
+    // Still one conversation, of two turns; `--json` gives its id.
+    let o = e.rad(&["chat", "--list", "--json"]);
+    let list: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
+    assert_eq!(list.as_array().unwrap().len(), 1, "{list}");
+    assert_eq!(list[0]["turns"], 2);
+    let id = list[0]["id"].as_str().unwrap();
+    let o = e.rad(&["chat", "resuming", "--resume", id, "--prompt", "remember"]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(
+        out(&o)
+            .ends_with("I remember: alpha words | remember; earlier turns given as context: 0\n"),
+        "{}",
+        out(&o)
+    );
+}
+
+#[test]
+fn resume_without_an_id_picks_and_an_agent_that_cannot_gets_context() {
+    let e = env();
+    let o = e.rad(&["chat", "example", "--prompt", "first"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let o = e.rad_with(
+        &["chat", "example", "--resume", "--prompt", "remember"],
+        "1\n",
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(
+        err(&o).contains("  1. ") && err(&o).contains("first"),
+        "{}",
+        err(&o)
+    );
+    assert!(
+        err(&o).contains("cannot resume its own session"),
+        "{}",
+        err(&o)
+    );
+    assert!(
+        out(&o).ends_with("I remember: nothing; earlier turns given as context: 1\n"),
+        "{}",
+        out(&o)
+    );
+}
+
+#[test]
+fn bad_history_requests_say_what_is_wrong() {
+    let e = env();
+    let o = e.rad(&["chat", "example", "--continue", "--prompt", "x"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        err(&o).contains("no earlier conversation with agent `example`"),
+        "{}",
+        err(&o)
+    );
+    let o = e.rad(&["chat", "example", "--resume", "nope", "--prompt", "x"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(err(&o).contains("no conversation `nope`"), "{}", err(&o));
+    let o = e.rad(&["chat"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("name the agent"), "{}", err(&o));
+    let o = e.rad(&["chat", "example", "--prompt", "one"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let o = e.rad_with(&["chat", "example", "--resume", "--prompt", "x"], "9\n");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        err(&o).contains("there is no conversation 9 in the list (1-1)"),
+        "{}",
+        err(&o)
+    );
+    let o = e.rad_with(&["chat", "example", "--resume", "--prompt", "x"], "first\n");
+    assert!(
+        err(&o).contains("`first` is not a number of the list"),
+        "{}",
+        err(&o)
+    );
+}

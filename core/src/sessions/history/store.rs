@@ -1,0 +1,272 @@
+//! The files of the conversation history: one JSON Lines file a
+//! conversation in `$RADIUM_HOME/<project>/conversations/<id>.jsonl`, each
+//! line one record with `kind` first:
+//!
+//! | `kind` | fields |
+//! |---|---|
+//! | `start` | `conversation`, `agent`, `acp_session` (the agent's own id), `workspace`, `time` |
+//! | `resume` | `acp_session`, `how` (`resume`, `load`, `context`), `time` |
+//! | `prompt` | `turn` (1, 2, ...), `text`, `time` |
+//! | `event` | `event`: a turn's event (text and thought chunks joined; `turn_end` without its text) |
+//! | `dropped` | `bytes`: the file reached its cap; later events but prompts and turn ends are not kept |
+//!
+//! Every record but a text chunk is flushed to the disk (`fsync`) when
+//! written, and the text waiting is written before it and at the turn's
+//! end: a crash loses at most the last event.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::{json, Value};
+
+use crate::error::{Error, Result};
+
+/// The most conversations kept per project: the least recently written
+/// beyond it are deleted when a new one starts.
+pub const MAX_CONVERSATIONS: usize = 200;
+
+/// The most bytes one conversation's file grows to: past it, only prompts
+/// and turn ends are still written (after one `dropped` record).
+pub const MAX_CONVERSATION_FILE: u64 = 8 << 20;
+
+/// The most bytes one record holds: a bigger event is kept as its `type`,
+/// `id` and `record_dropped` (its size).
+pub const MAX_RECORD: usize = 1 << 20;
+
+/// Milliseconds since the Unix epoch.
+pub(crate) fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// The folder of a project's conversations.
+pub(crate) fn folder(state_dir: &Path) -> PathBuf {
+    state_dir.join("conversations")
+}
+
+/// A new conversation id: the time in hex, then 4 hex digits that differ
+/// between ids made in the same millisecond (ids sort by time).
+fn new_id() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed) ^ u64::from(std::process::id());
+    format!("{:011x}{:04x}", now_ms(), n & 0xffff)
+}
+
+/// The file of conversation `id` in `folder`, or a clear error when `id`
+/// cannot name one (empty, or not letters, digits, `-` and `_`).
+pub(crate) fn file_of(folder: &Path, id: &str) -> Result<PathBuf> {
+    let valid = !id.is_empty()
+        && id.len() <= 64
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if !valid {
+        return Err(Error::InvalidArgument(format!(
+            "`{id}` is not a conversation id (ids are letters, digits, `-` and `_`; `history-list` gives them)"
+        )));
+    }
+    Ok(folder.join(format!("{id}.jsonl")))
+}
+
+/// One line: `{"kind": kind, ...body}` with `kind` first (a reader finds the
+/// kind of a line without parsing it).
+fn line(kind: &str, body: &Value) -> String {
+    let rest = body.to_string();
+    let inner = rest
+        .strip_prefix('{')
+        .and_then(|r| r.strip_suffix('}'))
+        .unwrap_or("");
+    let mut out = format!("{{\"kind\":{}", json!(kind));
+    if !inner.is_empty() {
+        out.push(',');
+        out.push_str(inner);
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// Writes one conversation's file.
+pub struct Recorder {
+    /// The conversation's id.
+    pub id: String,
+    path: PathBuf,
+    file: File,
+    bytes: u64,
+    turns: u64,
+    /// Text (or thought) chunks not written yet: their type and text.
+    pending: Option<(String, String)>,
+    full: bool,
+}
+
+impl Recorder {
+    /// Starts a new conversation in `folder` (deleting the least recently
+    /// written ones past [`MAX_CONVERSATIONS`]).
+    pub fn create(folder: &Path, agent: &str, acp_session: &str, workspace: &Path) -> Result<Self> {
+        std::fs::create_dir_all(folder).map_err(|source| Error::Io {
+            path: folder.to_owned(),
+            source,
+        })?;
+        prune(folder, MAX_CONVERSATIONS.saturating_sub(1));
+        let id = new_id();
+        let path = file_of(folder, &id)?;
+        let mut recorder = Self::open(id.clone(), path, 0)?;
+        recorder.write(
+            "start",
+            &json!({"conversation": id, "agent": agent, "acp_session": acp_session,
+                    "workspace": workspace, "time": now_ms()}),
+        )?;
+        Ok(recorder)
+    }
+
+    /// Continues conversation `id` (which has `turns` prompts so far): a
+    /// `resume` record says how the agent came back.
+    pub fn resume(
+        folder: &Path,
+        id: &str,
+        turns: u64,
+        acp_session: &str,
+        how: &str,
+    ) -> Result<Self> {
+        let path = file_of(folder, id)?;
+        let bytes = std::fs::metadata(&path).map_or(0, |m| m.len());
+        let mut recorder = Self::open(id.to_owned(), path, bytes)?;
+        recorder.turns = turns;
+        recorder.write(
+            "resume",
+            &json!({"acp_session": acp_session, "how": how, "time": now_ms()}),
+        )?;
+        Ok(recorder)
+    }
+
+    fn open(id: String, path: PathBuf, bytes: u64) -> Result<Self> {
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(|source| Error::Io {
+                path: path.clone(),
+                source,
+            })?;
+        Ok(Recorder {
+            id,
+            path,
+            file,
+            bytes,
+            turns: 0,
+            pending: None,
+            full: false,
+        })
+    }
+
+    /// Appends one record and flushes it to the disk.
+    fn write(&mut self, kind: &str, body: &Value) -> Result<()> {
+        let mut text = line(kind, body);
+        if text.len() > MAX_RECORD {
+            let event = body.get("event").unwrap_or(body);
+            let small = json!({"event": {"type": event.get("type"), "id": event.get("id"),
+                                         "record_dropped": text.len()}});
+            text = line(kind, &small);
+        }
+        let essential = matches!(kind, "start" | "resume" | "prompt")
+            || body
+                .pointer("/event/type")
+                .is_some_and(|t| t == "turn_end" || t == "error");
+        if self.bytes + text.len() as u64 > MAX_CONVERSATION_FILE && !essential {
+            if !self.full {
+                self.full = true;
+                let note = line("dropped", &json!({"bytes": self.bytes}));
+                self.append(&note)?;
+            }
+            return Ok(());
+        }
+        self.append(&text)
+    }
+
+    fn append(&mut self, text: &str) -> Result<()> {
+        let io = |source| Error::Io {
+            path: self.path.clone(),
+            source,
+        };
+        self.file.write_all(text.as_bytes()).map_err(io)?;
+        self.file.sync_data().map_err(io)?;
+        self.bytes += text.len() as u64;
+        Ok(())
+    }
+
+    /// Records a prompt (a new turn).
+    pub fn prompt(&mut self, text: &str) -> Result<()> {
+        self.flush()?;
+        self.turns += 1;
+        let body = json!({"turn": self.turns, "text": text, "time": now_ms()});
+        self.write("prompt", &body)
+    }
+
+    /// Records one event of a turn: text and thought chunks wait to be
+    /// joined; a `turn_end` is kept without its text and code blocks (the
+    /// text events hold them).
+    pub fn event(&mut self, event: &Value) -> Result<()> {
+        let kind = event.get("type").and_then(Value::as_str).unwrap_or("");
+        if matches!(kind, "text" | "thought") {
+            let text = event.get("text").and_then(Value::as_str).unwrap_or("");
+            if let Some((k, pending)) = &mut self.pending {
+                if k == kind && pending.len() + text.len() <= MAX_RECORD / 2 {
+                    pending.push_str(text);
+                    return Ok(());
+                }
+            }
+            self.flush()?;
+            self.pending = Some((kind.to_owned(), text.to_owned()));
+            return Ok(());
+        }
+        self.flush()?;
+        let mut event = event.clone();
+        if kind == "turn_end" {
+            if let Some(map) = event.as_object_mut() {
+                map.remove("text");
+                map.remove("code_blocks");
+            }
+        }
+        self.write("event", &json!({"event": event}))
+    }
+
+    /// Writes the text waiting.
+    pub fn flush(&mut self) -> Result<()> {
+        if let Some((kind, text)) = self.pending.take() {
+            if !text.is_empty() {
+                self.write("event", &json!({"event": {"type": kind, "text": text}}))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Deletes the least recently written conversations of `folder` past the
+/// newest `keep`.
+fn prune(folder: &Path, keep: usize) {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return;
+    };
+    let mut files: Vec<(SystemTime, PathBuf)> = entries
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+        .map(|e| {
+            let time = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .unwrap_or(UNIX_EPOCH);
+            (time, e.path())
+        })
+        .collect();
+    if files.len() <= keep {
+        return;
+    }
+    files.sort();
+    let excess = files.len() - keep;
+    for (_, path) in files.into_iter().take(excess) {
+        let _ = std::fs::remove_file(path);
+    }
+}
