@@ -46,8 +46,14 @@
 //   hookcmd                 (with --claude-hooks) says those hooks' commands
 //   hookraw <text...>       (with --claude-hooks) gives the text to those
 //                           hooks as their input and says what they answered
+//   /<name> <args...>       a slash command: says `command /<name> got: <args>`
+//                           and reports its usage (usage_update)
+//   usage                   reports its usage (usage_update) and says so
+//   commands <name...>      sends a new command list with these names
 //   anything else           echoes it, and names the context it was given
 //
+// After session/new it sends its slash commands (available_commands_update):
+// /review (with an input hint) and /explain.
 // `--hang-initialize` never answers `initialize`. `--claude-hooks` says it is
 // Claude Code's adapter (`agentCapabilities._meta.claudeCode`), so a client
 // hands it PreToolUse hooks.
@@ -248,7 +254,14 @@ async function prompt (id, { sessionId, prompt }) {
       for (let i = 0; i < (Number(arg) || 1); i++) say(sessionId, chunk)
       break
     }
+    case 'usage': usageUpdate(sessionId); say(sessionId, 'Usage reported.'); break
+    case 'commands': commandsUpdate(sessionId, [arg, ...rest].filter(Boolean).map((name) => ({ name, description: `The ${name} command`, input: null }))); break
     default: {
+      if (verb.startsWith('/')) {
+        say(sessionId, `command ${verb} got: ${[arg, ...rest].filter((w) => w !== undefined).join(' ')}`)
+        usageUpdate(sessionId)
+        break
+      }
       const context = prompt.filter((b) => b.type === 'resource').map((b) => b.resource.uri)
       say(sessionId, 'You said: ')
       say(sessionId, text)
@@ -256,6 +269,19 @@ async function prompt (id, { sessionId, prompt }) {
     }
   }
   send({ id, result: { stopReason: cancelled ? 'cancelled' : 'end_turn' } })
+}
+
+const COMMANDS = [
+  { name: 'review', description: 'Review the changes of this branch', input: { hint: 'what to look at' } },
+  { name: 'explain', description: 'Explain the selected code', input: null }
+]
+function commandsUpdate (sessionId, availableCommands) {
+  update(sessionId, { sessionUpdate: 'available_commands_update', availableCommands })
+}
+let turns = 0
+function usageUpdate (sessionId) {
+  turns++
+  update(sessionId, { sessionUpdate: 'usage_update', used: 12300 * turns, size: 200000, cost: { amount: 0.04 * turns, currency: 'USD' } })
 }
 
 const sessions = new Map()
@@ -285,6 +311,9 @@ lines.on('line', (line) => {
       const matchers = params._meta?.claudeCode?.options?.settings?.hooks?.PreToolUse ?? []
       preToolUse.set(sessionId, matchers.flatMap((m) => m.hooks ?? []).filter((h) => h.type === 'command'))
       send({ id, result: { sessionId } })
+      // The commands come just after the answer (Claude Code's adapter
+      // sends them a moment later; here, before any prompt can come).
+      commandsUpdate(sessionId, COMMANDS)
       break
     }
     case 'session/prompt': prompt(id, params).catch((e) => send({ id, error: { code: -32603, message: e.message } })); break

@@ -30,6 +30,7 @@ const QUIET: &[&str] = &[
     "agents",
     "session-events",
     "session-list",
+    "session-info",
     "ext-list",
     "lsp-list",
     "view",

@@ -1,6 +1,6 @@
 //! The session commands of the protocol: `session-new`, `session-prompt`,
-//! `session-events`, `session-permission`, `session-cancel`, `session-close`
-//! and `session-list`, and the [`Engine`] functions behind them.
+//! `session-events`, `session-permission`, `session-cancel`, `session-close`,
+//! `session-list` and `session-info`, and the [`Engine`] functions behind them.
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -235,6 +235,7 @@ impl Engine {
                             Ok(json!({
                                 "session": s.id, "agent": s.agent.id,
                                 "workspace": s.workspace, "tag": s.tag(),
+                                "commands": s.commands(), "usage": s.usage(),
                             }))
                         })
                     }
@@ -331,6 +332,7 @@ impl Engine {
         let id = || string_arg(command, args, "session");
         Some(match command {
             "session-list" => Ok(self.sessions.list()),
+            "session-info" => id().and_then(|id| Ok(self.session(id)?.session.info())),
             "session-cancel" => id().and_then(|id| {
                 self.session(id)?.session.cancel();
                 Ok(json!({"session": id, "cancelled": true}))

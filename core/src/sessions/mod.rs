@@ -15,6 +15,7 @@
 
 pub(crate) mod client;
 mod command;
+pub mod commands;
 mod drive;
 pub mod events;
 pub mod hunks;
@@ -29,6 +30,7 @@ pub mod table;
 mod tools;
 mod turn;
 
+pub use commands::{MAX_COMMANDS, MAX_COMMAND_TEXT};
 pub use drive::MAX_TURN_TEXT;
 pub use events::SessionEvent;
 pub use output::MAX_TOOL_OUTPUT;

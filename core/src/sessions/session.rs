@@ -98,6 +98,8 @@ pub(crate) struct State {
     pub shares_conversation: bool,
     /// What notices a stale answer after a cancel.
     pub stale: super::resync::StaleWatch,
+    /// The agent's commands and usage (see `commands`).
+    pub controls: super::commands::Controls,
 }
 
 /// An open session with an ACP agent.

@@ -30,6 +30,7 @@ pub const COMMANDS: &[&str] = &[
     "session-cancel",
     "session-close",
     "session-list",
+    "session-info",
     "clipboard-send",
     "clipboard-receive",
     "read-var",

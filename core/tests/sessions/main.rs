@@ -10,6 +10,7 @@ mod agent_tools;
 mod commands;
 mod hunks;
 mod recover;
+mod slash;
 mod turns;
 mod unruly;
 
