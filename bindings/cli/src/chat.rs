@@ -5,7 +5,8 @@
 //! each permission request asks y/n, or `h` to review the call's hunks one
 //! by one (see `chat_hunks`), Ctrl-C cancels the turn and a second Ctrl-C
 //! exits; `/restore [n]` lists the prompts, or puts the files back to before
-//! prompt n (see `chat_restore`). Read from a pipe, stdin's lines are the
+//! prompt n (see `chat_restore`); `/help` lists radium's commands and the
+//! agent's, and a usage line follows each turn (see `chat_commands`). Read from a pipe, stdin's lines are the
 //! prompts and the answers alike. With `--prompt TEXT`: one
 //! turn, printed as it streams, exit 0 when it ends (Ctrl-C cancels the turn,
 //! ends the agent and exits 130). `--json` prints one JSON event a line;
@@ -210,9 +211,20 @@ fn run(options: &ChatOptions, workspace: &Path) -> Result<u8, String> {
             });
         }
         let mut prompts = Vec::new();
+        let mut shown = Value::Null;
         let code = match &options.prompt {
             Some(prompt) => {
-                match turn(&session, prompt, options, &mut lines, false, &mut prompts).await {
+                match turn(
+                    &session,
+                    prompt,
+                    options,
+                    &mut lines,
+                    false,
+                    &mut prompts,
+                    &mut shown,
+                )
+                .await
+                {
                     TurnEnd::Done => 0,
                     TurnEnd::Failed => 1,
                     TurnEnd::Interrupted => 130,
@@ -231,12 +243,13 @@ fn run(options: &ChatOptions, workspace: &Path) -> Result<u8, String> {
                 if line.trim().is_empty() {
                     continue;
                 }
-                if let Some(arg) = line.trim().strip_prefix("/restore") {
-                    if arg.is_empty() || arg.starts_with(' ') {
-                        crate::chat_restore::restore(&engine, &prompts, arg.trim(), &mut lines)
-                            .await;
-                        continue;
-                    }
+                if crate::chat_commands::radium_command(&line, "/help").is_some() {
+                    say(&crate::chat_commands::help(&session));
+                    continue;
+                }
+                if let Some(arg) = crate::chat_commands::radium_command(&line, "/restore") {
+                    crate::chat_restore::restore(&engine, &prompts, arg, &mut lines).await;
+                    continue;
                 }
                 if let TurnEnd::Interrupted = turn(
                     &session,
@@ -245,6 +258,7 @@ fn run(options: &ChatOptions, workspace: &Path) -> Result<u8, String> {
                     &mut lines,
                     interactive,
                     &mut prompts,
+                    &mut shown,
                 )
                 .await
                 {
@@ -266,7 +280,18 @@ async fn turn(
     lines: &mut mpsc::UnboundedReceiver<String>,
     interactive: bool,
     prompts: &mut Vec<crate::chat_restore::Prompt>,
+    shown: &mut Value,
 ) -> TurnEnd {
+    // The agent's commands, as `--json` shows them: the list it sent
+    // between turns first, then each new one as it comes.
+    let commands = session.commands();
+    if options.json && commands.as_array().is_some_and(|c| !c.is_empty()) && *shown != commands {
+        say(&format!(
+            "{}\n",
+            json!({"type": "commands", "commands": commands})
+        ));
+        *shown = commands;
+    }
     let mut events = match session.prompt(vec![json!({"type": "text", "text": prompt})]) {
         Ok(rx) => rx,
         Err(e) => {
@@ -321,6 +346,7 @@ async fn turn(
         }
         match event["type"].as_str().unwrap_or_default() {
             "write" => wrote = true,
+            "commands" => *shown = event["commands"].clone(),
             "permission" => {
                 // What the call will change is on screen before the question
                 // (an agent may announce the call first and send its diff
@@ -353,6 +379,9 @@ async fn turn(
                     }
                     if let Some(tag) = event["tag"].as_str().filter(|_| wrote) {
                         say(&format!("[tag: {tag}]\n"));
+                    }
+                    if let Some(line) = crate::chat_commands::usage_line(&event["usage"]) {
+                        say(&format!("{line}\n"));
                     }
                 }
                 return TurnEnd::Done;
