@@ -213,6 +213,9 @@ end
 local function handlers(chat)
   return {
     on_event = function(ev)
+      if require("radium.chat_slash").event(chat, ev) then
+        return
+      end
       render.event(chat, ev)
       if ev.type == "turn_end" or ev.type == "error" then
         chat.running = false
@@ -262,6 +265,7 @@ local function create(agent, root, src)
   local chat = { buf = buf, agent = agent, root = root, source = src, number = count, tools = {} }
   chats[buf] = chat
   render.header(chat)
+  require("radium.chat_slash").attach(chat)
   vim.api.nvim_create_autocmd("BufWriteCmd", { buffer = buf, callback = function() M.submit(buf) end })
   vim.api.nvim_create_autocmd("BufWipeout", {
     buffer = buf,

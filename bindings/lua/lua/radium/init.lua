@@ -313,10 +313,16 @@ function M.unregister(name)
 end
 
 --- For the statusline: "" when nothing runs, else what runs with a spinner
---- (e.g. "⠋ radium: example"). `%{v:lua.require'radium'.statusline()}`.
+--- (e.g. "⠋ radium: example"); in a chat buffer, the agent's usage too
+--- ("radium: 12.3k/200k tokens, $0.04"). `%{v:lua.require'radium'.statusline()}`.
 ---@return string
 function M.statusline()
-  return require("radium.progress").statusline()
+  local running = require("radium.progress").statusline()
+  local usage = require("radium.chat_slash").statusline()
+  if running ~= "" and usage ~= "" then
+    return running .. " · " .. usage
+  end
+  return running ~= "" and running or usage
 end
 
 return M
