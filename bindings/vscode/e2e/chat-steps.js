@@ -5,7 +5,8 @@
 // by one Radium: Undo in both files, and brought back by Redo), an agent's
 // tool call reviewed per hunk from its permission prompt, Stop on a
 // slow turn, a two-file turn restored to before its prompt (the modal
-// listing the files), and the benchmark (time from an event reaching the extension
+// listing the files), the `/` menu of the agent's commands and its usage,
+// and the benchmark (time from an event reaching the extension
 // host to its text on screen; the host's event-loop delay while an answer
 // streams at a high rate).
 
@@ -260,6 +261,33 @@ module.exports = function chatSteps(step, h) {
     await dialog.locator('.dialog-buttons a, .dialog-buttons button', { hasText: 'Restore' }).first().click()
     await until('ra.txt as before the prompt', () => disk('src/ra.txt') === 'ra before\n')
     await until('rb.txt gone (it was created in the turn)', () => !fs.existsSync(path.join(p.ws, 'src/rb.txt')))
+    await clearNotifications()
+  })
+
+  step('10c. chat: typing / opens a menu of the agent\'s commands with their hints and descriptions; /review goes to the agent as typed; the usage is shown', async () => {
+    const input = chat().locator('#input')
+    await input.fill('')
+    await input.focus()
+    await page().keyboard.type('/')
+    const items = chat().locator('#slash .slash-item')
+    await until('the / menu lists the agent\'s two commands', async () => (await items.count()) === 2)
+    assert.match(await items.first().innerText(), /\/review[\s\S]*<what to look at>[\s\S]*Review the changes of this branch/)
+    await screenshot('chat-slash-menu')
+    await page().keyboard.type('ex')
+    await until('only /explain left', async () => (await items.count()) === 1 && /\/explain/.test(await items.first().innerText()))
+    await page().keyboard.press('Backspace')
+    await page().keyboard.press('Backspace')
+    await until('both again', async () => (await items.count()) === 2)
+    await page().keyboard.press('Enter')
+    assert.equal(await input.inputValue(), '/review ', 'Enter takes the selected command')
+    assert.ok(await chat().locator('#slash').isHidden(), 'the menu closes')
+    await page().keyboard.type('the e2e')
+    await page().keyboard.press('Enter')
+    await answers().last().filter({ hasText: 'command /review got: the e2e' }).waitFor()
+    const usage = chat().locator('#usage')
+    await usage.waitFor()
+    assert.match(await usage.innerText(), /^usage: [\d.]+k\/200k tokens, \$\d+\.\d\d$/)
+    await screenshot('chat-usage')
     await clearNotifications()
   })
 
