@@ -49,6 +49,7 @@
 //   /<name> <args...>       a slash command: says `command /<name> got: <args>`
 //                           and reports its usage (usage_update)
 //   usage                   reports its usage (usage_update) and says so
+//   manyusage               the same, then a usage_update of 100 more fields
 //   commands <name...>      sends a new command list with these names
 //   anything else           echoes it, and names the context it was given
 //
@@ -255,6 +256,13 @@ async function prompt (id, { sessionId, prompt }) {
       break
     }
     case 'usage': usageUpdate(sessionId); say(sessionId, 'Usage reported.'); break
+    case 'manyusage': {
+      usageUpdate(sessionId)
+      const extra = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`field${i}`, i]))
+      update(sessionId, { sessionUpdate: 'usage_update', ...extra })
+      say(sessionId, 'Usage reported.')
+      break
+    }
     case 'commands': commandsUpdate(sessionId, [arg, ...rest].filter(Boolean).map((name) => ({ name, description: `The ${name} command`, input: null }))); break
     default: {
       if (verb.startsWith('/')) {

@@ -22,6 +22,10 @@ pub const MAX_COMMANDS: usize = 256;
 /// The most bytes of a command's name, description or hint radium keeps.
 pub const MAX_COMMAND_TEXT: usize = 4096;
 
+/// The most fields of the agent's usage a session keeps (the first ones
+/// it reported; later values of those replace theirs).
+pub const MAX_USAGE_FIELDS: usize = 32;
+
 /// What a session keeps of the agent's controls.
 #[derive(Default)]
 pub(crate) struct Controls {
@@ -130,7 +134,8 @@ impl AgentSession {
                 Some("usage") => {
                     let usage = state.controls.usage.get_or_insert_with(Map::new);
                     for (k, v) in event.as_object().into_iter().flatten() {
-                        if k != "type" {
+                        let room = usage.len() < MAX_USAGE_FIELDS || usage.contains_key(k);
+                        if k != "type" && room {
                             usage.insert(k.clone(), v.clone());
                         }
                     }

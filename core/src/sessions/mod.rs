@@ -30,7 +30,7 @@ pub mod table;
 mod tools;
 mod turn;
 
-pub use commands::{MAX_COMMANDS, MAX_COMMAND_TEXT};
+pub use commands::{MAX_COMMANDS, MAX_COMMAND_TEXT, MAX_USAGE_FIELDS};
 pub use drive::MAX_TURN_TEXT;
 pub use events::SessionEvent;
 pub use output::MAX_TOOL_OUTPUT;

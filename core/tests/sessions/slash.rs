@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use radium_core::sessions::MAX_COMMANDS;
+use radium_core::sessions::{MAX_COMMANDS, MAX_USAGE_FIELDS};
 use serde_json::{json, Value};
 
 use super::{env, of_type};
@@ -121,6 +121,22 @@ fn an_agent_with_too_many_commands_has_the_first_ones_kept() {
     let kept = names(&info["data"]["commands"]);
     assert_eq!(kept.len(), MAX_COMMANDS);
     assert_eq!(kept[0], "c0");
+}
+
+#[test]
+fn an_agent_reporting_many_usage_fields_has_the_first_ones_kept() {
+    let e = env();
+    let s = e.open("example");
+    let r = e.call(
+        "session-prompt",
+        json!({"session": s, "prompt": "manyusage", "wait": true}),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    let usage = &r["data"]["events"].as_array().unwrap().last().unwrap()["usage"];
+    let fields = usage.as_object().unwrap();
+    assert_eq!(fields.len(), MAX_USAGE_FIELDS, "{usage}");
+    assert_eq!(usage["used"], 12300, "the first fields stay");
+    assert_eq!(usage["size"], 200_000);
 }
 
 #[test]
