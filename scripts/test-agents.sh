@@ -44,6 +44,12 @@
 #     adapter resumes its own session (session/resume), the model server
 #     receives the earlier turn in the second turn's messages, and the
 #     transcript shows the earlier turn once, then the new answer.
+#   - claude-commands: Claude Code's slash commands reach the door (rad chat
+#     --json shows a `commands` event holding a project command of the
+#     workspace's .claude/commands and Claude Code's own), a prompt
+#     `/radium-echo <words>` reaches the agent unchanged (Claude Code expands
+#     the command, the model answers its text), and the usage is on screen
+#     after the turn (rad chat's text output: `[usage: ... tokens, $...]`).
 # scripts/ensure-agents.sh installs them (pinned) into a cache folder when
 # they are missing. For each agent, in a fresh workspace holding notes.txt
 # ("hello\n"), with a fresh RADIUM_HOME and a fresh HOME for the agent, one
@@ -71,7 +77,7 @@ cd "$(dirname "$0")/.."
 die() { echo "test-agents: $*" >&2; exit 1; }
 say() { echo "test-agents: $*" >&2; }
 
-ALL=(claude gemini claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume)
+ALL=(claude gemini claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume claude-commands)
 agents=("$@")
 [ ${#agents[@]} -gt 0 ] || agents=("${ALL[@]}")
 for a in "${agents[@]}"; do
@@ -952,11 +958,81 @@ run_resume() {
   failed_agents+=("$agent")
 }
 
+# run_commands: Claude Code's slash commands and usage through rad chat. The
+# workspace has a project command .claude/commands/radium-echo.md whose text
+# is `chat: radium-cmd $ARGUMENTS` (the scripted model answers a `chat:`
+# prompt with `pong: <words>`).
+run_commands() {
+  local agent=claude-commands
+  local dir=$TMP/$agent
+  local ws=$dir/workspace
+  mkdir -p "$ws/.claude/commands"
+  printf -- '---\ndescription: Echo the words through the scripted model\nargument-hint: <words>\n---\nchat: radium-cmd $ARGUMENTS\n' \
+    >"$ws/.claude/commands/radium-echo.md"
+  local failures=()
+  fail() { failures+=("$*"); }
+  start_server "$dir" "$ws/unused.txt" ""
+  write_config "$agent" "$dir"
+  rad_homes+=("$dir/radium-home")
+  : >"$dir/agent.err"
+  say "$agent: rad chat --json (model server on port $PORT)"
+  local rc=0
+  (cd "$ws" && RADIUM_HOME=$dir/radium-home RADIUM_DAEMON_IDLE=60 \
+    timeout -k 5 120 env "${unset_env[@]}" "$RAD" chat "$agent" --yes --json \
+    --prompt "/radium-echo alpha beta" \
+    >"$dir/events.jsonl" 2>"$dir/rad.err" {SERVER_FD}>&-) || rc=$?
+  [ "$rc" = 0 ] || fail "rad chat --json exited with code $rc"
+  local names
+  names=$(jq -r 'select(.type == "commands") | .commands[].name' "$dir/events.jsonl" 2>/dev/null | sort -u)
+  grep -qxF "radium-echo" <<<"$names" || fail "no commands event holds the project command radium-echo (names: $(tr '\n' ' ' <<<"$names"))"
+  [ "$(grep -c . <<<"$names")" -ge 3 ] || fail "the commands event holds fewer than 3 commands: $(tr '\n' ' ' <<<"$names")"
+  # has FILTER: some event of the --json run satisfies FILTER.
+  has() { jq -se "any(.[]; $1)" "$dir/events.jsonl" >/dev/null 2>&1; }
+  has '.type == "commands" and any(.commands[]; .name == "radium-echo" and .hint == "<words>" and (.description | test("Echo the words")))' \
+    || fail "radium-echo's hint or description is not as written"
+  has '.type == "turn_end" and (.text | test("pong: radium-cmd alpha beta"))' \
+    || fail "the turn's answer is not the command's expansion (pong: radium-cmd alpha beta)"
+  has '.type == "usage" and (.used | type) == "number" and (.size | type) == "number"' \
+    || fail "no usage event with used and size"
+  say "$agent: rad chat (text)"
+  rc=0
+  (cd "$ws" && RADIUM_HOME=$dir/radium-home RADIUM_DAEMON_IDLE=60 \
+    timeout -k 5 120 env "${unset_env[@]}" "$RAD" chat "$agent" --yes \
+    --prompt "/radium-echo gamma" \
+    >"$dir/chat.out" 2>"$dir/chat.err" {SERVER_FD}>&-) || rc=$?
+  [ "$rc" = 0 ] || fail "rad chat exited with code $rc"
+  grep -qF "pong: radium-cmd gamma" "$dir/chat.out" || fail "the text output has no answer to /radium-echo gamma"
+  grep -qE '^\[usage: [0-9.]+[kM]?/[0-9.]+[kM]? tokens, \$[0-9]+\.[0-9]{2}\]$' "$dir/chat.out" \
+    || fail "no usage line after the turn in the text output"
+  RADIUM_HOME=$dir/radium-home timeout 10 "$RAD" shutdown >/dev/null 2>&1 || true
+  stop_server
+  if [ ${#failures[@]} -eq 0 ]; then
+    say "$agent: passed"
+    return 0
+  fi
+  {
+    echo
+    echo "=== $agent: FAILED"
+    local f
+    for f in "${failures[@]}"; do echo "  - $f"; done
+    show "rad chat --json events" "$dir/events.jsonl"
+    show "rad chat --json stderr" "$dir/rad.err"
+    show "rad chat stdout" "$dir/chat.out"
+    show "rad chat stderr" "$dir/chat.err"
+    show "model server log" "$dir/server.log"
+    tail -n 80 "$dir/agent.err" >"$dir/agent.err.tail"
+    show "agent stderr (last 80 lines)" "$dir/agent.err.tail"
+    echo "=== end of $agent"
+  } >&2
+  failed_agents+=("$agent")
+}
+
 for agent in "${agents[@]}"; do
   case "$agent" in
     claude-modes) run_modes ;;
     claude-usermcp) run_usermcp ;;
     claude-resume) run_resume ;;
+    claude-commands) run_commands ;;
     claude-bash) run_bash ;;
     claude-hunks | gemini-hunks) run_hunks "$agent" ;;
     claude-hooks) run_hooks ;;

@@ -57,6 +57,11 @@
 //   mcpservers              says the mcpServers session/new gave it, as JSON
 //   remember                says the prompts it remembers of this session, and
 //                           how many earlier turns a client sent as context
+//   /<name> <args...>       a slash command: says `command /<name> got: <args>`
+//                           and reports its usage (usage_update)
+//   usage                   reports its usage (usage_update) and says so
+//   manyusage               the same, then a usage_update of 100 more fields
+//   commands <name...>      sends a new command list with these names
 //   anything else           echoes it, and names the context it was given
 //                           (and each image: its mime type and decoded size)
 //
@@ -69,6 +74,8 @@
 // `close` (session/close leaves a file `<id>.closed` in the state folder); with
 // either, sessions are kept in files (in $EXAMPLE_AGENT_STATE, else the temp
 // folder), so another process of the agent can take one up again.
+// After session/new it sends its slash commands (available_commands_update):
+// /review (with an input hint) and /explain.
 // `--hang-initialize` never answers `initialize`. `--claude-hooks` says it is
 // Claude Code's adapter (`agentCapabilities._meta.claudeCode`), so a client
 // hands it PreToolUse hooks. `--mcp-http` says it takes http MCP servers
@@ -143,6 +150,7 @@ function takeUp (id, params, replay) {
     }
   }
   send({ id, result: { ...controls(params.sessionId) } })
+  commandsUpdate(params.sessionId, COMMANDS)
 }
 const preToolUse = new Map()
 let nextId = 1
@@ -356,7 +364,21 @@ async function prompt (id, { sessionId, prompt }) {
       break
     }
     case 'mcpservers': say(sessionId, JSON.stringify(mcpServersOf.get(sessionId) ?? null)); break
+    case 'usage': usageUpdate(sessionId); say(sessionId, 'Usage reported.'); break
+    case 'manyusage': {
+      usageUpdate(sessionId)
+      const extra = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`field${i}`, i]))
+      update(sessionId, { sessionUpdate: 'usage_update', ...extra })
+      say(sessionId, 'Usage reported.')
+      break
+    }
+    case 'commands': commandsUpdate(sessionId, [arg, ...rest].filter(Boolean).map((name) => ({ name, description: `The ${name} command`, input: null }))); break
     default: {
+      if (verb.startsWith('/')) {
+        say(sessionId, `command ${verb} got: ${[arg, ...rest].filter((w) => w !== undefined).join(' ')}`)
+        usageUpdate(sessionId)
+        break
+      }
       const context = prompt.filter((b) => b.type === 'resource').map((b) => b.resource.uri)
       const images = prompt.filter((b) => b.type === 'image')
         .map((b) => `${b.mimeType} ${Buffer.from(b.data, 'base64').length} bytes`)
@@ -367,6 +389,19 @@ async function prompt (id, { sessionId, prompt }) {
     }
   }
   send({ id, result: { stopReason: cancelled ? 'cancelled' : 'end_turn' } })
+}
+
+const COMMANDS = [
+  { name: 'review', description: 'Review the changes of this branch', input: { hint: 'what to look at' } },
+  { name: 'explain', description: 'Explain the selected code', input: null }
+]
+function commandsUpdate (sessionId, availableCommands) {
+  update(sessionId, { sessionUpdate: 'available_commands_update', availableCommands })
+}
+let turns = 0
+function usageUpdate (sessionId) {
+  turns++
+  update(sessionId, { sessionUpdate: 'usage_update', used: 12300 * turns, size: 200000, cost: { amount: 0.04 * turns, currency: 'USD' } })
 }
 
 const sessions = new Map()
@@ -413,6 +448,9 @@ lines.on('line', (line) => {
       preToolUse.set(sessionId, matchers.flatMap((m) => m.hooks ?? []).filter((h) => h.type === 'command'))
       current.set(sessionId, { mode: 'default', model: 'small', effort: 'medium' })
       send({ id, result: { sessionId, ...controls(sessionId) } })
+      // The commands come just after the answer (Claude Code's adapter
+      // sends them a moment later; here, before any prompt can come).
+      commandsUpdate(sessionId, COMMANDS)
       break
     }
     case 'session/set_config_option': {

@@ -7,7 +7,8 @@
 //! exits; `/restore [n]` lists the prompts, or puts the files back to before
 //! prompt n (see `chat_restore`); `/mode [M]` and `/model [M]` list or
 //! switch the agent's mode and model (see `chat_options`, also `--mode`,
-//! `--model`). Read from a pipe, stdin's lines are the
+//! `--model`); `/help` lists radium's commands and the agent's, and a usage
+//! line follows each turn (see `chat_commands`). Read from a pipe, stdin's lines are the
 //! prompts and the answers alike. With `--prompt TEXT`: one
 //! turn, printed as it streams, exit 0 when it ends (Ctrl-C cancels the turn,
 //! ends the agent and exits 130). `--resume [ID]` and `--continue` continue
@@ -265,10 +266,21 @@ fn run(options: &ChatOptions, workspace: &Path) -> Result<u8, String> {
             None => Vec::new(),
         };
         let mut images = options.images.clone();
+        let mut shown = Value::Null;
         let code = match &options.prompt {
             Some(prompt) => {
                 let first = (prompt.as_str(), images.as_slice());
-                match turn(&session, first, options, &mut lines, false, &mut prompts).await {
+                match turn(
+                    &session,
+                    first,
+                    options,
+                    &mut lines,
+                    false,
+                    &mut prompts,
+                    &mut shown,
+                )
+                .await
+                {
                     TurnEnd::Done => 0,
                     TurnEnd::Failed => 1,
                     TurnEnd::Interrupted => 130,
@@ -290,12 +302,13 @@ fn run(options: &ChatOptions, workspace: &Path) -> Result<u8, String> {
                 if crate::chat_options::command(&session, &line).await {
                     continue;
                 }
-                if let Some(arg) = line.trim().strip_prefix("/restore") {
-                    if arg.is_empty() || arg.starts_with(' ') {
-                        crate::chat_restore::restore(&engine, &prompts, arg.trim(), &mut lines)
-                            .await;
-                        continue;
-                    }
+                if crate::chat_commands::radium_command(&line, "/help").is_some() {
+                    say(&crate::chat_commands::help(&session));
+                    continue;
+                }
+                if let Some(arg) = crate::chat_commands::radium_command(&line, "/restore") {
+                    crate::chat_restore::restore(&engine, &prompts, arg, &mut lines).await;
+                    continue;
                 }
                 if let Some(path) = line.trim().strip_prefix("/image ") {
                     let path =
@@ -311,6 +324,7 @@ fn run(options: &ChatOptions, workspace: &Path) -> Result<u8, String> {
                     &mut lines,
                     interactive,
                     &mut prompts,
+                    &mut shown,
                 )
                 .await
                 {
@@ -333,7 +347,18 @@ async fn turn(
     lines: &mut mpsc::UnboundedReceiver<String>,
     interactive: bool,
     prompts: &mut Vec<crate::chat_restore::Prompt>,
+    shown: &mut Value,
 ) -> TurnEnd {
+    // The agent's commands, as `--json` shows them: the list it sent
+    // between turns first, then each new one as it comes.
+    let commands = session.commands();
+    if options.json && commands.as_array().is_some_and(|c| !c.is_empty()) && *shown != commands {
+        say(&format!(
+            "{}\n",
+            json!({"type": "commands", "commands": commands})
+        ));
+        *shown = commands;
+    }
     let mut blocks = vec![json!({"type": "text", "text": prompt})];
     match session.image_blocks(images) {
         Ok(more) => blocks.extend(more),
@@ -400,6 +425,7 @@ async fn turn(
         }
         match event["type"].as_str().unwrap_or_default() {
             "write" => wrote = true,
+            "commands" => *shown = event["commands"].clone(),
             "permission" => {
                 // What the call will change is on screen before the question
                 // (an agent may announce the call first and send its diff
@@ -432,6 +458,9 @@ async fn turn(
                     }
                     if let Some(tag) = event["tag"].as_str().filter(|_| wrote) {
                         say(&format!("[tag: {tag}]\n"));
+                    }
+                    if let Some(line) = crate::chat_commands::usage_line(&event["usage"]) {
+                        say(&format!("{line}\n"));
                     }
                 }
                 return TurnEnd::Done;

@@ -12,6 +12,7 @@ use std::process::ExitCode;
 mod agents;
 mod args;
 mod chat;
+mod chat_commands;
 mod chat_history;
 mod chat_hunks;
 mod chat_options;

@@ -56,7 +56,9 @@ fn one_turn_streams_and_exits_zero() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(events[0]["type"], "plan");
+    // The agent's commands come first (it sends them at the start).
+    assert_eq!(events[0]["type"], "commands");
+    assert_eq!(events[1]["type"], "plan");
     assert_eq!(events.last().unwrap()["type"], "turn_end");
 }
 

@@ -7,7 +7,8 @@
 // merged into an editor's unsaved line (and Undo of it), Stop on a
 // slow turn, a two-file turn restored to before its prompt (the modal
 // listing the files), the chat's conversation reopened from the history
-// (Reopen a Past Conversation…, a quick pick) and continued, and the benchmark (time from an event reaching the extension
+// (Reopen a Past Conversation…, a quick pick) and continued, the `/` menu of
+// the agent's commands and its usage, and the benchmark (time from an event reaching the extension
 // host to its text on screen; the host's event-loop delay while an answer
 // streams at a high rate).
 
@@ -337,6 +338,33 @@ module.exports = function chatSteps(step, h) {
     await chat().locator('.notice', { hasText: 'cannot resume its own session' }).first().waitFor()
     await answers().filter({ hasText: 'earlier turns given as context:' }).first().waitFor()
     await screenshot('chat-history-resumed')
+    await clearNotifications()
+  })
+
+  step('10d. chat: typing / opens a menu of the agent\'s commands with their hints and descriptions; /review goes to the agent as typed; the usage is shown', async () => {
+    const input = chat().locator('#input')
+    await input.fill('')
+    await input.focus()
+    await page().keyboard.type('/')
+    const items = chat().locator('#slash .slash-item')
+    await until('the / menu lists the agent\'s two commands', async () => (await items.count()) === 2)
+    assert.match(await items.first().innerText(), /\/review[\s\S]*<what to look at>[\s\S]*Review the changes of this branch/)
+    await screenshot('chat-slash-menu')
+    await page().keyboard.type('ex')
+    await until('only /explain left', async () => (await items.count()) === 1 && /\/explain/.test(await items.first().innerText()))
+    await page().keyboard.press('Backspace')
+    await page().keyboard.press('Backspace')
+    await until('both again', async () => (await items.count()) === 2)
+    await page().keyboard.press('Enter')
+    assert.equal(await input.inputValue(), '/review ', 'Enter takes the selected command')
+    assert.ok(await chat().locator('#slash').isHidden(), 'the menu closes')
+    await page().keyboard.type('the e2e')
+    await page().keyboard.press('Enter')
+    await answers().last().filter({ hasText: 'command /review got: the e2e' }).waitFor()
+    const usage = chat().locator('#usage')
+    await usage.waitFor()
+    assert.match(await usage.innerText(), /^usage: [\d.]+k\/200k tokens, \$\d+\.\d\d$/)
+    await screenshot('chat-usage')
     await clearNotifications()
   })
 

@@ -34,6 +34,14 @@
       select.hidden = false
     }
   }
+  const slash = $('slash')
+  const usage = $('usage')
+  // The agent's slash commands ({name, description, hint}); the `/` menu
+  // lists those whose name starts with what follows a leading `/`.
+  let commands = []
+  let menu = [] // the commands the menu shows
+  let selected = 0
+  let asked = false
   // The answer streaming in: its text; `done`, where its finished blocks end
   // (rendered once); `blocks`, their code blocks; `tail`, the nodes of the
   // rest (rendered again as it grows); `shown`, the text they show; `plain`,
@@ -238,6 +246,39 @@
     })
   }
 
+  /** The `/` menu: shown while the input is `/` and the start of a command's name. */
+  function slashMenu () {
+    const m = /^\/(\S*)$/.exec(input.value)
+    if (m && commands.length === 0 && !asked) {
+      // The agent's session starts now, so its commands come.
+      asked = true
+      vscode.postMessage({ type: 'wantCommands' })
+    }
+    menu = m ? commands.filter((c) => c.name.startsWith(m[1])) : []
+    slash.hidden = menu.length === 0
+    selected = Math.min(selected, Math.max(0, menu.length - 1))
+    slash.replaceChildren(...menu.map((c, i) => {
+      const row = el('div', `slash-item${i === selected ? ' selected' : ''}`)
+      row.setAttribute('role', 'option')
+      row.appendChild(el('span', 'slash-name', `/${c.name}`))
+      if (c.hint) row.appendChild(el('span', 'slash-hint', `<${c.hint}>`))
+      row.appendChild(el('span', 'slash-desc', c.description))
+      row.addEventListener('mousedown', (e) => { e.preventDefault(); pick(i) })
+      return row
+    }))
+  }
+  function pick (i) {
+    input.value = `/${menu[i].name} `
+    slash.hidden = true
+    menu = []
+    input.focus()
+  }
+  function showUsage (text) {
+    if (!text) return
+    usage.textContent = `usage: ${text}`
+    usage.hidden = false
+  }
+
   function busy (on) {
     send.disabled = on
     stop.disabled = !on
@@ -275,8 +316,11 @@
       }
       case 'notice': endAnswer(); add(el('div', 'notice', m.message)); break
       case 'error': endAnswer(); add(el('div', 'error', m.message)); restorable(m.tagBefore); break
+      case 'commands': commands = Array.isArray(m.commands) ? m.commands : []; asked = commands.length > 0; slashMenu(); break
+      case 'usage': showUsage(m.text); break
       case 'turnEnd': {
         endAnswer()
+        showUsage(m.usage)
         restorable(m.tagBefore)
         const ms = m.timings && m.timings.turn_ms
         add(el('div', 'turn-end', m.stopReason === 'end_turn' ? `done${ms !== undefined ? ` in ${Math.round(ms)} ms` : ''}` : `stopped: ${m.stopReason}`))
@@ -292,7 +336,7 @@
       case 'busy': busy(m.busy); break
       case 'review': review(m); break
       case 'options': options(m); break
-      case 'clear': pickers.mode.hidden = true; pickers.model.hidden = true; log.replaceChildren(); answer = null; tools.clear(); perms.clear(); reviews.clear(); break
+      case 'clear': pickers.mode.hidden = true; pickers.model.hidden = true; commands = []; asked = false; usage.hidden = true; slashMenu(); log.replaceChildren(); answer = null; tools.clear(); perms.clear(); reviews.clear(); break
     }
   })
 
@@ -303,8 +347,19 @@
     vscode.postMessage({ type: 'send', text })
   }
   input.addEventListener('keydown', (e) => {
+    if (!slash.hidden && menu.length) {
+      // The `/` menu: arrows move, Enter or Tab takes the command, Escape closes.
+      if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+        e.preventDefault()
+        selected = (selected + (e.key === 'ArrowDown' ? 1 : menu.length - 1)) % menu.length
+        return slashMenu()
+      }
+      if ((e.key === 'Enter' || e.key === 'Tab') && !e.shiftKey && !e.isComposing) { e.preventDefault(); return pick(selected) }
+      if (e.key === 'Escape') { e.preventDefault(); slash.hidden = true; return }
+    }
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) { e.preventDefault(); submit() }
   })
+  input.addEventListener('input', () => { selected = 0; slashMenu() })
   send.addEventListener('click', submit)
   stop.addEventListener('click', () => vscode.postMessage({ type: 'stop' }))
   $('new').addEventListener('click', () => vscode.postMessage({ type: 'newChat' }))

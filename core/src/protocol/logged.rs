@@ -31,6 +31,7 @@ const QUIET: &[&str] = &[
     "mcp-servers",
     "session-events",
     "session-list",
+    "session-info",
     "ext-list",
     "lsp-list",
     "view",

@@ -1,6 +1,6 @@
 //! The session commands of the protocol: `session-new`, `session-prompt`,
 //! `session-events`, `session-permission`, `session-cancel`, `session-close`,
-//! `session-set-option` and `session-list`, and the [`Engine`] functions behind them.
+//! `session-set-option`, `session-list` and `session-info`, and the [`Engine`] functions behind them.
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -304,6 +304,8 @@ impl Engine {
                                 ("notices", json!(s.start_notices())),
                                 ("conversation", json!(s.conversation())),
                                 ("resumed", json!(s.resumed())),
+                                ("commands", s.commands()),
+                                ("usage", json!(s.usage())),
                             ] {
                                 answer[k] = v;
                             }
@@ -452,6 +454,7 @@ impl Engine {
         Some(match command {
             "session-list" => Ok(self.sessions.list()),
             "history-list" | "history-read" => self.history_command(command, args, cwd),
+            "session-info" => id().and_then(|id| Ok(self.session(id)?.session.info())),
             "session-cancel" => id().and_then(|id| {
                 self.session(id)?.session.cancel();
                 Ok(json!({"session": id, "cancelled": true}))

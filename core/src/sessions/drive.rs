@@ -96,6 +96,10 @@ impl AgentSession {
         let Some(mut event) = from_update(update) else {
             return;
         };
+        if matches!(event["type"].as_str(), Some("commands" | "usage")) {
+            self.control(event);
+            return;
+        }
         let status = update.get("status").and_then(Value::as_str);
         let announced = update.get("sessionUpdate").and_then(Value::as_str) == Some("tool_call");
         if announced && !matches!(status, Some("completed" | "failed")) {

@@ -11,7 +11,8 @@
 //! | `permission_decided` | `id`, `allowed`, `by` (`hook:<name>`, `radium`, `door`, `timeout`, `cancel`), `reason`; `hunks_rejected` (`{path: [index]}`) when the door kept only some hunks |
 //! | `write` | `path`, `tag`, `seq`: a file the agent wrote, recorded as an edit (`by: "agent"` when it wrote it to disk itself); `hunks_taken_back` (and `hunks_not_taken_back`) after a review of its hunks |
 //! | `write_refused` | `path`, `code`, `error`: a write refused (a `before_tool` hook's stop, outside the workspace, protected) |
-//! | `usage` | what the agent reported |
+//! | `commands` | `commands`: the agent's slash commands, the whole list (`[{name, description, hint}]`, see [`super::commands`]) |
+//! | `usage` | what the agent reported (`used`, `size`, `cost` of a `usage_update`; token counts of a prompt's answer) |
 //! | `options` | `options`, `mode`, `model`: the agent's modes and config options changed (see [`super::options`]) |
 //! | `notice` | `message`: something the agent did that radium ignored or repaired |
 //! | `turn_end` | `stop_reason`, `text` (the answer, its first 32 MiB), `code_blocks`, `tag`, `tag_before` (the files before the prompt), `text_dropped` (bytes past those, when any) |
@@ -85,7 +86,7 @@ fn content_text(content: Option<&Value>) -> String {
 }
 
 /// A `session/update` in radium's shape; `None` for updates a door does not
-/// need (available commands, modes, the user's own message echoed).
+/// need (modes, the user's own message echoed).
 pub(crate) fn from_update(update: &Value) -> Option<SessionEvent> {
     let kind = update.get("sessionUpdate").and_then(Value::as_str)?;
     Some(match kind {
@@ -99,6 +100,7 @@ pub(crate) fn from_update(update: &Value) -> Option<SessionEvent> {
         "plan" => {
             json!({"type": "plan", "entries": update.get("entries").cloned().unwrap_or_default()})
         }
+        "available_commands_update" => super::commands::commands_event(update),
         "usage_update" => {
             let mut usage = update.clone();
             if let Some(map) = usage.as_object_mut() {

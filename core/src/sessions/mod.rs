@@ -15,6 +15,7 @@
 
 pub(crate) mod client;
 mod command;
+pub mod commands;
 mod drive;
 pub mod events;
 pub mod history;
@@ -34,6 +35,7 @@ mod tools;
 mod turn;
 mod user_mcp;
 
+pub use commands::{MAX_COMMANDS, MAX_COMMAND_TEXT, MAX_USAGE_FIELDS};
 pub use drive::MAX_TURN_TEXT;
 pub use events::SessionEvent;
 pub use output::MAX_TOOL_OUTPUT;

@@ -109,6 +109,8 @@ pub(crate) struct State {
     pub takes_images: bool,
     /// The conversation's history.
     pub history: super::history::Kept,
+    /// The agent's commands and usage (see `commands`).
+    pub slash: super::commands::Controls,
 }
 
 /// An open session with an ACP agent.

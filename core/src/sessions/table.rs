@@ -89,6 +89,15 @@ impl EventQueue {
         self.arrived.notify_waiters();
     }
 
+    /// Like [`EventQueue::push`], for an event that replaces one of its
+    /// type still queued (the agent's `commands`, its `usage`): between
+    /// turns the queue holds the latest of each, however often they come.
+    pub fn push_latest(&self, event: SessionEvent) {
+        let kind = event.get("type").cloned();
+        lock(&self.events).retain(|e| e.get("type") != kind.as_ref());
+        self.push(event);
+    }
+
     /// The events queued so far, waiting up to `wait` for the first.
     pub async fn take(&self, wait: Duration) -> Vec<SessionEvent> {
         let deadline = tokio::time::Instant::now() + wait;
@@ -163,6 +172,8 @@ impl Sessions {
             queue: Arc::default(),
         };
         let session = &entry.session;
+        // What came before the session was listed opens its event stream.
+        session.attach_idle(&entry.queue);
         lock(&self.open).insert(session.id.clone(), entry.clone());
         entry
     }

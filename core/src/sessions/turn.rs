@@ -242,7 +242,7 @@ impl AgentSession {
         if let Some(usage) = r.get("usage").filter(|u| u.is_object()) {
             let mut event = usage.clone();
             event["type"] = json!("usage");
-            self.emit(event);
+            self.control(event);
         }
         let stop_reason = r
             .get("stopReason")
@@ -272,6 +272,7 @@ impl AgentSession {
             "text": text,
             "code_blocks": blocks,
             "tag": self.tag(),
+            "usage": self.usage(),
         });
         if dropped > 0 {
             end["text_dropped"] = json!(dropped);

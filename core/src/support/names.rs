@@ -35,6 +35,7 @@ pub const COMMANDS: &[&str] = &[
     "session-set-option",
     "history-list",
     "history-read",
+    "session-info",
     "clipboard-send",
     "clipboard-receive",
     "read-var",

@@ -14,6 +14,7 @@ mod images;
 mod options;
 mod recover;
 mod sign_in;
+mod slash;
 mod turns;
 mod unruly;
 mod user_mcp;

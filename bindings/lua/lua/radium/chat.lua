@@ -226,6 +226,9 @@ local function handlers(chat)
       if ev.type == "options" then
         return require("radium.chat_options").changed(chat, ev)
       end
+      if require("radium.chat_slash").event(chat, ev) then
+        return
+      end
       render.event(chat, ev)
       if ev.type == "turn_end" or ev.type == "error" then
         chat.running = false
@@ -279,6 +282,7 @@ local function create(agent, root, src, opts)
   if opts.turns then
     require("radium.chat_history").transcript(chat, opts.turns)
   end
+  require("radium.chat_slash").attach(chat)
   vim.api.nvim_create_autocmd("BufWriteCmd", { buffer = buf, callback = function() M.submit(buf) end })
   vim.api.nvim_create_autocmd("BufWipeout", {
     buffer = buf,

@@ -313,17 +313,28 @@ function M.unregister(name)
 end
 
 --- For the statusline: what runs with a spinner (e.g. "⠋ radium: example"),
---- and in a chat buffer its agent's mode and model ("radium: example · mode
---- plan · model small"); "" otherwise. `%{v:lua.require'radium'.statusline()}`.
+--- and in a chat buffer its agent's mode and model and its usage ("radium:
+--- example · mode plan · model small · 12.3k/200k tokens, $0.04"); ""
+--- otherwise. `%{v:lua.require'radium'.statusline()}`.
 ---@return string
 function M.statusline()
+  local parts = {}
   local running = require("radium.progress").statusline()
   local chat = require("radium.chat").get()
   local controls = chat and require("radium.chat_options").summary(chat) or ""
-  if controls == "" then
-    return running
+  local usage = require("radium.chat_slash").statusline()
+  if running ~= "" then
+    parts[#parts + 1] = running
+  elseif controls ~= "" then
+    parts[#parts + 1] = "radium: " .. chat.agent
   end
-  return (running ~= "" and running or ("radium: " .. chat.agent)) .. " · " .. controls
+  if controls ~= "" then
+    parts[#parts + 1] = controls
+  end
+  if usage ~= "" then
+    parts[#parts + 1] = (#parts == 0) and usage or usage:gsub("^radium: ", "")
+  end
+  return table.concat(parts, " · ")
 end
 
 return M

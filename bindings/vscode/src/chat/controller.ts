@@ -54,6 +54,8 @@ export class ChatController {
   readonly status: vscode.StatusBarItem
   readonly docs = new ReviewDocuments()
   private readonly tools: ToolReviews
+  /** The agent's commands and usage as last shown, shown again when the view reloads. */
+  private controls: { commands?: ViewMessage; usage?: ViewMessage } = {}
 
   constructor(
     private readonly host: ChatHost,
@@ -115,10 +117,15 @@ export class ChatController {
     if (agent === this.agent) return
     this.agent = agent
     this.closeSession()
+    // The other agent's commands are not this one's.
+    this.controls = {}
+    this.post({ type: 'commands', commands: [] })
     this.host.log(`chat: agent ${agent}`)
   }
 
   private async ensureSession(): Promise<ChatSession> {
+    // One opening at a time (the `/` menu may have started it).
+    if (this.opening) await this.opening.catch(() => undefined)
     if (this.session && !this.session.isClosed && this.session.agent === this.agent) return this.session
     this.session?.close()
     this.session = undefined
@@ -209,6 +216,8 @@ export class ChatController {
       }
       if (m.type === 'permission' && this.autoAnswer(m)) continue
       if (m.type === 'write' && typeof m.tag === 'string') this.lastTag = m.tag
+      if (m.type === 'commands') this.controls.commands = m
+      if (m.type === 'usage' || (m.type === 'turnEnd' && m.usage)) this.controls.usage = { type: 'usage', text: m.type === 'usage' ? m.text : m.usage }
       this.post(m)
       if (m.type === 'turnEnd' || m.type === 'error') this.turnEnded(batch.find((e) => e.type === 'turn_end'), m)
     }
@@ -473,11 +482,21 @@ export class ChatController {
     }
     this.post({ type: 'notice', message: `conversation ${id} with ${agent} (${turns.length} earlier turn(s)): your next prompt continues it` } as ViewMessage)
     this.host.log(`chat: reopened conversation ${id} with ${agent}`)
+  /** The agent's commands and usage as last shown (for a view that reloaded). */
+  controlMessages(): ViewMessage[] {
+    return [this.controls.commands, this.controls.usage].filter((m): m is ViewMessage => m !== undefined)
+  }
+
+  /** Starts the agent's session ahead of the first message (the `/` menu needs its commands). */
+  prepare(): void {
+    if (this.opening || (this.session && !this.session.isClosed)) return
+    this.ensureSession().catch(() => undefined)
   }
 
   /** A new chat: the session closed, the view and the chips cleared. */
   reset(): void {
     this.closeSession()
+    this.controls = {}
     this.lastTag = undefined
     this.resumeId = undefined
     for (const r of this.reviews.values()) void closeDiffs(r)

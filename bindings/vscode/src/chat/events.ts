@@ -2,7 +2,8 @@
 // a batch joined into one message (a flood of chunks is a few messages),
 // tool calls with their diffs as unified lines and their commands with their
 // output (folded when long), permission requests with
-// their options. No dependency on VS Code.
+// their options, the agent's slash commands and its usage. No dependency on
+// VS Code.
 
 import * as path from 'path'
 
@@ -56,6 +57,46 @@ function diffsOf(raw: unknown, workspace: string | undefined): ViewDiff[] {
     path: shortPath(String(d?.path ?? ''), workspace),
     lines: diffLines(typeof d?.old_text === 'string' ? d.old_text : '', typeof d?.new_text === 'string' ? d.new_text : ''),
   }))
+}
+
+/** An agent's slash command as the `/` menu shows it. */
+export interface ViewCommand {
+  name: string
+  description: string
+  hint: string
+}
+
+/** The commands of a `commands` event (those without a name left out). */
+export function commandsOf(raw: unknown): ViewCommand[] {
+  if (!Array.isArray(raw)) return []
+  return raw
+    .filter((c: any) => typeof c?.name === 'string' && c.name !== '')
+    .map((c: any) => ({
+      name: String(c.name),
+      description: typeof c.description === 'string' ? c.description : '',
+      hint: typeof c.hint === 'string' ? c.hint : '',
+    }))
+}
+
+/** A token count as people read it: `950`, `12.3k`, `200k`, `1.5M`. */
+export function tokens(n: number): string {
+  if (n < 1e3) return String(Math.round(n))
+  const [value, unit] = n >= 1e6 ? [n / 1e6, 'M'] : [n / 1e3, 'k']
+  return `${value.toFixed(1).replace(/\.0$/, '')}${unit}`
+}
+
+/** The agent's usage as the chat view shows it (`12.3k/200k tokens, $0.04`); undefined when it reported no count. */
+export function usageText(u: any): string | undefined {
+  if (!u || typeof u !== 'object') return undefined
+  const used = typeof u.used === 'number' ? u.used : typeof u.totalTokens === 'number' ? u.totalTokens : undefined
+  if (used === undefined) return undefined
+  let text = typeof u.size === 'number' ? `${tokens(used)}/${tokens(u.size)} tokens` : `${tokens(used)} tokens`
+  const amount = u.cost?.amount
+  if (typeof amount === 'number') {
+    const currency = u.cost.currency
+    text += currency === undefined || currency === 'USD' ? `, $${amount.toFixed(2)}` : `, ${amount.toFixed(2)} ${currency}`
+  }
+  return text
 }
 
 /**
@@ -126,13 +167,21 @@ export function viewMessages(batch: SessionEvent[], workspace: string | undefine
         out.push({ type: 'options', options: Array.isArray(e.options) ? e.options : [], mode: e.mode ?? null, model: e.model ?? null })
         break
       case 'turn_end':
-        out.push({ type: 'turnEnd', stopReason: e.stop_reason, tag: e.tag, tagBefore: e.tag_before, timings: e.timings })
+        out.push({ type: 'turnEnd', stopReason: e.stop_reason, tag: e.tag, tagBefore: e.tag_before, timings: e.timings, usage: usageText(e.usage) })
         break
+      case 'commands':
+        out.push({ type: 'commands', commands: commandsOf(e.commands) })
+        break
+      case 'usage': {
+        const text = usageText(e)
+        if (text) out.push({ type: 'usage', text })
+        break
+      }
       case 'error':
         out.push({ type: 'error', message: `${e.message ?? 'the turn failed'}${e.code ? ` [${e.code}]` : ''}`, tagBefore: e.tag_before })
         break
       default:
-        break // usage and future events: the output channel has them
+        break // future events: the output channel has them
     }
   }
   flush()

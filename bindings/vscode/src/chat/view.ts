@@ -63,6 +63,7 @@ export class ChatView implements vscode.WebviewViewProvider {
           if (typeof init.error === 'string') this.host.log(`chat: ${init.error}`)
           this.post(init)
           this.post(this.chat.chipsMessage())
+          for (const c of this.chat.controlMessages()) this.post(c)
           for (const q of this.queue.splice(0)) this.post(q)
           break
         }
@@ -71,6 +72,9 @@ export class ChatView implements vscode.WebviewViewProvider {
           break
         case 'stop':
           this.chat.stop()
+          break
+        case 'wantCommands':
+          this.chat.prepare()
           break
         case 'newChat':
           this.chat.reset()
@@ -132,8 +136,10 @@ export class ChatView implements vscode.WebviewViewProvider {
 <body>
 <div id="top"><select id="agent" title="Agent" aria-label="Agent"></select><select id="mode" title="The agent's mode" aria-label="Mode" hidden></select><select id="model" title="The agent's model" aria-label="Model" hidden></select><button id="new" title="New chat (radium.newChat)">New chat</button></div>
 <div id="log" role="log" aria-live="polite"></div>
+<div id="usage" title="The agent's usage: tokens of its context used, its size, the cost" hidden></div>
 <div id="composer">
   <div id="chips"></div>
+  <div id="slash" role="listbox" aria-label="The agent's commands" hidden></div>
   <textarea id="input" rows="3" placeholder="Ask the agent (Enter sends, Shift+Enter: new line)" aria-label="Prompt"></textarea>
   <div id="actions"><button id="addSel" title="Attach the selection">+ Selection</button><button id="addFile" title="Attach the current file">+ File</button><button id="addFiles" title="Pick files to attach">+ Files…</button><span class="grow"></span><button id="stop" disabled>Stop</button><button id="send">Send</button></div>
 </div>
