@@ -3,7 +3,6 @@
 // the chat webview through `post` and the messages it sends back.
 
 import * as path from 'path'
-import { monitorEventLoopDelay, type IntervalHistogram } from 'perf_hooks'
 import * as vscode from 'vscode'
 
 import type { Engine } from '../native'
@@ -12,7 +11,9 @@ import { nameList, recordStep } from '../record'
 import { applyReview, closeDiffs, currentText, reviewMessage, showDiff, ReviewDocuments, type Applied, type Review } from '../review'
 import { fileChip, promptExtras, selectionChip, trackChips, type Chip } from './chips'
 import { optionFor, viewMessages, type ViewMessage } from './events'
+import { transcript } from './history'
 import { mergeDirty } from './merge'
+import { TurnMeter } from './meter'
 import { ChatSession, type SessionEvent } from './session'
 import { ToolReviews } from './toolReview'
 import { restoreTo, undoRedo } from './undo'
@@ -45,12 +46,8 @@ export class ChatController {
   private readonly alwaysAllowed = new Set<string>()
   private readonly reviews = new Map<number, Review>()
   private reviewSeq = 0
+  private readonly meter = new TurnMeter()
   private turnChips: Chip[] = []
-  private delay: IntervalHistogram | undefined
-  private turnStarted = 0
-  private textMessages = 0
-  private textChunks = 0
-  private textBytes = 0
   readonly status: vscode.StatusBarItem
   readonly docs = new ReviewDocuments()
   private readonly tools: ToolReviews
@@ -172,25 +169,15 @@ export class ChatController {
   }
 
   private startMeasuring(): void {
-    this.delay?.disable()
-    this.delay = monitorEventLoopDelay({ resolution: 10 })
-    this.delay.enable()
-    this.turnStarted = Date.now()
-    this.textMessages = 0
-    this.textChunks = 0
-    this.textBytes = 0
+    this.meter.start()
   }
 
   /** The turn's figures, for the log and the view. */
   private stopMeasuring(): string {
-    const h = this.delay
-    this.delay = undefined
-    if (!h) return ''
-    h.disable()
-    const ms = (ns: number) => (ns / 1e6).toFixed(1)
-    const figures = `${Date.now() - this.turnStarted} ms, ${this.textChunks} text chunk(s) in ${this.textMessages} view message(s), event-loop delay p50 ${ms(h.percentile(50))} ms, p99 ${ms(h.percentile(99))} ms, max ${ms(h.max)} ms`
-    this.post({ type: 'hostStats', p50: h.percentile(50) / 1e6, p99: h.percentile(99) / 1e6, max: h.max / 1e6, chunks: this.textChunks, bytes: this.textBytes, messages: this.textMessages })
-    return figures
+    const measured = this.meter.stop()
+    if (!measured) return ''
+    this.post({ type: 'hostStats', ...measured.stats })
+    return measured.line
   }
 
   private showError(message: string): void {
@@ -210,9 +197,7 @@ export class ChatController {
     for (const m of viewMessages(batch, workspace, t)) {
       if (m.type === 'permission') m.reviewable = reviewable.has(m.id as string)
       if (m.type === 'text') {
-        this.textMessages++
-        this.textChunks += m.chunks as number
-        this.textBytes += Buffer.byteLength(m.text as string)
+        this.meter.text(m.chunks as number, m.text as string)
       }
       if (m.type === 'permission' && this.autoAnswer(m)) continue
       if (m.type === 'write' && typeof m.tag === 'string') this.lastTag = m.tag
@@ -474,14 +459,10 @@ export class ChatController {
     this.reset()
     this.agent = agent
     this.resumeId = id
-    for (const t of turns) {
-      this.post({ type: 'user', text: String(t.prompt ?? ''), chips: [] } as ViewMessage)
-      if (t.text) this.post({ type: 'text', text: String(t.text), chunks: 1, t: 0 } as ViewMessage)
-      if (typeof t.error === 'string') this.post({ type: 'error', message: t.error, tagBefore: t.tag_before } as ViewMessage)
-      else this.post({ type: 'turnEnd', stopReason: t.stop_reason ?? 'end_turn', tag: t.tag, tagBefore: t.tag_before } as ViewMessage)
-    }
-    this.post({ type: 'notice', message: `conversation ${id} with ${agent} (${turns.length} earlier turn(s)): your next prompt continues it` } as ViewMessage)
+    for (const m of transcript(id, agent, turns)) this.post(m)
     this.host.log(`chat: reopened conversation ${id} with ${agent}`)
+  }
+
   /** The agent's commands and usage as last shown (for a view that reloaded). */
   controlMessages(): ViewMessage[] {
     return [this.controls.commands, this.controls.usage].filter((m): m is ViewMessage => m !== undefined)

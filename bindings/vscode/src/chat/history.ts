@@ -7,8 +7,22 @@
 import * as vscode from 'vscode'
 
 import type { ChatController, ChatHost } from './controller'
+import type { ViewMessage } from './events'
 
 type Conversation = { id: string; agent: string; title: string; turns: number; updated: number }
+
+/** The view's messages of past conversation `id` with `agent`: its `turns` (of `history-read`), each once, then a notice. */
+export function transcript(id: string, agent: string, turns: Array<Record<string, unknown>>): ViewMessage[] {
+  const out: ViewMessage[] = []
+  for (const t of turns) {
+    out.push({ type: 'user', text: String(t.prompt ?? ''), chips: [] } as ViewMessage)
+    if (t.text) out.push({ type: 'text', text: String(t.text), chunks: 1, t: 0 } as ViewMessage)
+    if (typeof t.error === 'string') out.push({ type: 'error', message: t.error, tagBefore: t.tag_before } as ViewMessage)
+    else out.push({ type: 'turnEnd', stopReason: t.stop_reason ?? 'end_turn', tag: t.tag, tagBefore: t.tag_before } as ViewMessage)
+  }
+  out.push({ type: 'notice', message: `conversation ${id} with ${agent} (${turns.length} earlier turn(s)): your next prompt continues it` } as ViewMessage)
+  return out
+}
 
 /** A quick pick item of a conversation. */
 export function item(c: Conversation): vscode.QuickPickItem & { conversation: Conversation } {
