@@ -257,6 +257,31 @@ show() {
   if [ -s "$2" ]; then sed 's/^/    /' "$2" | cut -c1-2000; else echo "    (empty)"; fi
 }
 
+# verdict AGENT: with no failed check (the caller's `failures`), says AGENT
+# passed and succeeds; else starts its report on stderr (the failed checks)
+# and fails, for the caller to show what it kept, then show_agent_err.
+verdict() {
+  if [ ${#failures[@]} -eq 0 ]; then
+    say "$1: passed"
+    return 0
+  fi
+  {
+    echo
+    echo "=== $1: FAILED"
+    local f
+    for f in "${failures[@]}"; do echo "  - $f"; done
+  } >&2
+  return 1
+}
+
+# show_agent_err AGENT DIR: the last 80 lines of the agent's stderr, and the
+# end of AGENT's report.
+show_agent_err() {
+  tail -n 80 "$2/agent.err" >"$2/agent.err.tail"
+  show "agent stderr (last 80 lines)" "$2/agent.err.tail"
+  echo "=== end of $1"
+}
+
 # What the agents would inherit from this shell and must not: other
 # accounts, models and endpoints, proxies. IS_SANDBOX: when it is set but not
 # to 1 (IS_SANDBOX=yes), Claude's adapter, running as root, asks Claude Code
@@ -305,21 +330,12 @@ run_bash() {
   grep -qF "Done: the command printed" "$dir/chat.out" || fail "the model's final answer is not shown"
   RADIUM_HOME=$dir/radium-home timeout 10 "$RAD" shutdown >/dev/null 2>&1 || true
   stop_server
-  if [ ${#failures[@]} -eq 0 ]; then
-    say "$agent: passed"
-    return 0
-  fi
+  verdict "$agent" && return 0
   {
-    echo
-    echo "=== $agent: FAILED"
-    local f
-    for f in "${failures[@]}"; do echo "  - $f"; done
     show "rad chat stdout" "$dir/chat.out"
     show "rad chat stderr" "$dir/rad.err"
     show "model server log" "$dir/server.log"
-    tail -n 80 "$dir/agent.err" >"$dir/agent.err.tail"
-    show "agent stderr (last 80 lines)" "$dir/agent.err.tail"
-    echo "=== end of $agent"
+    show_agent_err "$agent" "$dir"
   } >&2
   failed_agents+=("$agent")
 }
@@ -371,22 +387,13 @@ run_hunks() {
   fi
   RADIUM_HOME=$dir/radium-home timeout 10 "$RAD" shutdown >/dev/null 2>&1 || true
   stop_server
-  if [ ${#failures[@]} -eq 0 ]; then
-    say "$agent: passed"
-    return 0
-  fi
+  verdict "$agent" && return 0
   {
-    echo
-    echo "=== $agent: FAILED"
-    local f
-    for f in "${failures[@]}"; do echo "  - $f"; done
     show "rad chat stdout" "$dir/chat.out"
     show "rad chat stderr" "$dir/rad.err"
     show "model server log" "$dir/server.log"
     [ -f "$dir/undo.err" ] && show "rad undo stderr" "$dir/undo.err"
-    tail -n 80 "$dir/agent.err" >"$dir/agent.err.tail"
-    show "agent stderr (last 80 lines)" "$dir/agent.err.tail"
-    echo "=== end of $agent"
+    show_agent_err "$agent" "$dir"
   } >&2
   failed_agents+=("$agent")
 }
@@ -643,24 +650,15 @@ SH
   grep -q '"via":"pre_tool_use"' "$ext/seen.jsonl" 2>/dev/null \
     || fail "the hook never saw a call through the PreToolUse relay"
   RADIUM_HOME=$dir/radium-home timeout 10 "$RAD" shutdown >/dev/null 2>&1 || true
-  if [ ${#failures[@]} -eq 0 ]; then
-    say "$agent: passed"
-    return 0
-  fi
+  verdict "$agent" && return 0
   {
-    echo
-    echo "=== $agent: FAILED"
-    local f
-    for f in "${failures[@]}"; do echo "  - $f"; done
     show "rad chat stdout (ls)" "$dir/chat-ls.out"
     show "rad chat stderr (ls)" "$dir/rad-ls.err"
     show "rad chat stdout (echo)" "$dir/chat-echo.out"
     show "rad chat stderr (echo)" "$dir/rad-echo.err"
     show "what the hook saw" "$ext/seen.jsonl"
     show "model server log (ls)" "$dir/server-ls.log"
-    tail -n 80 "$dir/agent.err" >"$dir/agent.err.tail"
-    show "agent stderr (last 80 lines)" "$dir/agent.err.tail"
-    echo "=== end of $agent"
+    show_agent_err "$agent" "$dir"
   } >&2
   failed_agents+=("$agent")
 }
@@ -724,15 +722,8 @@ run_turn() {
   fi
   RADIUM_HOME=$dir/radium-home timeout 10 "$RAD" shutdown >/dev/null 2>&1 || true
   stop_server
-  if [ ${#failures[@]} -eq 0 ]; then
-    say "$agent: passed"
-    return 0
-  fi
+  verdict "$agent" && return 0
   {
-    echo
-    echo "=== $agent: FAILED"
-    local f
-    for f in "${failures[@]}"; do echo "  - $f"; done
     show "events (rad chat --json)" "$events"
     show "rad chat stderr" "$dir/rad.err"
     show "model server log" "$dir/server.log"
@@ -741,9 +732,7 @@ run_turn() {
       [ -f "$dir/$out.out" ] && show "rad $out stdout" "$dir/$out.out"
       [ -f "$dir/$out.err" ] && show "rad $out stderr" "$dir/$out.err"
     done
-    tail -n 80 "$dir/agent.err" >"$dir/agent.err.tail"
-    show "agent stderr (last 80 lines)" "$dir/agent.err.tail"
-    echo "=== end of $agent"
+    show_agent_err "$agent" "$dir"
   } >&2
   failed_agents+=("$agent")
 }
@@ -803,24 +792,15 @@ run_modes() {
   grep -q '"type":"turn_end"' "$dir/plan.out" || fail "the plan-mode turn did not end"
   RADIUM_HOME=$dir/radium-home timeout 10 "$RAD" shutdown >/dev/null 2>&1 || true
   stop_server
-  if [ ${#failures[@]} -eq 0 ]; then
-    say "$agent: passed"
-    return 0
-  fi
+  verdict "$agent" && return 0
   {
-    echo
-    echo "=== $agent: FAILED"
-    local f
-    for f in "${failures[@]}"; do echo "  - $f"; done
     local out
     for out in list model plan; do
       [ -f "$dir/$out.out" ] && show "rad chat ($out) stdout" "$dir/$out.out"
       [ -f "$dir/$out.err" ] && show "rad chat ($out) stderr" "$dir/$out.err"
     done
     show "model server log" "$dir/server.log"
-    tail -n 80 "$dir/agent.err" >"$dir/agent.err.tail"
-    show "agent stderr (last 80 lines)" "$dir/agent.err.tail"
-    echo "=== end of $agent"
+    show_agent_err "$agent" "$dir"
   } >&2
   failed_agents+=("$agent")
 }
@@ -869,21 +849,12 @@ TOML
     || fail "the model's final answer (the tool's result) is not shown"
   RADIUM_HOME=$dir/radium-home timeout 10 "$RAD" shutdown >/dev/null 2>&1 || true
   stop_server
-  if [ ${#failures[@]} -eq 0 ]; then
-    say "$agent: passed"
-    return 0
-  fi
+  verdict "$agent" && return 0
   {
-    echo
-    echo "=== $agent: FAILED"
-    local f
-    for f in "${failures[@]}"; do echo "  - $f"; done
     show "rad chat stdout" "$dir/chat.out"
     show "rad chat stderr" "$dir/rad.err"
     show "model server log" "$dir/server.log"
-    tail -n 80 "$dir/agent.err" >"$dir/agent.err.tail"
-    show "agent stderr (last 80 lines)" "$dir/agent.err.tail"
-    echo "=== end of $agent"
+    show_agent_err "$agent" "$dir"
   } >&2
   failed_agents+=("$agent")
 }
@@ -935,15 +906,8 @@ run_resume() {
     || fail "the model server's log has no request for the second turn holding the first prompt"
   RADIUM_HOME=$dir/radium-home timeout 10 "$RAD" shutdown >/dev/null 2>&1 || true
   stop_server
-  if [ ${#failures[@]} -eq 0 ]; then
-    say "$agent: passed"
-    return 0
-  fi
+  verdict "$agent" && return 0
   {
-    echo
-    echo "=== $agent: FAILED"
-    local f
-    for f in "${failures[@]}"; do echo "  - $f"; done
     local out
     for out in first list second; do
       show "rad chat ($out) stdout" "$dir/$out.out"
@@ -951,9 +915,7 @@ run_resume() {
     done
     show "model server log" "$dir/server.log"
     show "messages the model server received" "$dir/messages.jsonl"
-    tail -n 80 "$dir/agent.err" >"$dir/agent.err.tail"
-    show "agent stderr (last 80 lines)" "$dir/agent.err.tail"
-    echo "=== end of $agent"
+    show_agent_err "$agent" "$dir"
   } >&2
   failed_agents+=("$agent")
 }
@@ -1006,23 +968,14 @@ run_commands() {
     || fail "no usage line after the turn in the text output"
   RADIUM_HOME=$dir/radium-home timeout 10 "$RAD" shutdown >/dev/null 2>&1 || true
   stop_server
-  if [ ${#failures[@]} -eq 0 ]; then
-    say "$agent: passed"
-    return 0
-  fi
+  verdict "$agent" && return 0
   {
-    echo
-    echo "=== $agent: FAILED"
-    local f
-    for f in "${failures[@]}"; do echo "  - $f"; done
     show "rad chat --json events" "$dir/events.jsonl"
     show "rad chat --json stderr" "$dir/rad.err"
     show "rad chat stdout" "$dir/chat.out"
     show "rad chat stderr" "$dir/chat.err"
     show "model server log" "$dir/server.log"
-    tail -n 80 "$dir/agent.err" >"$dir/agent.err.tail"
-    show "agent stderr (last 80 lines)" "$dir/agent.err.tail"
-    echo "=== end of $agent"
+    show_agent_err "$agent" "$dir"
   } >&2
   failed_agents+=("$agent")
 }

@@ -38,21 +38,12 @@ run_nvim() {
   grep -q '^FAIL ' "$dir/nvim.out" && fail "checks failed: $(grep '^FAIL ' "$dir/nvim.out" | cut -c1-300 | tr '\n' ';')"
   grep -q '^ok after :RadiumUndo the user' "$dir/nvim.out" || fail "the Neovim checks did not all run"
   stop_server
-  if [ ${#failures[@]} -eq 0 ]; then
-    say "$agent: passed"
-    return 0
-  fi
+  verdict "$agent" && return 0
   {
-    echo
-    echo "=== $agent: FAILED"
-    local f
-    for f in "${failures[@]}"; do echo "  - $f"; done
     show "Neovim stdout (checks, notifications, the chat)" "$dir/nvim.out"
     show "Neovim stderr" "$dir/nvim.err"
     show "model server log" "$dir/server.log"
-    tail -n 80 "$dir/agent.err" >"$dir/agent.err.tail"
-    show "agent stderr (last 80 lines)" "$dir/agent.err.tail"
-    echo "=== end of $agent"
+    show_agent_err "$agent" "$dir"
   } >&2
   failed_agents+=("$agent")
 }
