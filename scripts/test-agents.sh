@@ -33,6 +33,8 @@
 #     keeps Claude from editing: the scripted model tries to write
 #     notes.txt, Claude Code asks (plan mode only tells its model not to
 #     edit), radium refuses the edit in plan mode, the file is unchanged.
+#     `/effort` lists its reasoning efforts, or says it offers none (then
+#     `--effort high` exits 1 before the prompt).
 #   - claude-usermcp: the user's own stdio MCP server
 #     (tests/agents/user-mcp-server.mjs), configured in $RADIUM_HOME/mcp.toml
 #     with an argument and an environment variable, is passed to Claude Code
@@ -784,6 +786,27 @@ run_modes() {
   [ -n "$current" ] && [ -n "$other" ] || fail "/model did not list the models with the current one marked"
   grep -qE '^[ *] plan( |$)' "$dir/list.out" || fail "/mode does not list plan"
   grep -qF "rad chat: $agent · mode " "$dir/list.err" || fail "the header line does not say the mode"
+  # Reasoning effort: /effort lists the adapter's thought_level values (the
+  # current one marked) and --effort sets one; an adapter without them
+  # (claude-agent-acp 0.23.1 offers mode and model only) is said so, and
+  # --effort is refused before the prompt (exit 1).
+  say "$agent: /effort and --effort"
+  printf '/effort\n' | chat effort
+  local effort
+  effort=$(sed -n 's/^  \([^ ]*\).*/\1/p' "$dir/effort.out" | head -n 1)
+  if grep -q '^\* ' "$dir/effort.out" && [ -n "$effort" ]; then
+    chat effortset --effort "$effort" --prompt "chat: which effort"
+    grep -qF "effort $effort" "$dir/effortset.err" || fail "the header line does not say effort $effort after --effort"
+  else
+    grep -qF "the agent offers no reasoning effort to choose" "$dir/effort.out" \
+      || fail "/effort neither listed efforts nor said there are none: $(jq -Rs . <"$dir/effort.out")"
+    local rc=0
+    (cd "$ws" && RADIUM_HOME=$dir/radium-home RADIUM_DAEMON_IDLE=60 \
+      timeout -k 5 120 env "${unset_env[@]}" "$RAD" chat "$agent" --effort high --prompt "chat: effort" \
+      >"$dir/effortset.out" 2>"$dir/effortset.err" {SERVER_FD}>&-) || rc=$?
+    [ "$rc" = 1 ] || fail "--effort high with an agent without efforts exited with code $rc, not 1"
+    grep -qF -- "--effort high: " "$dir/effortset.err" || fail "--effort high was not refused by name: $(jq -Rs . <"$dir/effortset.err")"
+  fi
   if [ -n "$other" ]; then
     say "$agent: --model $other (the current one is $current)"
     local before
@@ -813,7 +836,7 @@ run_modes() {
     local f
     for f in "${failures[@]}"; do echo "  - $f"; done
     local out
-    for out in list model plan; do
+    for out in list effort effortset model plan; do
       [ -f "$dir/$out.out" ] && show "rad chat ($out) stdout" "$dir/$out.out"
       [ -f "$dir/$out.err" ] && show "rad chat ($out) stderr" "$dir/$out.err"
     done
