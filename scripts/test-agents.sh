@@ -26,7 +26,8 @@
 #     restores them to before the prompt.
 #   - claude-nvim: Claude Code in headless Neovim (tests/agents/nvim-unsaved.sh):
 #     a buffer with an unsaved line survives Claude's edit of its file, with
-#     the edit merged in, and :RadiumUndo.
+#     the edit merged in, and :RadiumUndo; with follow_agent on, Claude's
+#     edit shows the file in the window the chat was opened from.
 #   - claude-modes: the modes and models Claude's adapter offers: rad chat's
 #     `/model` and `/mode` list them; `--model <another one>` makes the model
 #     server receive that model for the turn; `--mode plan` (with --yes)
