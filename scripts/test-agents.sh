@@ -26,13 +26,16 @@
 #     restores them to before the prompt.
 #   - claude-nvim: Claude Code in headless Neovim (tests/agents/nvim-unsaved.sh):
 #     a buffer with an unsaved line survives Claude's edit of its file, with
-#     the edit merged in, and :RadiumUndo.
+#     the edit merged in, and :RadiumUndo; with follow_agent on, Claude's
+#     edit shows the file in the window the chat was opened from.
 #   - claude-modes: the modes and models Claude's adapter offers: rad chat's
 #     `/model` and `/mode` list them; `--model <another one>` makes the model
 #     server receive that model for the turn; `--mode plan` (with --yes)
 #     keeps Claude from editing: the scripted model tries to write
 #     notes.txt, Claude Code asks (plan mode only tells its model not to
 #     edit), radium refuses the edit in plan mode, the file is unchanged.
+#     `/effort` lists its reasoning efforts, or says it offers none (then
+#     `--effort high` exits 1 before the prompt).
 #   - claude-usermcp: the user's own stdio MCP server
 #     (tests/agents/user-mcp-server.mjs), configured in $RADIUM_HOME/mcp.toml
 #     with an argument and an environment variable, is passed to Claude Code
@@ -773,6 +776,27 @@ run_modes() {
   [ -n "$current" ] && [ -n "$other" ] || fail "/model did not list the models with the current one marked"
   grep -qE '^[ *] plan( |$)' "$dir/list.out" || fail "/mode does not list plan"
   grep -qF "rad chat: $agent · mode " "$dir/list.err" || fail "the header line does not say the mode"
+  # Reasoning effort: /effort lists the adapter's thought_level values (the
+  # current one marked) and --effort sets one; an adapter without them
+  # (claude-agent-acp 0.23.1 offers mode and model only) is said so, and
+  # --effort is refused before the prompt (exit 1).
+  say "$agent: /effort and --effort"
+  printf '/effort\n' | chat effort
+  local effort
+  effort=$(sed -n 's/^  \([^ ]*\).*/\1/p' "$dir/effort.out" | head -n 1)
+  if grep -q '^\* ' "$dir/effort.out" && [ -n "$effort" ]; then
+    chat effortset --effort "$effort" --prompt "chat: which effort"
+    grep -qF "effort $effort" "$dir/effortset.err" || fail "the header line does not say effort $effort after --effort"
+  else
+    grep -qF "the agent offers no reasoning effort to choose" "$dir/effort.out" \
+      || fail "/effort neither listed efforts nor said there are none: $(jq -Rs . <"$dir/effort.out")"
+    local rc=0
+    (cd "$ws" && RADIUM_HOME=$dir/radium-home RADIUM_DAEMON_IDLE=60 \
+      timeout -k 5 120 env "${unset_env[@]}" "$RAD" chat "$agent" --effort high --prompt "chat: effort" \
+      >"$dir/effortset.out" 2>"$dir/effortset.err" {SERVER_FD}>&-) || rc=$?
+    [ "$rc" = 1 ] || fail "--effort high with an agent without efforts exited with code $rc, not 1"
+    grep -qF -- "--effort high: " "$dir/effortset.err" || fail "--effort high was not refused by name: $(jq -Rs . <"$dir/effortset.err")"
+  fi
   if [ -n "$other" ]; then
     say "$agent: --model $other (the current one is $current)"
     local before
@@ -795,7 +819,7 @@ run_modes() {
   verdict "$agent" && return 0
   {
     local out
-    for out in list model plan; do
+    for out in list effort effortset model plan; do
       [ -f "$dir/$out.out" ] && show "rad chat ($out) stdout" "$dir/$out.out"
       [ -f "$dir/$out.err" ] && show "rad chat ($out) stderr" "$dir/$out.err"
     done

@@ -3,7 +3,9 @@
 -- a chat turn in which Claude edits that file on disk itself; the buffer
 -- must then hold the user's line and Claude's change and still be modified;
 -- :RadiumUndo takes Claude's change back on disk and the buffer keeps the
--- user's line. Run as:
+-- user's line. With follow_agent on, Claude's edit shows notes.txt again in
+-- the window the chat was opened from (showing another file meanwhile),
+-- the chat's window staying current. Run as:
 --   RADIUM_LUA=bindings/lua WS=<workspace> RHOME=<radium home> AGENT=<id> \
 --     nvim --headless -u NONE -l tests/agents/nvim-unsaved.lua
 -- Prints one line per check ("ok ..." / "FAIL ...") and exits 1 on a failure.
@@ -61,7 +63,7 @@ vim.ui.select = function(items, opts, on_choice)
   vim.schedule(function() on_choice(pick) end)
 end
 
-require("radium").setup({ workspace = ws, radium_home = env.RHOME, notify = true, chat_agent = false })
+require("radium").setup({ workspace = ws, radium_home = env.RHOME, notify = true, chat_agent = false, follow_agent = true })
 vim.fn.chdir(ws)
 vim.cmd("edit " .. file)
 local buf = vim.api.nvim_get_current_buf()
@@ -75,7 +77,14 @@ check(chat.session ~= nil, "the chat's session opened: " .. tostring(chat.failed
 if not chat.session then
   finish()
 end
-vim.api.nvim_set_current_win(vim.fn.bufwinid(chat.buf))
+-- Follow the agent: the window the chat was opened from now shows another
+-- file; Claude's edit (its tool call's locations) brings notes.txt back
+-- into it, while the chat's window stays current.
+local from_win = vim.fn.bufwinid(buf)
+vim.fn.writefile({ "other" }, ws .. "/other.txt")
+vim.api.nvim_win_call(from_win, function() vim.cmd("edit " .. ws .. "/other.txt") end)
+local chat_win = vim.fn.bufwinid(chat.buf)
+vim.api.nvim_set_current_win(chat_win)
 local n = vim.api.nvim_buf_line_count(chat.buf)
 vim.api.nvim_buf_set_lines(chat.buf, n - 1, n, false, { "Change beta in notes.txt" })
 vim.cmd("write")
@@ -83,6 +92,9 @@ vim.wait(150000, function() return chat.turns and chat.turns > 0 and not chat.ru
 require("radium.chat_render").flush(chat)
 vim.wait(15000, function() return require("radium.merge").running == 0 end, 50)
 check(chat.turns and chat.turns > 0 and not chat.running, "the turn ended")
+check(vim.api.nvim_win_is_valid(from_win) and vim.api.nvim_win_get_buf(from_win) == buf,
+  "follow_agent: the window the chat was opened from shows notes.txt again")
+check(vim.api.nvim_get_current_win() == chat_win, "follow_agent: the chat's window stayed current")
 local chat_text = table.concat(vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false), "\n")
 say("--- chat\n" .. chat_text .. "\n--- end of chat")
 check(at_question ~= nil, "a permission question was asked")

@@ -60,7 +60,8 @@ pub(crate) enum Command {
     /// Talk with an ACP agent: interactive, or one turn with --prompt. In
     /// the chat, `/restore` lists the prompts and `/restore N` puts the
     /// files back to how they were before prompt N (after listing them);
-    /// `/mode [M]` and `/model [M]` list or switch the agent's mode and model.
+    /// `/mode [M]`, `/model [M]` and `/effort [E]` list or switch the agent's
+    /// mode, model and reasoning effort.
     Chat {
         /// The agent id (an agent with `protocol = "acp"`); not needed with `--list`.
         agent: Option<String>,
@@ -89,6 +90,10 @@ pub(crate) enum Command {
         /// The agent's model (one it offers); `/model` in the chat lists them.
         #[arg(long)]
         model: Option<String>,
+        /// The agent's reasoning effort (one it offers, e.g. `high`); `/effort`
+        /// in the chat lists them.
+        #[arg(long)]
+        effort: Option<String>,
         /// An image file (in the workspace) sent with the first prompt, to
         /// an agent that takes images; repeatable.
         #[arg(long = "image", value_name = "PATH")]

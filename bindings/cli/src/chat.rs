@@ -5,9 +5,9 @@
 //! each permission request asks y/n, or `h` to review the call's hunks one
 //! by one (see `chat_hunks`), Ctrl-C cancels the turn and a second Ctrl-C
 //! exits; `/restore [n]` lists the prompts, or puts the files back to before
-//! prompt n (see `chat_restore`); `/mode [M]` and `/model [M]` list or
-//! switch the agent's mode and model (see `chat_options`, also `--mode`,
-//! `--model`); `/help` lists radium's commands and the agent's, and a usage
+//! prompt n (see `chat_restore`); `/mode [M]`, `/model [M]` and `/effort [E]`
+//! list or switch the agent's mode, model and reasoning effort (see
+//! `chat_options`, also `--mode`, `--model`, `--effort`); `/help` lists radium's commands and the agent's, and a usage
 //! line follows each turn (see `chat_commands`). Read from a pipe, stdin's lines are the
 //! prompts and the answers alike. With `--prompt TEXT`: one
 //! turn, printed as it streams, exit 0 when it ends (Ctrl-C cancels the turn,
@@ -39,6 +39,8 @@ pub struct ChatOptions {
     pub mode: Option<String>,
     /// The agent's model to set at the start.
     pub model: Option<String>,
+    /// The agent's reasoning effort to set at the start.
+    pub effort: Option<String>,
     /// Image files (absolute) for the first prompt; `/image PATH` adds one
     /// to the next prompt.
     pub images: Vec<String>,
@@ -245,9 +247,13 @@ fn run(options: &ChatOptions, workspace: &Path) -> Result<u8, String> {
             .await
             .map_err(|e| e.to_string())?;
         let session = entry.session;
-        if let Err(e) =
-            crate::chat_options::start(&session, options.mode.as_deref(), options.model.as_deref())
-                .await
+        if let Err(e) = crate::chat_options::start(
+            &session,
+            options.mode.as_deref(),
+            options.model.as_deref(),
+            options.effort.as_deref(),
+        )
+        .await
         {
             session.close();
             return Err(e);

@@ -28,6 +28,10 @@ pub(crate) const RADIUM_COMMANDS: &[(&str, &str)] = &[
         "/model [M]",
         "lists the agent's models (the current one marked), or switches to M",
     ),
+    (
+        "/effort [E]",
+        "lists the agent's reasoning efforts (the current one marked), or switches to E",
+    ),
     ("/image PATH", "sends an image file with the next prompt"),
 ];
 

@@ -1,7 +1,9 @@
-//! The agent's modes and models in `rad chat`: `--mode M` and `--model M`
-//! set at the start, `/mode [M]` and `/model [M]` in the chat (without a
-//! value: the values the agent offers, the current one marked), and the
-//! header line that says the current ones.
+//! The agent's modes, models and reasoning effort in `rad chat`: `--mode M`,
+//! `--model M` and `--effort E` set at the start, `/mode [M]`, `/model [M]`
+//! and `/effort [E]` in the chat (without a value: the values the agent
+//! offers, the current one marked), and the header line that says the
+//! current ones. The effort is the agent's option of category
+//! `thought_level`.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -17,7 +19,8 @@ fn warn(text: &str) {
 /// The header line last shown, so a change is shown once.
 static SHOWN: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
 
-/// The header line: the agent, and its current mode and model when it has them.
+/// The header line: the agent, and its current mode, model and effort when
+/// it has them.
 pub(crate) fn header(session: &AgentSession) -> String {
     let line = header_line(session);
     if let Ok(mut shown) = SHOWN.lock() {
@@ -34,28 +37,47 @@ fn header_line(session: &AgentSession) -> String {
             parts.push(format!("{key} {value}"));
         }
     }
+    let options = controls["options"].as_array().cloned().unwrap_or_default();
+    if let Some(effort) = options
+        .iter()
+        .find(|c| c["category"] == "thought_level")
+        .and_then(|c| c["current"].as_str())
+    {
+        parts.push(format!("effort {effort}"));
+    }
     parts.join(" · ")
 }
 
 /// Says the defaults of `agents.toml` that were not applied, then sets the
-/// flags' `mode` and `model` (`None`: left as they are).
+/// flags' `mode`, `model` and `effort` (`None`: left as they are).
 pub(crate) async fn start(
     session: &Arc<AgentSession>,
     mode: Option<&str>,
     model: Option<&str>,
+    effort: Option<&str>,
 ) -> Result<(), String> {
     for warning in session.option_warnings() {
         warn(&format!("warning: {warning}"));
     }
-    for (name, value) in [("mode", mode), ("model", model)] {
+    for (flag, value) in [("mode", mode), ("model", model), ("effort", effort)] {
         if let Some(value) = value {
             session
-                .set_option(name, value)
+                .set_option(option_name(flag), value)
                 .await
-                .map_err(|e| format!("--{name} {value}: {e}"))?;
+                .map_err(|e| format!("--{flag} {value}: {e}"))?;
         }
     }
     Ok(())
+}
+
+/// The option (a category) behind the word of a flag or command: `effort`
+/// is the category `thought_level`.
+fn option_name(word: &str) -> &str {
+    if word == "effort" {
+        "thought_level"
+    } else {
+        word
+    }
 }
 
 /// The values of control `name` (by category, else id), the current one marked.
@@ -67,7 +89,12 @@ fn list(session: &AgentSession, name: &str) -> String {
         .find(|c| c["category"] == name)
         .or_else(|| options.iter().find(|c| c["id"] == name))
     else {
-        return format!("the agent offers no {name}s\n");
+        let word = if name == "thought_level" {
+            "reasoning effort"
+        } else {
+            name
+        };
+        return format!("the agent offers no {word} to choose\n");
     };
     let mut text = String::new();
     for v in control["values"].as_array().into_iter().flatten() {
@@ -89,7 +116,8 @@ fn list(session: &AgentSession, name: &str) -> String {
     text
 }
 
-/// Runs `/mode [M]` or `/model [M]` when `line` is one; answers whether it was.
+/// Runs `/mode [M]`, `/model [M]` or `/effort [E]` when `line` is one;
+/// answers whether it was.
 pub(crate) async fn command(session: &Arc<AgentSession>, line: &str) -> bool {
     let line = line.trim();
     let (name, arg) = match line.split_once(' ') {
@@ -99,6 +127,7 @@ pub(crate) async fn command(session: &Arc<AgentSession>, line: &str) -> bool {
     let name = match name {
         "/mode" => "mode",
         "/model" => "model",
+        "/effort" => "thought_level",
         _ => return false,
     };
     let mut out = std::io::stdout().lock();

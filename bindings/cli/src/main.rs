@@ -260,6 +260,7 @@ fn main() -> ExitCode {
         yes,
         mode,
         model,
+        effort,
         images,
     } = &cli.command
     {
@@ -283,6 +284,7 @@ fn main() -> ExitCode {
             yes: *yes,
             mode: mode.clone(),
             model: model.clone(),
+            effort: effort.clone(),
             images: images
                 .iter()
                 .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))

@@ -142,3 +142,52 @@ fn slash_mode_and_model_list_and_switch() {
         "{stderr}"
     );
 }
+
+#[test]
+fn effort_flag_and_slash_effort_list_and_switch_the_reasoning_effort() {
+    let e = agent_home();
+    let o = rad(
+        &e,
+        &["chat", "example", "--effort", "high", "--prompt", "whoami"],
+        None,
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    assert_eq!(out(&o), "mode default, model small, effort high\n");
+    assert!(err(&o).contains("· effort high"), "{}", err(&o));
+    let o = rad(
+        &e,
+        &[
+            "chat", "example", "--effort", "extreme", "--prompt", "hello",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(out(&o), "", "the prompt was not sent");
+    assert!(
+        err(&o).contains("--effort extreme: ") && err(&o).contains("low, medium, high"),
+        "{}",
+        err(&o)
+    );
+    let o = rad(
+        &e,
+        &["chat", "example"],
+        Some("/effort\n/effort low\n/effort bogus\nwhoami\n/help\n"),
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    let stdout = out(&o);
+    assert!(
+        stdout.contains("  low (Low): Reasoning effort low\n* medium (Medium)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("mode default, model small, effort low"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("/effort [E]"), "{stdout}");
+    let stderr = err(&o);
+    assert!(stderr.contains("· effort low"), "{stderr}");
+    assert!(
+        stderr.contains("does not offer `bogus` for `effort` (it offers: low, medium, high)"),
+        "{stderr}"
+    );
+}

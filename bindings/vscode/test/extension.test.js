@@ -85,6 +85,7 @@ test('the manifest contributes the command and points at the compiled code', () 
       'radium.previewBeforeApply': ['boolean', true],
       'radium.radiumHome': ['string', ''],
       'radium.chat.agent': ['string', ''],
+      'radium.chat.followAgent': ['boolean', false],
       'radium.permissions.autoAllow': ['array', []],
       'radium.review.saveAfterApply': ['boolean', true],
     },

@@ -105,6 +105,7 @@ function reset({ settings = {}, editor, pick, answerPrompt = 'Apply', answerWarn
     warnings: [],
     errors: [],
     shown: [],
+    showOptions: [],
     updates: [],
     prompts: [],
     picks: [],
@@ -176,6 +177,7 @@ const vscode = {
     },
     showTextDocument: async (document, options) => {
       state.shown.push(document.uri.toString())
+      state.showOptions.push(options ?? null)
       if (state.editor?.document !== document) state.editor = editorOf(document, [0, 0])
       const at = options?.selection
       if (at) state.editor.selection = { start: at.start, end: at.end, active: at.end }

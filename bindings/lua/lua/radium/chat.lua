@@ -342,6 +342,8 @@ local function show(chat)
   if shown then
     return vim.api.nvim_set_current_win(shown)
   end
+  -- Where "follow the agent" shows files (radium.chat_follow).
+  chat.from_win = vim.api.nvim_get_current_win()
   vim.cmd("botright vsplit")
   local win = vim.api.nvim_get_current_win()
   vim.api.nvim_win_set_buf(win, chat.buf)

@@ -1,5 +1,6 @@
--- The agent's modes and models in a chat: :RadiumMode [m] and :RadiumModel
--- [m] (completed with the values the agent offers; without a value, a
+-- The agent's modes, models and reasoning effort in a chat: :RadiumMode [m],
+-- :RadiumModel [m] and :RadiumEffort [e] (the option of category
+-- thought_level; completed with the values the agent offers; without a value, a
 -- vim.ui.select with the current one marked), the current ones in the chat's
 -- header line and in require("radium").statusline() while a chat is the
 -- current buffer. Setting one waits for the agent off the main loop.
@@ -80,7 +81,8 @@ function M.changed(chat, ev)
   M.header(chat)
 end
 
---- The values the current chat's agent offers for `name` ("mode", "model").
+--- The values the current chat's agent offers for `name` ("mode", "model",
+--- "thought_level").
 function M.values(name)
   local out = {}
   local c = control(chat_now(), name)
@@ -109,7 +111,7 @@ function M.set(chat, name, value, done)
   end)
 end
 
---- :RadiumMode [m] / :RadiumModel [m]: sets it, or picks it with
+--- :RadiumMode [m] / :RadiumModel [m] / :RadiumEffort [e]: sets it, or picks it with
 --- vim.ui.select (the current one marked). Raises when there is no chat or
 --- the agent offers no such control; a value it does not offer is said by
 --- the engine (listing what it offers).
@@ -123,10 +125,11 @@ function M.command(name, arg)
   end
   local c = control(chat, name)
   if not c or type(c.values) ~= "table" or #c.values == 0 then
-    error(string.format("radium: `%s` offers no %s to choose", chat.agent, name), 0)
+    local word = name == "thought_level" and "reasoning effort" or name
+    error(string.format("radium: `%s` offers no %s to choose", chat.agent, word), 0)
   end
   vim.ui.select(c.values, {
-    prompt = string.format("radium: %s of %s", name, chat.agent),
+    prompt = string.format("radium: %s of %s", name == "thought_level" and "reasoning effort" or name, chat.agent),
     format_item = function(v)
       local mark = v.value == c.current and "● " or "  "
       local label = text(v.name) and v.name ~= v.value and string.format("%s (%s)", v.value, v.name) or v.value

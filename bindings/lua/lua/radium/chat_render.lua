@@ -310,6 +310,7 @@ function M.event(chat, ev)
     tool.entry = M.entry(chat, "tool", tool_summary(tool), diff)
     tool.details = 1 + #diff
     chat.tools[ev.id] = tool
+    require("radium.chat_follow").event(chat, ev)
     follow(chat.buf, function()
       require("radium.chat_tools").update(chat, tool, ev, M.entries_ns, tool.details)
     end)
@@ -321,6 +322,7 @@ function M.event(chat, ev)
     if #diff > 0 then
       M.entry(chat, "diff", string.format("`%s`", tool and tool.title or ev.title or "?"), diff)
     end
+    require("radium.chat_follow").event(chat, ev)
     if tool then
       tool.status = ev.status or tool.status
       follow(chat.buf, function()

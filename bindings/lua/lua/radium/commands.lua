@@ -251,11 +251,12 @@ function M.define()
     table.insert(ids, "history")
     return ids
   end), desc = "Show or hide the chat with an agent (a new one when there is none); with ! pick one of the open chats; `history`: reopen a past conversation" })
-  for _, c in ipairs({ { "RadiumMode", "mode" }, { "RadiumModel", "model" } }) do
+  -- :RadiumEffort sets the option of category thought_level (the reasoning effort).
+  for _, c in ipairs({ { "RadiumMode", "mode" }, { "RadiumModel", "model" }, { "RadiumEffort", "thought_level", "reasoning effort" } }) do
     cmd(c[1], guard(function(o) require("radium.chat_options").command(c[2], o.args) end), {
       nargs = "?",
       complete = complete_from(function() return require("radium.chat_options").values(c[2]) end),
-      desc = "Set the " .. c[2] .. " of the chat's agent (without an argument: pick one)",
+      desc = "Set the " .. (c[3] or c[2]) .. " of the chat's agent (without an argument: pick one)",
     })
   end
   cmd("RadiumChats", guard(function() require("radium.chat").pick() end), { desc = "Pick one of the open chats and show it" })

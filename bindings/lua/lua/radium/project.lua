@@ -13,6 +13,7 @@ local M = {}
 ---@field surrounding_lines integer lines of context above and below a selection
 ---@field notify boolean show messages (errors are always shown)
 ---@field keymaps table<string, string|false> review and chat keys (false: no mapping)
+---@field follow_agent boolean show the files of the agent's tool calls (their locations) in the window the chat was opened from
 ---@field review { save: boolean } save: an accept saves the buffers it changed and records them as one radium step (:RadiumUndo)
 local defaults = {
   agent = "example",
@@ -22,6 +23,7 @@ local defaults = {
   radium_home = nil,
   surrounding_lines = 5,
   notify = true,
+  follow_agent = false,
   review = { save = true },
   keymaps = {
     accept = "ga", reject = "gr", accept_all = "gA", reject_all = "gR",

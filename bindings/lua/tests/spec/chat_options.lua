@@ -116,3 +116,30 @@ test("an agents.toml default the agent does not offer is a warning; the others a
   eq(note[2], vim.log.levels.WARN, "a warning")
   close_all()
 end)
+
+test(":RadiumEffort sets the agent's reasoning effort, with completion and a pick", function()
+  pt.project()
+  local chat = open("example")
+  eq(vim.fn.getcompletion("RadiumEffort ", "cmdline"), { "low", "medium", "high" }, "completion of efforts")
+  eq(vim.fn.getcompletion("RadiumEffort h", "cmdline"), { "high" }, "completion by prefix")
+  vim.cmd("RadiumEffort high")
+  pt.wait(function() return chat.controls.options[3].current == "high" end)
+  local saved, shown, prompt = vim.ui.select, nil, nil
+  vim.ui.select = function(items, opts, on_choice)
+    shown, prompt = vim.tbl_map(opts.format_item, items), opts.prompt
+    on_choice(items[1])
+  end
+  vim.cmd("RadiumEffort")
+  vim.ui.select = saved
+  check(shown and shown[3]:find("^● high") ~= nil, "the current effort marked: " .. vim.inspect(shown))
+  check(tostring(prompt):find("reasoning effort", 1, true) ~= nil, "the pick's prompt: " .. tostring(prompt))
+  pt.wait(function() return chat.controls.options[3].current == "low" end)
+  turn(chat, "whoami")
+  check(chat_text(chat):find("mode default, model small, effort low", 1, true) ~= nil, "the agent has it: " .. chat_text(chat))
+  local notes = pt.notes()
+  vim.cmd("RadiumEffort extreme")
+  pt.wait(function() return notes.find("extreme") ~= nil end)
+  notes.stop()
+  check(notes.text():find("does not offer `extreme` for `effort` (it offers: low, medium, high)", 1, true) ~= nil, "said: " .. notes.text())
+  close_all()
+end)

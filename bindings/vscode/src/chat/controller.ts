@@ -4,13 +4,13 @@
 
 import * as path from 'path'
 import * as vscode from 'vscode'
-
 import type { Engine } from '../native'
 import { proposals, type Block, type FileProposal, type SelectionTarget } from '../proposals'
 import { nameList, recordStep } from '../record'
 import { applyReview, closeDiffs, currentText, reviewMessage, showDiff, ReviewDocuments, type Applied, type Review } from '../review'
 import { fileChip, promptExtras, selectionChip, trackChips, type Chip } from './chips'
 import { optionFor, viewMessages, type ViewMessage } from './events'
+import { followAgent } from './follow'
 import { transcript } from './history'
 import { mergeDirty } from './merge'
 import { TurnMeter } from './meter'
@@ -207,6 +207,7 @@ export class ChatController {
       if (m.type === 'turnEnd' || m.type === 'error') this.turnEnded(batch.find((e) => e.type === 'turn_end'), m)
     }
     this.tools.onEvents(batch)
+    void followAgent(batch, workspace, (l) => this.host.log(l))
     for (const e of batch) {
       if (e.type !== 'write' || typeof e.path !== 'string') continue
       const seq = typeof e.seq === 'number' ? e.seq : undefined
