@@ -47,7 +47,8 @@ fn agents_toml_errors_name_the_file_and_line() {
         ("[[agents]]\nid = \"a b\"\ncommand = [\"x\"]\n", "field `id`"),
         ("[[agents]]\nid = \"a\"\ncommand = [\"x\"]\ntimeout = \"soon\"\n", "field `timeout`: invalid duration"),
         ("[[agents]]\nid = \"a\"\ncommand = [\"x\"]\n[[agents]]\nid = \"a\"\ncommand = [\"y\"]\n", "configured twice"),
-        ("[[agents]]\nid = \"a\"\ncommand = [\"x\"]\nmodel = 1\n", "unknown field `model`"),
+        ("[[agents]]\nid = \"a\"\ncommand = [\"x\"]\ncolour = 1\n", "unknown field `colour`"),
+        ("[[agents]]\nid = \"a\"\ncommand = [\"x\"]\nmodel = 1\n", "invalid type: integer `1`, expected a string"),
     ];
     for (text, expected) in cases {
         let s = setup(text);
