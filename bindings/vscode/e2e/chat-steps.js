@@ -84,7 +84,7 @@ module.exports = function chatSteps(step, h) {
     await screenshot('chat-answer')
   })
 
-  step('7b. chat: the mode and model pickers show the agent\'s values; plan and large picked reach the agent, default picked back', async () => {
+  step('7b. chat: the mode, model and effort pickers show the agent\'s values; plan, large and high picked reach the agent, default picked back', async () => {
     const mode = chat().locator('#mode')
     const model = chat().locator('#model')
     await mode.waitFor()
@@ -98,8 +98,13 @@ module.exports = function chatSteps(step, h) {
     await took(mode, 'plan')
     await model.selectOption('large')
     await took(model, 'large')
+    const effort = chat().locator('#effort')
+    await effort.waitFor()
+    assert.equal(await effort.inputValue(), 'medium')
+    await effort.selectOption('high')
+    await took(effort, 'high')
     await send('whoami')
-    await answers().last().filter({ hasText: 'mode plan, model large' }).waitFor()
+    await answers().last().filter({ hasText: 'mode plan, model large, effort high' }).waitFor()
     await turnEnds().nth(1).waitFor()
     await screenshot('chat-mode-picker')
     // Back to the default mode: the next steps write files.

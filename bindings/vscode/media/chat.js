@@ -16,9 +16,9 @@
   const agent = $('agent')
   const send = $('send')
   const stop = $('stop')
-  // The agent's mode and model pickers: filled from its controls once its
+  // The agent's mode, model and effort pickers: filled from its controls once its
   // session has started; a change asks the extension (which asks the agent).
-  const pickers = { mode: $('mode'), model: $('model') }
+  const pickers = { mode: $('mode'), model: $('model'), thought_level: $('effort') }
   function options (m) {
     for (const [category, select] of Object.entries(pickers)) {
       const control = (m.options || []).find((c) => c.category === category) || (m.options || []).find((c) => c.id === category)
@@ -336,7 +336,7 @@
       case 'busy': busy(m.busy); break
       case 'review': review(m); break
       case 'options': options(m); break
-      case 'clear': pickers.mode.hidden = true; pickers.model.hidden = true; commands = []; asked = false; usage.hidden = true; slashMenu(); log.replaceChildren(); answer = null; tools.clear(); perms.clear(); reviews.clear(); break
+      case 'clear': for (const p of Object.values(pickers)) p.hidden = true; commands = []; asked = false; usage.hidden = true; slashMenu(); log.replaceChildren(); answer = null; tools.clear(); perms.clear(); reviews.clear(); break
     }
   })
 

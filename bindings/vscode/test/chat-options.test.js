@@ -37,11 +37,12 @@ const textOf = (msgs) => msgs.filter((m) => m.type === 'text').map((m) => m.text
 const lastOptions = (v) => v.posted.filter((m) => m.type === 'options').at(-1)
 const values = (o, category) => o.options.find((c) => c.category === category).values.map((x) => x.value)
 
-test('the mode and model pickers: filled when the agent starts, a pick reaches it, a bad value is an error', async () => {
+test('the mode, model and effort pickers: filled when the agent starts, a pick reaches it, a bad value is an error', async () => {
   reset({})
   const v = openView('radium.chatView')
   assert.match(v.view.webview.html, /<select id="mode"[^>]*hidden/)
   assert.match(v.view.webview.html, /<select id="model"[^>]*hidden/)
+  assert.match(v.view.webview.html, /<select id="effort"[^>]*hidden/)
   await v.send({ type: 'ready' })
   await v.send({ type: 'agent', agent: 'scripted' })
   await turn(v, 'hello')
@@ -58,6 +59,10 @@ test('the mode and model pickers: filled when the agent starts, a pick reaches i
   assert.equal(o.model, 'large')
   assert.equal(o.mode, 'plan')
   assert.match(textOf(await turn(v, 'whoami')), /mode plan, model large, effort medium/)
+  assert.deepEqual(values(o, 'thought_level'), ['low', 'medium', 'high'], 'the effort picker\'s values')
+  await v.send({ type: 'option', option: 'thought_level', value: 'high' })
+  assert.equal(lastOptions(v).options.find((c) => c.category === 'thought_level').current, 'high')
+  assert.match(textOf(await turn(v, 'whoami')), /mode plan, model large, effort high/)
 
   const from = v.posted.length
   await v.send({ type: 'option', option: 'model', value: 'gigantic' })

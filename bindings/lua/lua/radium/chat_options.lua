@@ -40,7 +40,7 @@ local function text(v)
   return type(v) == "string" and v or nil
 end
 
---- "mode plan · model small" for `chat` ("" when the agent offers neither).
+--- "mode plan · model small · effort high" for `chat` ("" when the agent offers none).
 function M.summary(chat)
   local parts = {}
   for _, key in ipairs({ "mode", "model" }) do
@@ -48,6 +48,10 @@ function M.summary(chat)
     if value then
       parts[#parts + 1] = key .. " " .. value
     end
+  end
+  local effort = control(chat, "thought_level")
+  if effort and text(effort.current) then
+    parts[#parts + 1] = "effort " .. effort.current
   end
   return table.concat(parts, " · ")
 end

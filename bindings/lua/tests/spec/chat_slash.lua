@@ -62,7 +62,7 @@ end)
 
 test("a command reaches the agent as /name args, and the usage is in the winbar and statusline()", function()
   local chat = open_chat()
-  eq(require("radium").statusline(), "radium: example · mode default · model small", "no usage before a turn (the agent's mode and model only)")
+  eq(require("radium").statusline(), "radium: example · mode default · model small · effort medium", "no usage before a turn (the agent's mode and model only)")
   local n = vim.api.nvim_buf_line_count(chat.buf)
   vim.api.nvim_buf_set_lines(chat.buf, n - 1, n, false, { "/review the parser" })
   vim.cmd("write")
@@ -73,7 +73,7 @@ test("a command reaches the agent as /name args, and the usage is in the winbar 
   eq(chat.usage and chat.usage.used, 12300, "the usage kept")
   local win = vim.fn.bufwinid(chat.buf)
   eq(vim.wo[win].winbar, "radium: example · 12.3k/200k tokens, $0.04", "the winbar")
-  eq(require("radium").statusline(), "radium: example · mode default · model small · 12.3k/200k tokens, $0.04", "statusline() in the chat: mode, model, then usage")
+  eq(require("radium").statusline(), "radium: example · mode default · model small · effort medium · 12.3k/200k tokens, $0.04", "statusline() in the chat: mode, model, then usage")
   close_all()
 end)
 

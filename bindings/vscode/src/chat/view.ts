@@ -134,7 +134,7 @@ export class ChatView implements vscode.WebviewViewProvider {
 <link rel="stylesheet" href="${src('chat.css')}">
 <title>Radium chat</title></head>
 <body>
-<div id="top"><select id="agent" title="Agent" aria-label="Agent"></select><select id="mode" title="The agent's mode" aria-label="Mode" hidden></select><select id="model" title="The agent's model" aria-label="Model" hidden></select><button id="new" title="New chat (radium.newChat)">New chat</button></div>
+<div id="top"><select id="agent" title="Agent" aria-label="Agent"></select><select id="mode" title="The agent's mode" aria-label="Mode" hidden></select><select id="model" title="The agent's model" aria-label="Model" hidden></select><select id="effort" title="The agent's reasoning effort" aria-label="Reasoning effort" hidden></select><button id="new" title="New chat (radium.newChat)">New chat</button></div>
 <div id="log" role="log" aria-live="polite"></div>
 <div id="usage" title="The agent's usage: tokens of its context used, its size, the cost" hidden></div>
 <div id="composer">
