@@ -285,34 +285,60 @@ pub(crate) fn available_agents(
     radium_home: &Path,
     trusted: bool,
 ) -> Available {
+    let files = layered_files(workspace, radium_home, trusted, "agents.toml");
+    let (agents, broken) = read_layered(
+        &files,
+        |text, file| parse_agents(text, file, workspace),
+        |a: &AgentConfig| a.id.clone(),
+    );
+    Available { agents, broken }
+}
+
+/// A configuration file of radium's, `name`, where it is looked for: the
+/// workspace's `.radium/` (only when it is `trusted`: an untrusted one's
+/// file is not read at all), then `radium_home`.
+pub(crate) fn layered_files(
+    workspace: Option<&Path>,
+    radium_home: &Path,
+    trusted: bool,
+    name: &str,
+) -> Vec<PathBuf> {
     let mut files = Vec::new();
     if let Some(ws) = workspace.filter(|_| trusted) {
-        files.push(ws.join(".radium/agents.toml"));
+        files.push(ws.join(".radium").join(name));
     }
-    files.push(radium_home.join("agents.toml"));
-    let mut available = Available::default();
-    for file in files {
-        if !file.is_file() {
-            continue;
-        }
-        let parsed = std::fs::read_to_string(&file)
+    files.push(radium_home.join(name));
+    files
+}
+
+/// The items of `files` (those that exist), each parsed by `parse`, the
+/// first item of each `key` kept (an earlier file wins); a file that cannot
+/// be read or parsed is one error, and the other files' items are kept.
+pub(crate) fn read_layered<T, K: PartialEq>(
+    files: &[PathBuf],
+    parse: impl Fn(&str, &Path) -> Result<Vec<T>>,
+    key: impl Fn(&T) -> K,
+) -> (Vec<T>, Vec<Error>) {
+    let (mut items, mut broken) = (Vec::<T>::new(), Vec::new());
+    for file in files.iter().filter(|f| f.is_file()) {
+        let parsed = std::fs::read_to_string(file)
             .map_err(|source| Error::Io {
                 path: file.clone(),
                 source,
             })
-            .and_then(|text| parse_agents(&text, &file, workspace));
+            .and_then(|text| parse(&text, file));
         match parsed {
-            Ok(agents) => {
-                for agent in agents {
-                    if !available.agents.iter().any(|a| a.id == agent.id) {
-                        available.agents.push(agent);
+            Ok(found) => {
+                for item in found {
+                    if !items.iter().any(|i| key(i) == key(&item)) {
+                        items.push(item);
                     }
                 }
             }
-            Err(e) => available.broken.push(e),
+            Err(e) => broken.push(e),
         }
     }
-    available
+    (items, broken)
 }
 
 /// A clear error for agent `id` when it is defined in the untrusted

@@ -215,34 +215,10 @@ pub fn configured_mcp_servers(
     radium_home: &Path,
     trusted: bool,
 ) -> McpServers {
-    let mut files = Vec::new();
-    if let Some(ws) = workspace.filter(|_| trusted) {
-        files.push(ws.join(".radium/mcp.toml"));
-    }
-    files.push(radium_home.join("mcp.toml"));
-    let mut out = McpServers::default();
-    for file in files {
-        if !file.is_file() {
-            continue;
-        }
-        let parsed = std::fs::read_to_string(&file)
-            .map_err(|source| Error::Io {
-                path: file.clone(),
-                source,
-            })
-            .and_then(|text| parse_mcp_servers(&text, &file));
-        match parsed {
-            Ok(servers) => {
-                for server in servers {
-                    if !out.servers.iter().any(|s| s.name == server.name) {
-                        out.servers.push(server);
-                    }
-                }
-            }
-            Err(e) => out.broken.push(e),
-        }
-    }
-    out
+    let files = super::config::layered_files(workspace, radium_home, trusted, "mcp.toml");
+    let (servers, broken) =
+        super::config::read_layered(&files, parse_mcp_servers, |s| s.name.clone());
+    McpServers { servers, broken }
 }
 
 fn pairs(map: &BTreeMap<String, String>) -> Value {
