@@ -408,20 +408,12 @@ fn a_gemini_style_command_shows_its_output_and_json_carries_it() {
     );
 }
 
-#[test]
-fn a_whole_file_write_announced_with_a_null_old_text_is_drawn_once_against_the_file() {
-    let e = env();
-    std::fs::write(e.ws.join("price.py"), "rate = 1\n").unwrap();
-    // Claude Code's adapter announces a whole-file write with `oldText:
-    // null`: the file exists, so it is drawn against the file, once, not as
-    // a new file and again at the permission request.
-    let o = e.rad(&[
-        "chat",
-        "example",
-        "--yes",
-        "--prompt",
-        "nullwrite price.py rate = 2",
-    ]);
+/// `rad chat --yes` with the example agent's `verb` writing `rate = 2`
+/// over `rate = 1` in price.py: the diff is drawn once, against the file,
+/// before the permission is answered.
+fn drawn_once_before_the_answer(e: &Env, verb: &str) {
+    let prompt = format!("{verb} price.py rate = 2");
+    let o = e.rad(&["chat", "example", "--yes", "--prompt", &prompt]);
     assert!(o.status.success(), "{}", err(&o));
     let text = out(&o);
     let diff = text.find("-rate = 1\n+rate = 2\n").expect(&text);
@@ -431,24 +423,22 @@ fn a_whole_file_write_announced_with_a_null_old_text_is_drawn_once_against_the_f
 }
 
 #[test]
+fn a_whole_file_write_announced_with_a_null_old_text_is_drawn_once_against_the_file() {
+    let e = env();
+    std::fs::write(e.ws.join("price.py"), "rate = 1\n").unwrap();
+    // Claude Code's adapter announces a whole-file write with `oldText:
+    // null`: the file exists, so it is drawn against the file, once, not as
+    // a new file and again at the permission request.
+    drawn_once_before_the_answer(&e, "nullwrite");
+}
+
+#[test]
 fn a_diff_sent_only_with_the_permission_request_is_shown_before_it_is_answered() {
     let e = env();
     std::fs::write(e.ws.join("price.py"), "rate = 1\n").unwrap();
     // Announced without its diff (as Claude Code's adapter does): the diff
     // comes with the permission request and is drawn before the answer.
-    let o = e.rad(&[
-        "chat",
-        "example",
-        "--yes",
-        "--prompt",
-        "latewrite price.py rate = 2",
-    ]);
-    assert!(o.status.success(), "{}", err(&o));
-    let text = out(&o);
-    let diff = text.find("-rate = 1\n+rate = 2\n").expect(&text);
-    let allowed = text.find("[permission] allowed").expect(&text);
-    assert!(diff < allowed, "the diff after the answer: {text}");
-    assert_eq!(text.matches("+rate = 2\n").count(), 1, "drawn once: {text}");
+    drawn_once_before_the_answer(&e, "latewrite");
     // Without --yes nobody answers, and the diff was still shown.
     let o = e.rad(&["chat", "example", "--prompt", "latewrite price.py rate = 3"]);
     let text = out(&o);
