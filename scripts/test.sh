@@ -7,9 +7,30 @@ cd "$(dirname "$0")/.."
 # Tests never touch the user's ~/.radium (trust store, extensions).
 RADIUM_HOME=$(mktemp -d)
 export RADIUM_HOME
-trap 'rm -rf "$RADIUM_HOME"' EXIT
+# Each step's time, printed at the end (and when a step fails).
+step_names=() step_times=() step_started=$SECONDS
+finish_step() {
+  if [ ${#step_names[@]} -gt ${#step_times[@]} ]; then
+    step_times+=($((SECONDS - step_started)))
+  fi
+}
+print_times() {
+  finish_step
+  echo
+  echo "step times (seconds):"
+  local i
+  for i in "${!step_names[@]}"; do
+    printf '  %5s  %s\n' "${step_times[$i]:-?}" "${step_names[$i]}"
+  done
+  printf '  %5s  total\n' "$SECONDS"
+}
+trap 'status=$?; print_times; rm -rf "$RADIUM_HOME"; exit $status' EXIT
 
-step() { printf '\n==> %s\n' "$*"; }
+step() {
+  finish_step
+  step_names+=("${1%% (*}") step_started=$SECONDS
+  printf '\n==> %s\n' "$*"
+}
 die() { echo "test: $*" >&2; exit 1; }
 
 command -v cargo >/dev/null || die "cargo is required (https://rustup.rs)"
