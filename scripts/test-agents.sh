@@ -53,6 +53,13 @@
 #     `/radium-echo <words>` reaches the agent unchanged (Claude Code expands
 #     the command, the model answers its text), and the usage is on screen
 #     after the turn (rad chat's text output: `[usage: ... tokens, $...]`).
+#   - claude-image, gemini-image: `rad chat <agent> --image shot.png --prompt
+#     "chat: image"` with a small PNG of the workspace: the model server
+#     finds an image block in the request (Anthropic: {type: "image", source:
+#     {type: "base64", media_type, data}}; Gemini: an inlineData part) and
+#     answers its type and the SHA-256 of its data, which must be the PNG's;
+#     `--image notes.txt` (not an image) exits 1 naming it, before the agent
+#     gets anything.
 # scripts/ensure-agents.sh installs them (pinned) into a cache folder when
 # they are missing. For each agent, in a fresh workspace holding notes.txt
 # ("hello\n"), with a fresh RADIUM_HOME and a fresh HOME for the agent, one
@@ -80,7 +87,7 @@ cd "$(dirname "$0")/.."
 die() { echo "test-agents: $*" >&2; exit 1; }
 say() { echo "test-agents: $*" >&2; }
 
-ALL=(claude gemini claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume claude-commands)
+ALL=(claude gemini claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume claude-commands claude-image gemini-image)
 agents=("$@")
 [ ${#agents[@]} -gt 0 ] || agents=("${ALL[@]}")
 for a in "${agents[@]}"; do
@@ -188,7 +195,7 @@ DISABLE_TELEMETRY = \"1\"
 DISABLE_AUTOUPDATER = \"1\"
 DISABLE_ERROR_REPORTING = \"1\""
       ;;
-    gemini | gemini-hunks)
+    gemini | gemini-hunks | gemini-image)
       entry=$GEMINI_JS
       args=', "--acp"'
       mkdir -p "$home/.gemini"
@@ -1004,8 +1011,58 @@ run_commands() {
   failed_agents+=("$agent")
 }
 
+# run_image AGENT: a small PNG through `rad chat AGENT --image`: the model
+# server is sent the PNG's bytes (its answer names their SHA-256); a file
+# that is not an image is refused by rad chat with its name.
+run_image() {
+  local agent=$1
+  local dir=$TMP/$agent
+  local ws=$dir/workspace
+  mkdir -p "$ws"
+  local failures=()
+  fail() { failures+=("$*"); }
+  # A 1x1 PNG (a red pixel).
+  base64 -d >"$ws/shot.png" <<<'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=='
+  printf 'hello\n' >"$ws/notes.txt"
+  local sum
+  sum=$(sha256sum "$ws/shot.png" | cut -d' ' -f1)
+  start_server "$dir" "$ws/unused.txt" ""
+  write_config "$agent" "$dir"
+  rad_homes+=("$dir/radium-home")
+  : >"$dir/agent.err"
+  say "$agent: rad chat --image shot.png (model server on port $PORT)"
+  local rc=0
+  (cd "$ws" && RADIUM_HOME=$dir/radium-home RADIUM_DAEMON_IDLE=60 \
+    timeout -k 5 120 env "${unset_env[@]}" "$RAD" chat "$agent" --image shot.png \
+    --prompt "chat: image" >"$dir/chat.out" 2>"$dir/chat.err" {SERVER_FD}>&-) || rc=$?
+  [ "$rc" = 0 ] || fail "rad chat --image exited with code $rc"
+  grep -qF "image: image/png sha256 $sum" "$dir/chat.out" \
+    || fail "the model was not sent the PNG (its answer should be: image: image/png sha256 $sum)"
+  rc=0
+  (cd "$ws" && RADIUM_HOME=$dir/radium-home RADIUM_DAEMON_IDLE=60 \
+    timeout -k 5 120 env "${unset_env[@]}" "$RAD" chat "$agent" --image notes.txt \
+    --prompt "chat: image" >"$dir/bad.out" 2>"$dir/bad.err" {SERVER_FD}>&-) || rc=$?
+  [ "$rc" = 1 ] || fail "rad chat --image notes.txt exited with code $rc, not 1"
+  grep -qF "not an image type radium sends" "$dir/bad.err" \
+    || fail "rad chat --image notes.txt does not say it is not an image"
+  grep -qF "image: " "$dir/bad.out" && fail "the agent was prompted with a file that is not an image"
+  RADIUM_HOME=$dir/radium-home timeout 10 "$RAD" shutdown >/dev/null 2>&1 || true
+  stop_server
+  verdict "$agent" && return 0
+  {
+    show "rad chat stdout" "$dir/chat.out"
+    show "rad chat stderr" "$dir/chat.err"
+    show "rad chat (not an image) stdout" "$dir/bad.out"
+    show "rad chat (not an image) stderr" "$dir/bad.err"
+    show "model server log" "$dir/server.log"
+    show_agent_err "$agent" "$dir"
+  } >&2
+  failed_agents+=("$agent")
+}
+
 for agent in "${agents[@]}"; do
   case "$agent" in
+    claude-image | gemini-image) run_image "$agent" ;;
     claude-modes) run_modes ;;
     claude-usermcp) run_usermcp ;;
     claude-resume) run_resume ;;

@@ -63,7 +63,9 @@
 //   manyusage               the same, then a usage_update of 100 more fields
 //   commands <name...>      sends a new command list with these names
 //   anything else           echoes it, and names the context it was given
-//                           (and each image: its mime type and decoded size)
+//                           (and each image: its mime type and decoded size;
+//                           with the word `sha256` in the prompt, each
+//                           image's SHA-256 too)
 //
 // session/new answers legacy `modes` and `configOptions` (mode, model,
 // thought_level); session/set_config_option and session/set_mode change
@@ -84,6 +86,7 @@
 // methods and refuses `session/new` (-32000, auth required) until an
 // `authenticate` wrote the file named by EXAMPLE_AGENT_AUTH_FILE.
 import { spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { createInterface } from 'node:readline'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -386,6 +389,11 @@ async function prompt (id, { sessionId, prompt }) {
       say(sessionId, text)
       if (context.length) say(sessionId, `\nContext: ${context.join(', ')}`)
       if (images.length) say(sessionId, `\nImages: ${images.join(', ')}`)
+      if (images.length && /\bsha256\b/.test(text)) {
+        const sums = prompt.filter((b) => b.type === 'image')
+          .map((b) => createHash('sha256').update(Buffer.from(b.data, 'base64')).digest('hex'))
+        say(sessionId, `\nSHA-256: ${sums.join(', ')}`)
+      }
     }
   }
   send({ id, result: { stopReason: cancelled ? 'cancelled' : 'end_turn' } })

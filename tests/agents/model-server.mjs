@@ -51,6 +51,12 @@
 // cancel), `chat: recall` is answered `recall: ` and the words of the earlier
 // `chat:` prompts the conversation carries (`|` between them; `nothing`), any
 // other `chat: <words>` is answered `pong: <words>`, end of turn.
+// `chat: image` is answered `image: ` and, for each image block of the last
+// user message ({type: "image", source: {type: "base64", media_type, data}}),
+// its media type and the SHA-256 of its decoded data (`none` when there is
+// none), so a test checks the agent passed on the image it was given. In
+// Gemini's API the same for a prompt holding `chat: image` and `inlineData`
+// parts ({mimeType, data}).
 // Side calls get short, valid answers: Claude Code's requests without the
 // file tools (titles, summaries, checks) get plain text; Gemini CLI's
 // `:generateContent` calls (its model router, its next-speaker check) ask for
@@ -59,7 +65,7 @@
 import http from "node:http";
 import fs from "node:fs";
 import zlib from "node:zlib";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 
 function option(name, envName, fallback) {
   const i = process.argv.indexOf(`--${name}`);
@@ -95,6 +101,11 @@ const short = (s, n = 60) => {
 };
 
 // ---------------------------------------------------------------- Anthropic
+
+// An image a request carries: its type and the SHA-256 of its bytes.
+function imageSummary(type, base64) {
+  return `${type} sha256 ${createHash("sha256").update(Buffer.from(String(base64 ?? ""), "base64")).digest("hex")}`;
+}
 
 // The tool whose name is `name` or ends with `__name` (an MCP-wrapped one),
 // among the tools the request offers.
@@ -140,6 +151,14 @@ function anthropicScript(body) {
       const earlier = (body.messages ?? []).slice(0, -1).filter((m) => m?.role === "user")
         .flatMap((m) => [...textOf(m.content).matchAll(/(?:^|\n)chat: ([^\n]*)/g)].map((x) => x[1].trim()));
       return { step: "chat", stop_reason: "end_turn", blocks: [{ type: "text", text: `recall: ${earlier.join(" | ") || "nothing"}` }] };
+    }
+    if (chat === "image") {
+      const messages = body.messages ?? [];
+      const last = messages[messages.length - 1];
+      const images = (Array.isArray(last?.content) ? last.content : [])
+        .filter((b) => b?.type === "image" && b.source?.type === "base64")
+        .map((b) => imageSummary(b.source.media_type, b.source.data));
+      return { step: "image", stop_reason: "end_turn", blocks: [{ type: "text", text: `image: ${images.join(", ") || "none"}` }] };
     }
     return { step: "chat", stop_reason: "end_turn", blocks: [{ type: "text", text: `pong: ${chat}` }] };
   }
@@ -413,6 +432,10 @@ function geminiScript(body) {
   const contents = body.contents ?? [];
   const last = contents[contents.length - 1];
   const responses = (last?.parts ?? []).filter((p) => p?.functionResponse);
+  if (responses.length === 0 && (last?.parts ?? []).some((p) => /(?:^|\n)chat: image/.test(p?.text ?? ""))) {
+    const images = last.parts.filter((p) => p?.inlineData).map((p) => imageSummary(p.inlineData.mimeType, p.inlineData.data));
+    return { step: "image", parts: [{ text: `image: ${images.join(", ") || "none"}` }] };
+  }
   if (responses.length === 0) {
     return {
       step: "write",

@@ -365,15 +365,17 @@ async fn turn(
         ));
         *shown = commands;
     }
-    let mut blocks = vec![json!({"type": "text", "text": prompt})];
-    match session.image_blocks(images) {
-        Ok(more) => blocks.extend(more),
+    let blocks = vec![json!({"type": "text", "text": prompt})];
+    // Checked now, read and encoded on the engine's runtime.
+    let images: Vec<Value> = images.iter().map(|p| json!(p)).collect();
+    let images = match session.check_images(&images) {
+        Ok(images) => images,
         Err(e) => {
             let _ = writeln!(std::io::stderr(), "rad chat: {e}");
             return TurnEnd::Failed;
         }
-    }
-    let mut events = match session.prompt(blocks) {
+    };
+    let mut events = match session.prompt_with_images(blocks, images) {
         Ok(rx) => rx,
         Err(e) => {
             let _ = writeln!(std::io::stderr(), "rad chat: {e}");

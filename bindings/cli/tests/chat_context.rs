@@ -38,6 +38,11 @@ fn chat_image_sends_the_files_and_refuses_bad_ones() {
     add_agent(&h, "blind", "--no-image", "");
     std::fs::write(h.ws.join("shot.png"), [1u8, 2, 3, 4, 5]).unwrap();
     std::fs::write(h.ws.join("photo.jpeg"), [9u8; 300]).unwrap();
+    std::fs::write(h.ws.join("notes.txt"), b"hello\n").unwrap();
+    std::fs::File::create(h.ws.join("big.png"))
+        .unwrap()
+        .set_len((10 << 20) + 1)
+        .unwrap();
     let o = rad(
         &h,
         &[
@@ -61,6 +66,8 @@ fn chat_image_sends_the_files_and_refuses_bad_ones() {
         ("example", "nothere.png", "nothere.png"),
         ("example", "../outside.png", "outside the workspace"),
         ("blind", "shot.png", "agent `blind` does not take images"),
+        ("example", "notes.txt", "not an image type radium sends"),
+        ("example", "big.png", "over the 10485760-byte limit"),
     ] {
         let o = rad(&h, &["chat", agent, "--image", image, "--prompt", "see"]);
         assert!(!o.status.success(), "{agent} {image}: {}", out(&o));

@@ -8,7 +8,7 @@
 // slow turn, a two-file turn restored to before its prompt (the modal
 // listing the files), the chat's conversation reopened from the history
 // (Reopen a Past Conversation…, a quick pick) and continued, the `/` menu of
-// the agent's commands and its usage, and the benchmark (time from an event reaching the extension
+// the agent's commands and its usage, an image pasted into the input, and the benchmark (time from an event reaching the extension
 // host to its text on screen; the host's event-loop delay while an answer
 // streams at a high rate).
 
@@ -370,6 +370,26 @@ module.exports = function chatSteps(step, h) {
     await usage.waitFor()
     assert.match(await usage.innerText(), /^usage: [\d.]+k\/200k tokens, \$\d+\.\d\d$/)
     await screenshot('chat-usage')
+    await clearNotifications()
+  })
+
+  step('10e. chat: a PNG pasted into the chat input becomes a chip and reaches the agent as an image', async () => {
+    // A 1x1 PNG, pasted as the system clipboard gives it to the webview: a
+    // File in the paste event's clipboardData.
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=='
+    const input = chat().locator('#input')
+    await input.fill('')
+    await input.evaluate((el, b64) => {
+      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))
+      const data = new DataTransfer()
+      data.items.add(new File([bytes], 'image.png', { type: 'image/png' }))
+      el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }))
+    }, png)
+    await chat().locator('.chip', { hasText: 'pasted image 1 (png, 1 KB)' }).waitFor()
+    assert.equal(await input.inputValue(), '', 'the image is a chip, not text in the input')
+    await send('what is in the pasted image')
+    await answers().last().filter({ hasText: 'Images: image/png 70 bytes' }).waitFor()
+    await screenshot('chat-pasted-image')
     await clearNotifications()
   })
 

@@ -241,7 +241,7 @@
     const box = $('chips')
     box.replaceChildren()
     list.forEach((c, i) => {
-      const chip = box.appendChild(el('span', `chip${c.changed ? ' changed' : ''}`, `${c.kind === 'selection' ? '⌶ ' : '📄 '}${c.label}${c.changed ? ' (changed)' : ''}`))
+      const chip = box.appendChild(el('span', `chip${c.changed ? ' changed' : ''}`, `${c.kind === 'selection' ? '⌶ ' : c.kind === 'image' ? '🖼 ' : '📄 '}${c.label}${c.changed ? ' (changed)' : ''}`))
       chip.appendChild(button('×', () => vscode.postMessage({ type: 'removeChip', index: i }), 'x'))
     })
   }
@@ -370,6 +370,25 @@
   $('addSel').addEventListener('click', () => vscode.postMessage({ type: 'attach', what: 'selection' }))
   $('addFile').addEventListener('click', () => vscode.postMessage({ type: 'attach', what: 'file' }))
   $('addFiles').addEventListener('click', () => vscode.postMessage({ type: 'attach', what: 'files' }))
+  $('addImage').addEventListener('click', () => vscode.postMessage({ type: 'attach', what: 'image' }))
+  // An image pasted into the input becomes a chip (its bytes read here, in
+  // base64; one over 10 MiB is not read: the extension names its size).
+  input.addEventListener('paste', (e) => {
+    const items = [...(e.clipboardData?.items ?? [])].filter((i) => i.kind === 'file' && i.type.startsWith('image/'))
+    if (!items.length) return
+    e.preventDefault()
+    for (const item of items) {
+      const file = item.getAsFile()
+      if (!file) continue
+      if (file.size > 10 * 1024 * 1024) {
+        vscode.postMessage({ type: 'pasteImage', mimeType: file.type, size: file.size })
+        continue
+      }
+      const reader = new FileReader()
+      reader.onload = () => vscode.postMessage({ type: 'pasteImage', mimeType: file.type, data: String(reader.result).replace(/^data:[^,]*,/, '') })
+      reader.readAsDataURL(file)
+    }
+  })
   log.addEventListener('click', (e) => {
     const a = e.target.closest('a[data-href]')
     if (a) { e.preventDefault(); vscode.postMessage({ type: 'link', href: a.dataset.href }) }

@@ -36,6 +36,7 @@ test('the manifest contributes the command and points at the compiled code', () 
     { command: 'radium.attachSelection', title: 'Attach Selection to Chat', category: 'Radium' },
     { command: 'radium.attachFile', title: 'Attach Current File to Chat', category: 'Radium' },
     { command: 'radium.attachFiles', title: 'Attach Files to Chat…', category: 'Radium' },
+    { command: 'radium.attachImage', title: 'Attach Image to Chat…', category: 'Radium' },
     { command: 'radium.trust', title: 'Trust Workspace…', category: 'Radium' },
     { command: 'radium.undo', title: 'Undo Last Change', category: 'Radium' },
     { command: 'radium.redo', title: 'Redo Change', category: 'Radium' },
@@ -154,7 +155,7 @@ test('Radium: Show Version reports the version and ABI in a message and the Radi
     assert.deepEqual(Object.keys(calls.commands), [
       'radium.showVersion', 'radium.sendSelection', 'radium.applyCode', 'radium.listAgents', 'radium.showLog',
       'radium.chat', 'radium.newChat', 'radium.chatHistory', 'radium.stop', 'radium.attachSelection', 'radium.attachFile',
-      'radium.attachFiles', 'radium.trust', 'radium.undo', 'radium.redo',
+      'radium.attachFiles', 'radium.attachImage', 'radium.trust', 'radium.undo', 'radium.redo',
       'radium.clipboard.copySelection', 'radium.clipboard.applyAnswer', 'radium.code.references', 'radium.code.rename',
     ])
     // Every command the extension registers is in the manifest, and the other way round.

@@ -109,6 +109,8 @@ function reset({ settings = {}, editor, pick, answerPrompt = 'Apply', answerWarn
     updates: [],
     prompts: [],
     picks: [],
+    openDialogs: [],
+    opened: undefined,
     progress: [],
     executed: [],
     edits: [],
@@ -202,6 +204,10 @@ const vscode = {
       state.inputBoxes.push(options)
       // null: Escape.
       return state.input === null ? undefined : state.input
+    },
+    showOpenDialog: async (options) => {
+      state.openDialogs.push(options)
+      return state.opened
     },
     showQuickPick: async (items, options) => {
       state.picks.push({ labels: items.map((i) => i.label), options, items })

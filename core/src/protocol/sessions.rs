@@ -21,21 +21,16 @@ pub const MAX_EVENTS_WAIT: Duration = Duration::from_secs(60);
 
 type Work = Pin<Box<dyn Future<Output = Result<Value>> + Send>>;
 
-/// The `images` of a `session-prompt`: file paths (none when absent).
-fn image_paths(args: &Map<String, Value>) -> Result<Vec<String>> {
-    let bad = |v: &Value| {
-        Error::InvalidArgument(format!(
-            "`session-prompt`: argument `images` must be a list of file paths, got {}",
-            json_kind(v)
-        ))
-    };
+/// The `images` of a `session-prompt`: file paths or inline data
+/// (`{data, mimeType}`), none when absent; each checked by the session.
+fn image_args(args: &Map<String, Value>) -> Result<&[Value]> {
     match args.get("images") {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::Array(list)) => list
-            .iter()
-            .map(|p| p.as_str().map(str::to_owned).ok_or_else(|| bad(p)))
-            .collect(),
-        Some(other) => Err(bad(other)),
+        None | Some(Value::Null) => Ok(&[]),
+        Some(Value::Array(list)) => Ok(list),
+        Some(other) => Err(Error::InvalidArgument(format!(
+            "`session-prompt`: argument `images` must be a list of file paths or `{{data, mimeType}}` objects, got {}",
+            json_kind(other)
+        ))),
     }
 }
 
@@ -336,13 +331,14 @@ impl Engine {
         let command = "session-prompt";
         let args = args_object(command, &request.args)?;
         let entry = self.session(string_arg(command, args, "session")?)?;
-        let mut blocks = prompt_blocks(args)?;
-        blocks.extend(entry.session.image_blocks(&image_paths(args)?)?);
+        let blocks = prompt_blocks(args)?;
+        // Checked now (a bad image is refused at once), read on the runtime.
+        let images = entry.session.check_images(image_args(args)?)?;
         set_buffers(&entry, args.get("buffers"))?;
         let wait = args.get("wait").and_then(Value::as_bool).unwrap_or(false);
         let runtime = self.registry.runtime_handle()?;
         let _enter = runtime.enter();
-        let rx = entry.session.prompt(blocks)?;
+        let rx = entry.session.prompt_with_images(blocks, images)?;
         if !wait {
             entry.queue.forward(rx, &entry.session);
             return Ok(Box::pin(std::future::ready(Ok(

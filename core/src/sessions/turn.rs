@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
 use super::events::SessionEvent;
+use super::images::{read_images, PendingImage};
 use super::session::{lock, AgentSession};
 use crate::agents::step::handle_error;
 use crate::edit::EditSession;
@@ -26,6 +27,16 @@ fn prompt_text(prompt: &[Value]) -> String {
         .filter_map(|b| b.get("text").and_then(Value::as_str))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The image blocks of `images`, read and encoded on a blocking thread.
+async fn load_images(images: Vec<PendingImage>) -> Result<Vec<Value>> {
+    if images.is_empty() {
+        return Ok(Vec::new());
+    }
+    tokio::task::spawn_blocking(move || read_images(images))
+        .await
+        .map_err(|e| Error::Runtime(format!("the images were not read: {e}")))?
 }
 
 impl AgentSession {
@@ -84,7 +95,20 @@ impl AgentSession {
     /// runs; the last one is `turn_end` or `error`.
     pub fn prompt(
         self: &Arc<Self>,
+        prompt: Vec<Value>,
+    ) -> Result<mpsc::UnboundedReceiver<SessionEvent>> {
+        self.prompt_with_images(prompt, Vec::new())
+    }
+
+    /// Starts a turn like [`AgentSession::prompt`], with checked images
+    /// ([`AgentSession::check_images`]) read and encoded on the engine's
+    /// runtime, not the caller's thread, then sent after the prompt's
+    /// blocks; an image that cannot be read then ends the turn with an
+    /// `error` event naming it, and nothing is sent.
+    pub fn prompt_with_images(
+        self: &Arc<Self>,
         mut prompt: Vec<Value>,
+        images: Vec<PendingImage>,
     ) -> Result<mpsc::UnboundedReceiver<SessionEvent>> {
         let (tx, rx) = mpsc::unbounded_channel();
         {
@@ -120,7 +144,13 @@ impl AgentSession {
         self.registry.runtime_handle()?.spawn(async move {
             let started = Instant::now();
             let before = session.begin_turn().await;
-            let outcome = session.run_turn(prompt).await;
+            let outcome = match load_images(images).await {
+                Ok(blocks) => {
+                    prompt.extend(blocks);
+                    session.run_turn(prompt).await
+                }
+                Err(e) => Err(e),
+            };
             session.settle_tools().await;
             session.join_turn(before.as_deref()).await;
             let mut last = match outcome {

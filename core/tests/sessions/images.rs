@@ -1,6 +1,7 @@
 //! Image files as prompt context: sent as ACP image blocks to an agent that
 //! takes images; refused (nothing sent) past the size cap, outside the
 //! workspace, of an unknown type, missing, or for an agent without images.
+//! Inline images (`{data, mimeType}`, a pasted image) go the same way.
 
 use serde_json::json;
 
@@ -50,9 +51,32 @@ fn bad_images_are_refused_and_nothing_is_sent() {
         (json!(["notes.txt"]), "not an image type radium sends"),
         (
             json!("ok.png"),
-            "must be a list of file paths, got a string",
+            "must be a list of file paths or `{data, mimeType}` objects, got a string",
         ),
-        (json!([3]), "must be a list of file paths"),
+        (
+            json!([3]),
+            "image 1: must be a file path or `{data, mimeType}`, got a number",
+        ),
+        (
+            json!([{"data": "iVBORw0K", "mimeType": "text/plain"}]),
+            "image 1 (inline data): `text/plain` is not an image type radium sends",
+        ),
+        (
+            json!([{"data": "iVBORw0K"}]),
+            "image 1 (inline data): missing `mimeType`",
+        ),
+        (
+            json!(["ok.png", {"mimeType": "image/png"}]),
+            "image 2 (inline data): missing `data`",
+        ),
+        (
+            json!([{"data": "", "mimeType": "image/png"}]),
+            "image 1 (inline data): `data` is empty",
+        ),
+        (
+            json!([{"data": "A".repeat(14 << 20), "mimeType": "image/png"}]),
+            "over the 10485760-byte limit",
+        ),
         (json!(vec!["ok.png"; 17]), "at most 16"),
     ];
     for (images, expected) in cases {
@@ -82,4 +106,42 @@ fn bad_images_are_refused_and_nothing_is_sent() {
         error.contains("agent `blind` does not take images") && error.contains("nothing was sent"),
         "{error}"
     );
+}
+
+#[test]
+fn an_inline_image_reaches_the_agent_and_bad_base64_ends_the_turn_naming_it() {
+    use base64::Engine as _;
+    let e = env_with("");
+    std::fs::write(e.ws.join("a.png"), [1u8; 5]).unwrap();
+    let s = e.open("example");
+    let png = [0x89, b'P', b'N', b'G', 13, 10, 26, 10, 0, 0];
+    let data = base64::engine::general_purpose::STANDARD.encode(png);
+    let r = e.call(
+        "session-prompt",
+        json!({"session": s, "prompt": "look", "wait": true,
+               "images": ["a.png", {"data": data, "mimeType": "image/png"}]}),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(
+        r["data"]["text"],
+        "You said: look\nImages: image/png 5 bytes, image/png 10 bytes"
+    );
+    // Not base64: found when read (off the caller's thread), the turn ends
+    // with the error and the agent got nothing.
+    let r = e.call(
+        "session-prompt",
+        json!({"session": s, "prompt": "look", "wait": true,
+               "images": [{"data": "not base64!", "mimeType": "image/png"}]}),
+    );
+    assert_eq!(r["ok"], false, "{r}");
+    let error = r["error"].as_str().unwrap();
+    assert!(
+        error.contains("image 1 (inline data): `data` is not base64"),
+        "{error}"
+    );
+    let r = e.call(
+        "session-prompt",
+        json!({"session": s, "prompt": "hello", "wait": true}),
+    );
+    assert_eq!(r["data"]["text"], "You said: hello", "{r}");
 }

@@ -1,6 +1,7 @@
 // The context a chat prompt carries: chips for the selection (tracked as
 // its document changes), the current file and picked files (an image file,
-// png/jpeg/gif/webp, goes as an image, for an agent that takes images); every
+// png/jpeg/gif/webp, goes as an image, for an agent that takes images), and
+// images pasted into the chat input (no file: sent as inline data); every
 // unsaved buffer of the workspace goes as `buffers`, so the agent reads what
 // the user sees.
 
@@ -13,7 +14,7 @@ import { track, type Span } from '../tracking'
 import type { PromptExtras } from './session'
 
 export interface Chip {
-  kind: 'selection' | 'file'
+  kind: 'selection' | 'file' | 'image'
   uri: vscode.Uri
   label: string
   /** Selection chips: where the (whole-line) selection is now, its text when taken, and whether it was edited since. */
@@ -21,6 +22,37 @@ export interface Chip {
   text?: string
   changed?: boolean
   startLine?: number
+  /** Pasted image chips: the bytes in base64 and their type. */
+  image?: { data: string; mimeType: string }
+}
+
+/** The image types the engine sends, and its caps (docs/protocol.md, `session-prompt`). */
+export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp']
+export const MAX_IMAGE_BYTES = 10 * 1024 * 1024
+export const MAX_IMAGES = 16
+
+/**
+ * A chip for an image pasted into the chat input (`data`: its bytes in
+ * base64; absent when the webview found it too big to read), or why it is
+ * refused: not an image type the engine sends, over the size cap, or one
+ * image too many.
+ */
+export function pastedImageChip(chips: Chip[], mimeType: unknown, data: unknown, size: unknown): Chip | string {
+  const type = typeof mimeType === 'string' ? mimeType : ''
+  if (!IMAGE_TYPES.includes(type)) return `the pasted item (${type || 'no type'}) is not an image type radium sends (png, jpeg, gif, webp): nothing was attached`
+  const bytes = typeof data === 'string' ? Buffer.byteLength(data, 'base64') : Number(size) || 0
+  if (typeof data !== 'string' || bytes > MAX_IMAGE_BYTES) return `the pasted image is ${bytes} bytes, over the ${MAX_IMAGE_BYTES}-byte limit of an image: nothing was attached`
+  if (bytes === 0) return 'the pasted image is empty: nothing was attached'
+  const images = chips.filter((c) => c.kind === 'image' || (c.kind === 'file' && isImage(c.uri)))
+  if (images.length >= MAX_IMAGES) return `at most ${MAX_IMAGES} images go with one prompt: the pasted image was not attached`
+  const n = chips.filter((c) => c.kind === 'image').length + 1
+  const kb = Math.max(1, Math.round(bytes / 1024))
+  return {
+    kind: 'image',
+    uri: vscode.Uri.from({ scheme: 'radium-pasted', path: `image-${n}` }),
+    label: `pasted image ${n} (${type.slice(6)}, ${kb} KB)`,
+    image: { data, mimeType: type },
+  }
 }
 
 /** A chip for the selection of an editor (whole lines; the current line when nothing is selected). */
@@ -75,8 +107,12 @@ async function textOf(uri: vscode.Uri): Promise<string> {
 export async function promptExtras(chips: Chip[], workspace: string | undefined, surroundingLines: number): Promise<PromptExtras> {
   const extras: PromptExtras = {}
   const files: Array<{ path: string; text: string }> = []
-  const images: string[] = []
+  const images: Array<string | { data: string; mimeType: string }> = []
   for (const chip of chips) {
+    if (chip.kind === 'image' && chip.image) {
+      images.push({ ...chip.image })
+      continue
+    }
     if (chip.kind === 'file' && isImage(chip.uri)) {
       images.push(chip.uri.fsPath)
       continue

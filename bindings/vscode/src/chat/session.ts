@@ -17,8 +17,8 @@ export interface PromptExtras {
   context?: Record<string, unknown> | null
   buffers?: Record<string, string | null> | null
   open_files?: Array<{ path: string; text: string }> | null
-  /** Image files of the workspace, for an agent that takes images. */
-  images?: string[] | null
+  /** Images, for an agent that takes images: files of the workspace, or inline data (a pasted image, base64). */
+  images?: Array<string | { data: string; mimeType: string }> | null
 }
 
 /** One of the agent's controls (docs/sessions.md, "Modes, models and reasoning effort"). */

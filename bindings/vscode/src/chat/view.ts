@@ -1,12 +1,14 @@
 // The chat view (a webview view in Radium's container in the panel) and the
 // commands around it: radium.chat, radium.newChat, radium.stop,
-// radium.attachSelection, radium.attachFiles, radium.trust, radium.undo,
+// radium.attachSelection, radium.attachFiles, radium.attachImage (and an
+// image pasted into the input), radium.trust, radium.undo,
 // radium.redo.
 
 import * as crypto from 'crypto'
 import * as vscode from 'vscode'
 
 import { REVIEW_SCHEME } from '../review'
+import { pastedImageChip } from './chips'
 import { ChatController, type ChatHost } from './controller'
 import { reopenConversation } from './history'
 import type { ViewMessage } from './events'
@@ -86,8 +88,22 @@ export class ChatView implements vscode.WebviewViewProvider {
           await this.chat.setOption(String(m.option), String(m.value))
           break
         case 'attach':
-          await vscode.commands.executeCommand(m.what === 'files' ? 'radium.attachFiles' : m.what === 'file' ? 'radium.attachFile' : 'radium.attachSelection')
+          await vscode.commands.executeCommand(
+            m.what === 'files' ? 'radium.attachFiles' : m.what === 'file' ? 'radium.attachFile' : m.what === 'image' ? 'radium.attachImage' : 'radium.attachSelection',
+          )
           break
+        case 'pasteImage': {
+          // An image pasted into the input: no file, sent as inline data.
+          const chip = pastedImageChip(this.chat.chips, m.mimeType, m.data, m.size)
+          if (typeof chip === 'string') {
+            this.post({ type: 'error', message: chip })
+            this.host.fail(chip, false)
+          } else {
+            this.chat.chips.push(chip)
+            this.post(this.chat.chipsMessage())
+          }
+          break
+        }
         case 'removeChip':
           this.chat.removeChip(Number(m.index))
           break
@@ -141,7 +157,7 @@ export class ChatView implements vscode.WebviewViewProvider {
   <div id="chips"></div>
   <div id="slash" role="listbox" aria-label="The agent's commands" hidden></div>
   <textarea id="input" rows="3" placeholder="Ask the agent (Enter sends, Shift+Enter: new line)" aria-label="Prompt"></textarea>
-  <div id="actions"><button id="addSel" title="Attach the selection">+ Selection</button><button id="addFile" title="Attach the current file">+ File</button><button id="addFiles" title="Pick files to attach">+ Files…</button><span class="grow"></span><button id="stop" disabled>Stop</button><button id="send">Send</button></div>
+  <div id="actions"><button id="addSel" title="Attach the selection">+ Selection</button><button id="addFile" title="Attach the current file">+ File</button><button id="addFiles" title="Pick files to attach">+ Files…</button><button id="addImage" title="Pick image files to attach (or paste an image into the input)">+ Image…</button><span class="grow"></span><button id="stop" disabled>Stop</button><button id="send">Send</button></div>
 </div>
 <div id="stats" hidden></div>
 <script nonce="${nonce}" src="${src('markdown.js')}"></script>
@@ -194,6 +210,17 @@ export function registerChat(context: vscode.ExtensionContext, host: ChatHost): 
         { canPickMany: true, title: 'Radium: files to attach to the chat' },
       )
       if (picked && picked.length > 0) chat.addFiles(picked.map((p) => p.uri))
+    }),
+    vscode.commands.registerCommand('radium.attachImage', async () => {
+      const folder = vscode.workspace.workspaceFolders?.[0]?.uri
+      const uris = await vscode.window.showOpenDialog({
+        canSelectMany: true,
+        defaultUri: folder,
+        filters: { Images: ['png', 'jpg', 'jpeg', 'gif', 'webp'] },
+        openLabel: 'Attach',
+        title: 'Radium: images to attach to the chat',
+      })
+      if (uris && uris.length > 0) chat.addFiles(uris)
     }),
     vscode.commands.registerCommand('radium.trust', async () => {
       const { engine, workspace } = host.engine()
