@@ -223,6 +223,8 @@ end
 local function handlers(chat)
   return {
     on_event = function(ev)
+      -- Wiped while the agent still talked (its close runs on_close).
+      if not vim.api.nvim_buf_is_valid(chat.buf) then return end
       if ev.type == "options" then
         return require("radium.chat_options").changed(chat, ev)
       end
@@ -250,6 +252,7 @@ local function handlers(chat)
       end
     end,
     on_permission = function(ev, answer)
+      if not vim.api.nvim_buf_is_valid(chat.buf) then return answer("reject") end
       on_permission(chat, ev, answer)
     end,
     on_close = function()

@@ -156,3 +156,26 @@ test("text typed in the chat while a turn streams is the next message, never mix
   check(text():match("\n## You\n$") ~= nil, "a new ## You at the end: " .. vim.inspect(text():sub(-40)))
   close_all()
 end)
+
+test("a chat wiped while its answer streams: the agent is closed, and no error is raised by the chunks still arriving", function()
+  local p = pt.project()
+  vim.cmd("edit " .. p.ws .. "/src/main.rs")
+  local c = require("radium.chat").open("example")
+  ready(c)
+  local n = vim.api.nvim_buf_line_count(c.buf)
+  vim.api.nvim_buf_set_lines(c.buf, n - 1, n, false, { "slow" })
+  vim.cmd("write")
+  pt.wait(function()
+    return table.concat(vim.api.nvim_buf_get_lines(c.buf, 0, -1, false), "\n"):find("chunk 1", 1, true) ~= nil
+  end, 15000)
+  vim.v.errmsg = ""
+  vim.cmd("messages clear")
+  vim.cmd("bwipeout! " .. c.buf)
+  pt.wait(function() return c.closed end, 15000)
+  vim.wait(400, function() return false end) -- chunks in flight reach the wiped chat
+  eq(vim.v.errmsg, "", "no error")
+  local msgs = vim.api.nvim_exec2("messages", { output = true }).output
+  check(not msgs:find("Error", 1, true) and not msgs:find("Invalid buffer", 1, true), "no error message: " .. msgs)
+  eq(c.running, false, "the chat is not running")
+  close_all()
+end)
