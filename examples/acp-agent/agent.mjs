@@ -54,6 +54,9 @@
 //   switchmode <mode>       switches its own mode (current_mode_update and
 //                           config_option_update), as an agent leaving plan
 //                           mode does
+//   latemode <mode>         ends the turn, then (200 ms later, between
+//                           turns) switches its mode as switchmode does and
+//                           reports its usage
 //   mcpservers              says the mcpServers session/new gave it, as JSON
 //   remember                says the prompts it remembers of this session, and
 //                           how many earlier turns a client sent as context
@@ -349,6 +352,15 @@ async function prompt (id, { sessionId, prompt }) {
       update(sessionId, { sessionUpdate: 'current_mode_update', currentModeId: arg })
       if (!modesOnly) update(sessionId, { sessionUpdate: 'config_option_update', configOptions: controls(sessionId).configOptions })
       say(sessionId, `Now in ${arg} mode.`)
+      break
+    case 'latemode':
+      say(sessionId, `Switching to ${arg} mode after this turn.`)
+      setTimeout(() => {
+        current.get(sessionId).mode = arg
+        update(sessionId, { sessionUpdate: 'current_mode_update', currentModeId: arg })
+        if (!modesOnly) update(sessionId, { sessionUpdate: 'config_option_update', configOptions: controls(sessionId).configOptions })
+        usageUpdate(sessionId)
+      }, 200)
       break
     case 'hang': say(sessionId, 'Waiting forever.'); return
     case 'remember': {

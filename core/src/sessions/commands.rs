@@ -124,8 +124,10 @@ impl AgentSession {
         }
     }
 
-    /// Keeps a `commands` or `usage` event and sends it to the door: to the
-    /// running turn, else to the session's event queue.
+    /// Keeps a `commands` or `usage` event (an `options` event is kept by
+    /// `options`) and sends it to the door: to the running turn, else to
+    /// the session's event queue, where it replaces one of its type not yet
+    /// taken.
     pub(crate) fn control(&self, event: SessionEvent) {
         let queue = {
             let mut state = lock(&self.state);

@@ -94,6 +94,17 @@ test("the agent's own switch updates the header; a value it does not offer is an
   check(notes.text():find("no chat with a running session", 1, true) ~= nil, "no chat: " .. notes.text())
 end)
 
+test("the agent's switch between turns reaches the chat: header, statusline and usage", function()
+  pt.project()
+  local chat = open("example")
+  turn(chat, "latemode plan")
+  -- The turn has ended; the agent switches 200 ms later, between turns.
+  pt.wait(function() return chat.controls.mode == "plan" and chat.usage ~= nil end, 15000)
+  eq(first_line(chat), "# radium chat with example · mode plan · model small · effort medium", "the header after the switch between turns")
+  eq(radium.statusline():find("mode plan", 1, true) ~= nil, true, "the statusline: " .. radium.statusline())
+  close_all()
+end)
+
 test("an agents.toml default the agent does not offer is a warning; the others apply", function()
   local p = pt.project()
   local lines = vim.fn.readfile(p.home .. "/agents.toml")
