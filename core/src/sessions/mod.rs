@@ -43,4 +43,4 @@ pub use pre_tool::{relay, RelayOutcome, MAX_RELAY_INPUT, RELAY_TIMEOUT};
 pub use session::{AgentSession, PermissionAnswer, SessionSetup, ACP_VERSION, PERMISSION_TIMEOUT};
 pub use snapshot::{MAX_SNAPSHOTS, MAX_SNAPSHOT_FILE};
 pub use start_error::{MAX_ERROR_DATA, START_STDERR_LINES};
-pub use table::{Entry, EventQueue, Sessions};
+pub use table::{Entry, EventQueue, Sessions, MAX_IDLE_NOTICES};

@@ -101,7 +101,8 @@ pub(crate) struct State {
     pub stale: super::resync::StaleWatch,
     /// The agent's modes and config options (see `options`).
     pub controls: super::options::Controls,
-    /// Notices of the start (MCP servers not passed), for the first turn.
+    /// Notices of the start (MCP servers not passed, radium's tools not
+    /// offered), for `session-new`'s answer.
     pub start_notices: Vec<String>,
     /// The agent's sign-in methods (its `initialize` answer's `authMethods`).
     pub auth_methods: Value,
@@ -354,10 +355,25 @@ impl AgentSession {
         Ok(())
     }
 
-    /// Sends `event` to the running turn, if any.
+    /// Sends `event` to the running turn. With no turn, a `notice` is not
+    /// lost: while the session starts it is kept for `session-new`'s answer
+    /// (see `start_notices`), after that it goes to the session's event
+    /// queue; other events need a turn.
     pub(crate) fn emit(&self, event: SessionEvent) {
         let mut state = lock(&self.state);
         if state.sink.is_none() {
+            if event["type"] != "notice" {
+                return;
+            }
+            let Some(queue) = state.slash.idle.upgrade() else {
+                if state.start_notices.len() < super::table::MAX_IDLE_NOTICES {
+                    let message = event["message"].as_str().unwrap_or_default();
+                    state.start_notices.push(message.to_owned());
+                }
+                return;
+            };
+            drop(state);
+            queue.push_notice(event);
             return;
         }
         let stopped = state.record(&event);

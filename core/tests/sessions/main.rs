@@ -15,6 +15,7 @@ mod options;
 mod recover;
 mod sign_in;
 mod slash;
+mod start_notices;
 mod turns;
 mod unruly;
 mod user_mcp;
