@@ -455,6 +455,8 @@ impl AgentSession {
         drop(guard);
         drop(lock(&self.relay).take());
         let mut state = lock(&self.state);
+        // The conversation is free for another session to resume.
+        state.history.held = None;
         if state.closed.is_none() {
             state.closed = Some("the session was closed".into());
             self.log

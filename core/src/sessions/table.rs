@@ -219,6 +219,8 @@ impl Sessions {
     pub fn close(&self, id: &str) -> Result<()> {
         let entry = self.get(id)?;
         lock(&self.open).remove(id);
+        // Its conversation may be resumed at once, while the agent ends.
+        lock(&entry.session.state).history.held = None;
         let busy = entry.session.busy();
         // An agent that keeps its sessions (and offers `session/close`) is
         // ended gently, in the background, so that it saves this one.

@@ -292,7 +292,10 @@ impl AgentSession {
                 self.log.write(
                     crate::support::log::Level::Warn,
                     "session",
-                    format!("{}: radium's tools are not offered: the edit history could not be written", self.id),
+                    format!(
+                        "{}: radium's tools are not offered: the edit history could not be written",
+                        self.id
+                    ),
                 );
                 return json!([]);
             };

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 mod agent_tools;
 mod commands;
 mod history;
+mod history_lock;
 mod hunks;
 mod images;
 mod options;

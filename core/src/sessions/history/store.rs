@@ -72,6 +72,29 @@ pub(crate) fn file_of(folder: &Path, id: &str) -> Result<PathBuf> {
     Ok(folder.join(format!("{id}.jsonl")))
 }
 
+/// Takes the advisory lock (`flock`, exclusive) of conversation `id`'s
+/// file, which the session that owns the conversation holds until it
+/// closes: a second session resuming it (in this process or another) is
+/// refused with [`Error::Busy`] naming the conversation, so two sessions
+/// never append to one file. The lock goes with the returned file.
+pub(crate) fn hold(folder: &Path, id: &str) -> Result<File> {
+    let path = file_of(folder, id)?;
+    let file = OpenOptions::new()
+        .read(true)
+        .open(&path)
+        .map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(Error::Busy(format!(
+            "conversation `{id}` is open in another chat (of this or another editor or `rad chat`): close that one first, or start a new conversation"
+        ))),
+        Err(std::fs::TryLockError::Error(source)) => Err(Error::Io { path, source }),
+    }
+}
+
 /// One line: `{"kind": kind, ...body}` with `kind` first (a reader finds the
 /// kind of a line without parsing it).
 fn line(kind: &str, body: &Value) -> String {
