@@ -74,7 +74,8 @@
 // the legacy modes; `--no-modes` neither.
 // `--load` offers `loadSession` (session/load replays the stored prompts as
 // updates), `--resume` offers `sessionCapabilities.resume` (no replay) and
-// `close` (session/close leaves a file `<id>.closed` in the state folder); with
+// `close` (session/close leaves a file `<id>.closed` in the state folder, after
+// EXAMPLE_AGENT_CLOSE_DELAY_MS when set); with
 // either, sessions are kept in files (in $EXAMPLE_AGENT_STATE, else the temp
 // folder), so another process of the agent can take one up again.
 // After session/new it sends its slash commands (available_commands_update):
@@ -477,10 +478,18 @@ lines.on('line', (line) => {
       break
     case 'session/load': if (canLoad) { takeUp(id, params, true); break } else { send({ id, error: { code: -32601, message: 'method not found: session/load' } }); break }
     case 'session/resume': if (canResume) { takeUp(id, params, false); break } else { send({ id, error: { code: -32601, message: 'method not found: session/resume' } }); break }
-    case 'session/close':
-      if (canResume) writeFileSync(join(stateDir, `${params.sessionId}.closed`), 'closed\n')
-      send({ id, result: {} })
+    case 'session/close': {
+      // EXAMPLE_AGENT_CLOSE_DELAY_MS: saving the session takes that long
+      // (as Claude Code's does), before the marker is written and the answer sent.
+      const closed = () => {
+        if (canResume) writeFileSync(join(stateDir, `${params.sessionId}.closed`), 'closed\n')
+        send({ id, result: {} })
+      }
+      const delay = Number(process.env.EXAMPLE_AGENT_CLOSE_DELAY_MS) || 0
+      if (delay > 0) setTimeout(closed, delay)
+      else closed()
       break
+    }
     case 'session/prompt': prompt(id, params).catch((e) => send({ id, error: { code: -32603, message: e.message } })); break
     case 'session/cancel': cancelled = true; break
     default:
