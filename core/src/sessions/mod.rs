@@ -13,6 +13,7 @@
 //! permission requests. Uses: `agents` (configuration), `edit` (the agent's
 //! writes), `editor` (code blocks of an answer), `hooks`, `support`.
 
+pub mod agent_list;
 pub(crate) mod client;
 mod command;
 pub mod commands;

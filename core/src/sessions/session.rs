@@ -169,7 +169,7 @@ impl AgentSession {
     /// Starts `agent` and opens an ACP session in the workspace. Must run on
     /// the engine's runtime.
     pub async fn open(agent: AgentConfig, mut setup: SessionSetup) -> Result<Arc<Self>> {
-        let earlier = Earlier::of_setup(&mut setup)?;
+        let earlier = Earlier::of_setup(&mut setup, &agent.id)?;
         let Some(program) = agent.command.first() else {
             return Err(Error::AgentFailed(format!(
                 "agent `{}` has no command",

@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+mod agent_sessions;
 mod agent_tools;
 mod commands;
 mod history;

@@ -43,6 +43,9 @@ pub struct Earlier {
     pub turns: Vec<Value>,
     /// Its file's lock, held while a session owns it (see [`store::hold`]).
     held: Option<std::fs::File>,
+    /// Whether it is one of the agent's own sessions that radium's history
+    /// does not hold (`resume: "agent:<id>"`): a new conversation records it.
+    pub foreign: bool,
 }
 
 impl Earlier {
@@ -57,6 +60,7 @@ impl Earlier {
             acp_session: c["acp_session"].as_str().unwrap_or("").to_owned(),
             turns: read["turns"].as_array().cloned().unwrap_or_default(),
             held: None,
+            foreign: false,
         })
     }
 
@@ -77,10 +81,20 @@ impl Earlier {
 
     /// The conversation `setup` resumes, read; the session then continues
     /// its dog-tag conversation (unless `setup` names another tag).
-    pub(crate) fn of_setup(setup: &mut super::SessionSetup) -> Result<Option<Self>> {
+    pub(crate) fn of_setup(setup: &mut super::SessionSetup, agent: &str) -> Result<Option<Self>> {
         let Some(id) = setup.resume.as_deref() else {
             return Ok(None);
         };
+        if let Some(acp) = super::agent_list::agent_session_of(id)? {
+            return Ok(Some(Earlier {
+                id: String::new(),
+                agent: agent.to_owned(),
+                acp_session: acp.to_owned(),
+                turns: Vec::new(),
+                held: None,
+                foreign: true,
+            }));
+        }
         let earlier = Self::load_held(&setup.workspace, &setup.radium_home, id)?;
         setup.tag = setup.tag.take().or_else(|| earlier.tag());
         Ok(Some(earlier))
@@ -156,6 +170,13 @@ impl AgentSession {
                 // The resumed session's modes and options, as `session/new`'s.
                 self.after_new(&answer).await;
                 how = Some(way);
+            } else if e.foreign {
+                // No transcript of radium's to give as context instead.
+                self.close();
+                return Err(Error::AgentFailed(format!(
+                    "agent `{}` could not take up its session `{}`: it offers neither session/resume nor session/load, or refused (see the log)",
+                    self.agent.id, e.acp_session
+                )));
             }
         }
         if how.is_none() {
@@ -246,6 +267,12 @@ impl AgentSession {
         let acp = self.acp_session_id();
         let opened =
             folder_of(&self.workspace, &self.radium_home).and_then(|folder| match &earlier {
+                Some(e) if e.foreign => {
+                    let mut recorder =
+                        Recorder::create(&folder, &self.agent.id, &acp, &self.workspace)?;
+                    recorder.resumed(&acp, how.unwrap_or("resume"))?;
+                    Ok(recorder)
+                }
                 Some(e) => Recorder::resume(
                     &folder,
                     &e.id,
@@ -270,7 +297,10 @@ impl AgentSession {
                 state.history.recorder = Some(recorder);
             }
             Err(e) => {
-                state.history.conversation = earlier.as_ref().map(|e| e.id.clone());
+                state.history.conversation = earlier
+                    .as_ref()
+                    .filter(|e| !e.foreign)
+                    .map(|e| e.id.clone());
                 self.log.write(
                     Level::Warn,
                     "session",

@@ -165,6 +165,15 @@ impl Recorder {
         Ok(recorder)
     }
 
+    /// Writes a `resume` record: the agent took up its session `acp_session`
+    /// (`how`: `resume` or `load`).
+    pub fn resumed(&mut self, acp_session: &str, how: &str) -> Result<()> {
+        self.write(
+            "resume",
+            &json!({"acp_session": acp_session, "how": how, "time": now_ms()}),
+        )
+    }
+
     fn open(id: String, path: PathBuf, bytes: u64) -> Result<Self> {
         let file = OpenOptions::new()
             .create(true)
