@@ -75,20 +75,17 @@ impl Engine {
                 .iter()
                 .filter_map(|c| c["acp_session"].as_str())
                 .collect();
-            let agent_sessions: Vec<Value> = match listed {
-                Some((sessions, more)) => {
-                    warnings.extend(more);
-                    sessions
-                        .into_iter()
-                        .filter(|s| !held.contains(&s["acp_session"].as_str().unwrap_or("")))
-                        .collect()
-                }
-                None => {
-                    warnings.push(format!(
-                        "agent `{agent_id}` does not list its sessions (its `initialize` offers no sessionCapabilities.list)"
-                    ));
-                    Vec::new()
-                }
+            let agent_sessions: Vec<Value> = if let Some((sessions, more)) = listed {
+                warnings.extend(more);
+                sessions
+                    .into_iter()
+                    .filter(|s| !held.contains(&s["acp_session"].as_str().unwrap_or("")))
+                    .collect()
+            } else {
+                warnings.push(format!(
+                    "agent `{agent_id}` does not list its sessions (its `initialize` offers no sessionCapabilities.list)"
+                ));
+                Vec::new()
             };
             Ok(json!({"conversations": conversations, "warnings": warnings,
                       "agent_sessions": agent_sessions}))
