@@ -47,6 +47,9 @@
 #     adapter resumes its own session (session/resume), the model server
 #     receives the earlier turn in the second turn's messages, and the
 #     transcript shows the earlier turn once, then the new answer.
+#   - claude-nvim-exit: a chat turn with Claude Code in headless Neovim,
+#     then :qa! (tests/agents/nvim-exit.sh): Neovim's exit waits for the
+#     gentle close, so `rad chat --continue` then resumes Claude's session.
 #   - claude-list: a Claude Code session radium's history does not hold (its
 #     conversation file removed after one turn, as a session started in
 #     Claude's own command line) is listed by `rad chat claude-list --list`
@@ -85,7 +88,7 @@ cd "$(dirname "$0")/.."
 die() { echo "test-agents: $*" >&2; exit 1; }
 say() { echo "test-agents: $*" >&2; }
 
-ALL=(claude gemini claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume claude-list claude-commands)
+ALL=(claude gemini claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume claude-list claude-nvim-exit claude-commands)
 agents=("$@")
 [ ${#agents[@]} -gt 0 ] || agents=("${ALL[@]}")
 for a in "${agents[@]}"; do
@@ -747,6 +750,8 @@ run_turn() {
 
 # run_nvim (claude-nvim): see tests/agents/nvim-unsaved.sh.
 source tests/agents/nvim-unsaved.sh
+# run_nvim_exit (claude-nvim-exit): see tests/agents/nvim-exit.sh.
+source tests/agents/nvim-exit.sh
 # run_modes: Claude Code's modes and models through rad chat (see the top).
 run_modes() {
   local agent=claude-modes
@@ -1067,6 +1072,7 @@ for agent in "${agents[@]}"; do
     claude-usermcp) run_usermcp ;;
     claude-resume) run_resume ;;
     claude-list) run_list ;;
+    claude-nvim-exit) run_nvim_exit ;;
     claude-commands) run_commands ;;
     claude-bash) run_bash ;;
     claude-hunks | gemini-hunks) run_hunks "$agent" ;;
