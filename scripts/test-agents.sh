@@ -50,6 +50,9 @@
 #   - claude-nvim-exit: a chat turn with Claude Code in headless Neovim,
 #     then :qa! (tests/agents/nvim-exit.sh): Neovim's exit waits for the
 #     gentle close, so `rad chat --continue` then resumes Claude's session.
+#   - claude-notice: a start notice (a broken mcp.toml: its servers not
+#     passed) is on screen as `rad chat` opens with Claude Code, before any
+#     prompt, and said once in a run with a prompt.
 #   - claude-list: a Claude Code session radium's history does not hold (its
 #     conversation file removed after one turn, as a session started in
 #     Claude's own command line) is listed by `rad chat claude-list --list`
@@ -88,7 +91,7 @@ cd "$(dirname "$0")/.."
 die() { echo "test-agents: $*" >&2; exit 1; }
 say() { echo "test-agents: $*" >&2; }
 
-ALL=(claude gemini claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume claude-list claude-nvim-exit claude-commands)
+ALL=(claude gemini claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume claude-list claude-nvim-exit claude-notice claude-commands)
 agents=("$@")
 [ ${#agents[@]} -gt 0 ] || agents=("${ALL[@]}")
 for a in "${agents[@]}"; do
@@ -954,6 +957,45 @@ run_resume() {
   failed_agents+=("$agent")
 }
 
+# run_notice: the start's notices with Claude Code (see the top).
+run_notice() {
+  local agent=claude-notice
+  local dir=$TMP/$agent
+  local ws=$dir/workspace
+  mkdir -p "$ws"
+  local failures=()
+  fail() { failures+=("$*"); }
+  start_server "$dir" "$ws/unused.txt" ""
+  write_config "$agent" "$dir"
+  rad_homes+=("$dir/radium-home")
+  printf 'this is [not toml\n' >"$dir/radium-home/mcp.toml"
+  : >"$dir/agent.err"
+  say "$agent: rad chat with a broken mcp.toml (model server on port $PORT)"
+  local rc=0
+  (cd "$ws" && RADIUM_HOME=$dir/radium-home timeout -k 5 120 env "${unset_env[@]}" "$RAD" chat "$agent" \
+    </dev/null >"$dir/open.out" 2>"$dir/open.err" {SERVER_FD}>&-) || rc=$?
+  [ "$rc" = 0 ] || fail "rad chat (no prompt) exited with code $rc"
+  grep -qF "rad chat: notice: your MCP servers of a file were not passed" "$dir/open.err" \
+    || fail "the start notice is not on screen before any prompt"
+  rc=0
+  (cd "$ws" && RADIUM_HOME=$dir/radium-home timeout -k 5 120 env "${unset_env[@]}" "$RAD" chat "$agent" \
+    --prompt "chat: apple tree" >"$dir/turn.out" 2>"$dir/turn.err" {SERVER_FD}>&-) || rc=$?
+  [ "$rc" = 0 ] || fail "rad chat --prompt exited with code $rc"
+  grep -qF "pong: apple tree" "$dir/turn.out" || fail "the turn's answer is not shown"
+  [ "$(grep -cF "were not passed" "$dir/turn.err")" = 1 ] || fail "the start notice is not said exactly once"
+  stop_server
+  verdict "$agent" && return 0
+  {
+    local out
+    for out in open turn; do
+      show "rad chat ($out) stdout" "$dir/$out.out"
+      show "rad chat ($out) stderr" "$dir/$out.err"
+    done
+    show_agent_err "$agent" "$dir"
+  } >&2
+  failed_agents+=("$agent")
+}
+
 # run_list: the agent's own sessions (session/list) with Claude Code.
 run_list() {
   local agent=claude-list
@@ -1072,6 +1114,7 @@ for agent in "${agents[@]}"; do
     claude-usermcp) run_usermcp ;;
     claude-resume) run_resume ;;
     claude-list) run_list ;;
+    claude-notice) run_notice ;;
     claude-nvim-exit) run_nvim_exit ;;
     claude-commands) run_commands ;;
     claude-bash) run_bash ;;
