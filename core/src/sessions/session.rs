@@ -355,36 +355,6 @@ impl AgentSession {
         Ok(())
     }
 
-    /// Sends `event` to the running turn. With no turn, a `notice` is not
-    /// lost: while the session starts it is kept for `session-new`'s answer
-    /// (see `start_notices`), after that it goes to the session's event
-    /// queue; other events need a turn.
-    pub(crate) fn emit(&self, event: SessionEvent) {
-        let mut state = lock(&self.state);
-        if state.sink.is_none() {
-            if event["type"] != "notice" {
-                return;
-            }
-            let Some(queue) = state.slash.idle.upgrade() else {
-                if state.start_notices.len() < super::table::MAX_IDLE_NOTICES {
-                    let message = event["message"].as_str().unwrap_or_default();
-                    state.start_notices.push(message.to_owned());
-                }
-                return;
-            };
-            drop(state);
-            queue.push_notice(event);
-            return;
-        }
-        let stopped = state.record(&event);
-        if let Some(sink) = &state.sink {
-            let _ = sink.send(event);
-            if let Some(notice) = stopped {
-                let _ = sink.send(notice);
-            }
-        }
-    }
-
     /// Answers permission request `id` (from a `permission` event). Answers
     /// whether it was still waiting.
     pub fn answer_permission(&self, id: &str, answer: PermissionAnswer) -> bool {
