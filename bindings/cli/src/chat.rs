@@ -254,6 +254,7 @@ fn run(options: &ChatOptions, workspace: &Path) -> Result<u8, String> {
             options.mode.as_deref(),
             options.model.as_deref(),
             options.effort.as_deref(),
+            options.json,
         )
         .await
         {

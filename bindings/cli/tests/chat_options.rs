@@ -217,4 +217,19 @@ fn a_start_notice_is_said_before_any_prompt_and_once() {
         "said once: {}",
         err(&o)
     );
+    // With --json: a notice event first on stdout, once.
+    let o = rad(
+        &e,
+        &["chat", "example", "--json", "--prompt", "hello"],
+        None,
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    let first: serde_json::Value = serde_json::from_str(out(&o).lines().next().unwrap()).unwrap();
+    assert_eq!(first["type"], "notice", "{}", out(&o));
+    assert_eq!(
+        out(&o).matches("MCP server `docs`").count(),
+        1,
+        "{}",
+        out(&o)
+    );
 }
