@@ -86,14 +86,29 @@ pub(crate) fn hold(folder: &Path, id: &str) -> Result<File> {
             path: path.clone(),
             source,
         })?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(Error::Busy(format!(
-            "conversation `{id}` is open in another chat (of this or another editor or `rad chat`): close that one first, or start a new conversation"
-        ))),
-        Err(std::fs::TryLockError::Error(source)) => Err(Error::Io { path, source }),
+    // A lock just released may still be held for a moment by a child
+    // process being started elsewhere in this process (between its fork
+    // and its exec it shares the open file): a few tries, at most
+    // `HOLD_PATIENCE` in all, before the conversation is said to be busy.
+    let started = std::time::Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(file),
+            Err(std::fs::TryLockError::WouldBlock) if started.elapsed() < HOLD_PATIENCE => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(Error::Busy(format!(
+                    "conversation `{id}` is open in another chat (of this or another editor or `rad chat`): close that one first, or start a new conversation"
+                )))
+            }
+            Err(std::fs::TryLockError::Error(source)) => return Err(Error::Io { path, source }),
+        }
     }
 }
+
+/// How long taking a conversation's lock waits for it (see [`hold`]).
+const HOLD_PATIENCE: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// One line: `{"kind": kind, ...body}` with `kind` first (a reader finds the
 /// kind of a line without parsing it).
