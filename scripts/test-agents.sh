@@ -47,6 +47,17 @@
 #     adapter resumes its own session (session/resume), the model server
 #     receives the earlier turn in the second turn's messages, and the
 #     transcript shows the earlier turn once, then the new answer.
+#   - claude-nvim-exit: a chat turn with Claude Code in headless Neovim,
+#     then :qa! (tests/agents/nvim-exit.sh): Neovim's exit waits for the
+#     gentle close, so `rad chat --continue` then resumes Claude's session.
+#   - claude-notice: a start notice (a broken mcp.toml: its servers not
+#     passed) is on screen as `rad chat` opens with Claude Code, before any
+#     prompt, and said once in a run with a prompt.
+#   - claude-list: a Claude Code session radium's history does not hold (its
+#     conversation file removed after one turn, as a session started in
+#     Claude's own command line) is listed by `rad chat claude-list --list`
+#     marked as the agent's (session/list), and `--resume agent:<id>` takes
+#     it up: the model server receives the earlier turn.
 #   - claude-commands: Claude Code's slash commands reach the door (rad chat
 #     --json shows a `commands` event holding a project command of the
 #     workspace's .claude/commands and Claude Code's own), a prompt
@@ -87,7 +98,7 @@ cd "$(dirname "$0")/.."
 die() { echo "test-agents: $*" >&2; exit 1; }
 say() { echo "test-agents: $*" >&2; }
 
-ALL=(claude gemini claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume claude-commands claude-image gemini-image)
+ALL=(claude gemini claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume claude-list claude-nvim-exit claude-notice claude-commands claude-image gemini-image)
 agents=("$@")
 [ ${#agents[@]} -gt 0 ] || agents=("${ALL[@]}")
 for a in "${agents[@]}"; do
@@ -749,6 +760,8 @@ run_turn() {
 
 # run_nvim (claude-nvim): see tests/agents/nvim-unsaved.sh.
 source tests/agents/nvim-unsaved.sh
+# run_nvim_exit (claude-nvim-exit): see tests/agents/nvim-exit.sh.
+source tests/agents/nvim-exit.sh
 # run_modes: Claude Code's modes and models through rad chat (see the top).
 run_modes() {
   local agent=claude-modes
@@ -951,6 +964,97 @@ run_resume() {
   failed_agents+=("$agent")
 }
 
+# run_notice: the start's notices with Claude Code (see the top).
+run_notice() {
+  local agent=claude-notice
+  local dir=$TMP/$agent
+  local ws=$dir/workspace
+  mkdir -p "$ws"
+  local failures=()
+  fail() { failures+=("$*"); }
+  start_server "$dir" "$ws/unused.txt" ""
+  write_config "$agent" "$dir"
+  rad_homes+=("$dir/radium-home")
+  printf 'this is [not toml\n' >"$dir/radium-home/mcp.toml"
+  : >"$dir/agent.err"
+  say "$agent: rad chat with a broken mcp.toml (model server on port $PORT)"
+  local rc=0
+  (cd "$ws" && RADIUM_HOME=$dir/radium-home timeout -k 5 120 env "${unset_env[@]}" "$RAD" chat "$agent" \
+    </dev/null >"$dir/open.out" 2>"$dir/open.err" {SERVER_FD}>&-) || rc=$?
+  [ "$rc" = 0 ] || fail "rad chat (no prompt) exited with code $rc"
+  grep -qF "rad chat: notice: your MCP servers of a file were not passed" "$dir/open.err" \
+    || fail "the start notice is not on screen before any prompt"
+  rc=0
+  (cd "$ws" && RADIUM_HOME=$dir/radium-home timeout -k 5 120 env "${unset_env[@]}" "$RAD" chat "$agent" \
+    --prompt "chat: apple tree" >"$dir/turn.out" 2>"$dir/turn.err" {SERVER_FD}>&-) || rc=$?
+  [ "$rc" = 0 ] || fail "rad chat --prompt exited with code $rc"
+  grep -qF "pong: apple tree" "$dir/turn.out" || fail "the turn's answer is not shown"
+  [ "$(grep -cF "were not passed" "$dir/turn.err")" = 1 ] || fail "the start notice is not said exactly once"
+  stop_server
+  verdict "$agent" && return 0
+  {
+    local out
+    for out in open turn; do
+      show "rad chat ($out) stdout" "$dir/$out.out"
+      show "rad chat ($out) stderr" "$dir/$out.err"
+    done
+    show_agent_err "$agent" "$dir"
+  } >&2
+  failed_agents+=("$agent")
+}
+
+# run_list: the agent's own sessions (session/list) with Claude Code.
+run_list() {
+  local agent=claude-list
+  local dir=$TMP/$agent
+  local ws=$dir/workspace
+  mkdir -p "$ws"
+  local failures=()
+  fail() { failures+=("$*"); }
+  start_server "$dir" "$ws/unused.txt" ""
+  write_config "$agent" "$dir"
+  rad_homes+=("$dir/radium-home")
+  : >"$dir/agent.err"
+  say "$agent: a turn, radium's record of it removed, then --list and --resume agent:ID (model server on port $PORT)"
+  chat_run() {
+    local out=$1
+    shift
+    local rc=0
+    (cd "$ws" && RADIUM_HOME=$dir/radium-home RADIUM_DAEMON_IDLE=60 \
+      timeout -k 5 120 env "${unset_env[@]}" "$RAD" chat "$agent" "$@" \
+      >"$dir/$out.out" 2>"$dir/$out.err" {SERVER_FD}>&-) || rc=$?
+    [ "$rc" = 0 ] || fail "rad chat $* exited with code $rc"
+  }
+  chat_run first --prompt "chat: apple tree"
+  grep -qF "pong: apple tree" "$dir/first.out" || fail "the first turn's answer is not shown"
+  # Radium forgets it: the session is now only Claude's own.
+  rm -f "$dir"/radium-home/*/conversations/*.jsonl
+  chat_run list --list
+  local id
+  id=$(sed -n 's/^ *[0-9]*\. agent:\([^ ]*\)  claude-list  (the agent.s own).*/\1/p' "$dir/list.out" | head -n 1)
+  [ -n "$id" ] || fail "rad chat --list does not list Claude's own session (session/list)"
+  if [ -n "$id" ]; then
+    chat_run second --resume "agent:$id" --prompt "chat: recall"
+    grep -qF "took up its own session $id" "$dir/second.err" \
+      || fail "rad chat does not say the agent took up its session"
+    grep -qF "recall: apple tree" "$dir/second.out" \
+      || fail "the model was not sent the earlier turn (its answer does not recall it)"
+  fi
+  RADIUM_HOME=$dir/radium-home timeout 10 "$RAD" shutdown >/dev/null 2>&1 || true
+  stop_server
+  verdict "$agent" && return 0
+  {
+    local out
+    for out in first list second; do
+      show "rad chat ($out) stdout" "$dir/$out.out"
+      show "rad chat ($out) stderr" "$dir/$out.err"
+    done
+    show "model server log" "$dir/server.log"
+    show_agent_err "$agent" "$dir"
+  } >&2
+  failed_agents+=("$agent")
+}
+
 # run_commands: Claude Code's slash commands and usage through rad chat. The
 # workspace has a project command .claude/commands/radium-echo.md whose text
 # is `chat: radium-cmd $ARGUMENTS` (the scripted model answers a `chat:`
@@ -1066,6 +1170,9 @@ for agent in "${agents[@]}"; do
     claude-modes) run_modes ;;
     claude-usermcp) run_usermcp ;;
     claude-resume) run_resume ;;
+    claude-list) run_list ;;
+    claude-notice) run_notice ;;
+    claude-nvim-exit) run_nvim_exit ;;
     claude-commands) run_commands ;;
     claude-bash) run_bash ;;
     claude-hunks | gemini-hunks) run_hunks "$agent" ;;

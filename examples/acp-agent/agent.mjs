@@ -54,6 +54,9 @@
 //   switchmode <mode>       switches its own mode (current_mode_update and
 //                           config_option_update), as an agent leaving plan
 //                           mode does
+//   latemode <mode>         ends the turn, then (200 ms later, between
+//                           turns) switches its mode as switchmode does and
+//                           reports its usage
 //   mcpservers              says the mcpServers session/new gave it, as JSON
 //   remember                says the prompts it remembers of this session, and
 //                           how many earlier turns a client sent as context
@@ -73,7 +76,9 @@
 // the legacy modes; `--no-modes` neither.
 // `--load` offers `loadSession` (session/load replays the stored prompts as
 // updates), `--resume` offers `sessionCapabilities.resume` (no replay) and
-// `close` (session/close leaves a file `<id>.closed` in the state folder); with
+// `close` (session/close leaves a file `<id>.closed` in the state folder, after
+// EXAMPLE_AGENT_CLOSE_DELAY_MS when set); `--list`, with `--resume`, offers
+// sessionCapabilities.list (session/list pages them two at a time); with
 // either, sessions are kept in files (in $EXAMPLE_AGENT_STATE, else the temp
 // folder), so another process of the agent can take one up again.
 // After session/new it sends its slash commands (available_commands_update):
@@ -88,7 +93,7 @@
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { createInterface } from 'node:readline'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { claudeShell, geminiShell, oddShell } from './shell.mjs'
@@ -126,6 +131,22 @@ const authFile = process.env.EXAMPLE_AGENT_AUTH_FILE ?? ''
 const mcpServersOf = new Map()
 const canLoad = process.argv.includes('--load')
 const canResume = process.argv.includes('--resume')
+const canList = process.argv.includes('--list')
+// session/list: the kept sessions of the folder asked for (each file of the
+// state folder), newest first, two a page (`nextCursor`: the next index).
+function listSessions (id, params) {
+  let all = []
+  try {
+    all = readdirSync(stateDir).filter((f) => f.endsWith('.json')).map((f) => {
+      const stored = JSON.parse(readFileSync(join(stateDir, f), 'utf8'))
+      return { sessionId: f.slice(0, -5), cwd: stored.cwd, title: stored.prompts[0] ?? null, updatedAt: statSync(join(stateDir, f)).mtime.toISOString() }
+    })
+  } catch {}
+  all = all.filter((s) => !params?.cwd || s.cwd === params.cwd).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.sessionId.localeCompare(b.sessionId))
+  const from = Number(params?.cursor ?? 0)
+  const page = all.slice(from, from + 2)
+  send({ id, result: { sessions: page, ...(from + 2 < all.length ? { nextCursor: String(from + 2) } : {}) } })
+}
 const stateDir = process.env.EXAMPLE_AGENT_STATE || join(tmpdir(), 'radium-example-agent')
 const memory = new Map()
 function remember (sessionId, text) {
@@ -353,6 +374,15 @@ async function prompt (id, { sessionId, prompt }) {
       if (!modesOnly) update(sessionId, { sessionUpdate: 'config_option_update', configOptions: controls(sessionId).configOptions })
       say(sessionId, `Now in ${arg} mode.`)
       break
+    case 'latemode':
+      say(sessionId, `Switching to ${arg} mode after this turn.`)
+      setTimeout(() => {
+        current.get(sessionId).mode = arg
+        update(sessionId, { sessionUpdate: 'current_mode_update', currentModeId: arg })
+        if (!modesOnly) update(sessionId, { sessionUpdate: 'config_option_update', configOptions: controls(sessionId).configOptions })
+        usageUpdate(sessionId)
+      }, 200)
+      break
     case 'hang': say(sessionId, 'Waiting forever.'); return
     case 'remember': {
       const before = (memory.get(sessionId) ?? []).slice(0, -1)
@@ -434,7 +464,7 @@ lines.on('line', (line) => {
           ? [{ id: 'example-login', name: 'Log in with Example', description: 'Opens the browser' },
               { id: 'example-terminal', name: 'Log in in a terminal', type: 'terminal', args: ['--login'] }]
           : []
-        const lasting = { ...(canLoad ? { loadSession: true } : {}), ...(canResume ? { sessionCapabilities: { resume: {}, close: {} } } : {}) }
+        const lasting = { ...(canLoad ? { loadSession: true } : {}), ...(canResume ? { sessionCapabilities: { resume: {}, close: {}, ...(canList ? { list: {} } : {}) } } : {}) }
         send({ id, result: { protocolVersion: 1, agentCapabilities: { promptCapabilities: { embeddedContext: true, image: !noImage }, mcpCapabilities: { http: mcpHttp, sse: false }, ...lasting, ...meta }, authMethods, agentInfo: { name: 'example-acp-agent', version: '1.0.0' } } })
       }
       break
@@ -473,10 +503,22 @@ lines.on('line', (line) => {
       break
     case 'session/load': if (canLoad) { takeUp(id, params, true); break } else { send({ id, error: { code: -32601, message: 'method not found: session/load' } }); break }
     case 'session/resume': if (canResume) { takeUp(id, params, false); break } else { send({ id, error: { code: -32601, message: 'method not found: session/resume' } }); break }
-    case 'session/close':
-      if (canResume) writeFileSync(join(stateDir, `${params.sessionId}.closed`), 'closed\n')
-      send({ id, result: {} })
+    case 'session/list':
+      if (canList) listSessions(id, params)
+      else send({ id, error: { code: -32601, message: 'method not found: session/list' } })
       break
+    case 'session/close': {
+      // EXAMPLE_AGENT_CLOSE_DELAY_MS: saving the session takes that long
+      // (as Claude Code's does), before the marker is written and the answer sent.
+      const closed = () => {
+        if (canResume) writeFileSync(join(stateDir, `${params.sessionId}.closed`), 'closed\n')
+        send({ id, result: {} })
+      }
+      const delay = Number(process.env.EXAMPLE_AGENT_CLOSE_DELAY_MS) || 0
+      if (delay > 0) setTimeout(closed, delay)
+      else closed()
+      break
+    }
     case 'session/prompt': prompt(id, params).catch((e) => send({ id, error: { code: -32603, message: e.message } })); break
     case 'session/cancel': cancelled = true; break
     default:

@@ -65,7 +65,9 @@ pub(crate) enum Command {
     Chat {
         /// The agent id (an agent with `protocol = "acp"`); not needed with `--list`.
         agent: Option<String>,
-        /// List the project's past conversations (newest first) and exit.
+        /// List the project's past conversations (newest first) and exit;
+        /// with AGENT, also the agent's own sessions of the project radium
+        /// does not hold (marked; `--resume agent:ID` takes one up).
         #[arg(long, conflicts_with_all = ["resume", "continue_latest", "prompt", "yes"])]
         list: bool,
         /// Continue a past conversation (its id from `--list`; without one,

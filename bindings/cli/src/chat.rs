@@ -195,10 +195,12 @@ pub fn chat(options: &ChatOptions, workspace: &Path) -> u8 {
     }
 }
 
-/// `rad chat --list`: the project's conversations; answers the exit code.
-pub fn list(workspace: &Path, as_json: bool) -> u8 {
-    let listed = start(workspace)
-        .and_then(|(engine, local)| local.block_on(crate::chat_history::list(&engine, as_json)));
+/// `rad chat [AGENT] --list`: the project's conversations (and the agent's
+/// own sessions); answers the exit code.
+pub fn list(workspace: &Path, agent: Option<&str>, as_json: bool) -> u8 {
+    let listed = start(workspace).and_then(|(engine, local)| {
+        local.block_on(crate::chat_history::list(&engine, agent, as_json))
+    });
     listed.unwrap_or_else(|message| {
         let _ = writeln!(std::io::stderr(), "rad chat: {message}");
         1
@@ -252,6 +254,7 @@ fn run(options: &ChatOptions, workspace: &Path) -> Result<u8, String> {
             options.mode.as_deref(),
             options.model.as_deref(),
             options.effort.as_deref(),
+            options.json,
         )
         .await
         {

@@ -45,8 +45,15 @@ fn when(ms: u64) -> String {
 
 /// The project's conversations (newest first); warnings go to stderr.
 async fn conversations(engine: &Engine) -> Result<Vec<Value>, String> {
+    listed(engine, None).await.map(|(all, _)| all)
+}
+
+/// The project's conversations and, with `agent`, the agent's own sessions
+/// radium's history does not hold; warnings go to stderr.
+async fn listed(engine: &Engine, agent: Option<&str>) -> Result<(Vec<Value>, Vec<Value>), String> {
+    let args = agent.map_or_else(|| json!({}), |a| json!({"agent": a}));
     let response = engine
-        .handle_async(&Request::new("history-list", json!({})))
+        .handle_async(&Request::new("history-list", args))
         .await
         .to_json();
     if response["ok"] != true {
@@ -63,10 +70,25 @@ async fn conversations(engine: &Engine) -> Result<Vec<Value>, String> {
             w.as_str().unwrap_or("")
         );
     }
-    Ok(response["data"]["conversations"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default())
+    let list = |key: &str| {
+        response["data"][key]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    };
+    Ok((list("conversations"), list("agent_sessions")))
+}
+
+/// One line of the agent's own sessions: number, id (`agent:...`), agent,
+/// when, title, marked as the agent's.
+fn agent_line(n: usize, s: &Value) -> String {
+    format!(
+        "{n:>3}. {}  {}  (the agent's own)  {}  {}\n",
+        s["id"].as_str().unwrap_or(""),
+        s["agent"].as_str().unwrap_or(""),
+        s["updated_at"].as_str().unwrap_or(""),
+        s["title"].as_str().unwrap_or("")
+    )
 }
 
 /// One line of a list: number, id, agent, turns, time, title.
@@ -81,16 +103,27 @@ fn line(n: usize, c: &Value) -> String {
     )
 }
 
-/// `rad chat --list`: answers the exit code.
-pub async fn list(engine: &Engine, as_json: bool) -> Result<u8, String> {
-    let all = conversations(engine).await?;
+/// `rad chat [AGENT] --list`: answers the exit code. With an agent that
+/// lists its sessions (`session/list`), its own sessions of the project that
+/// radium does not hold follow, marked (`--resume agent:ID` takes one up);
+/// `--json` then adds them to the list with `"source": "agent"`.
+pub async fn list(engine: &Engine, agent: Option<&str>, as_json: bool) -> Result<u8, String> {
+    let (all, theirs) = listed(engine, agent).await?;
     if as_json {
-        say(&format!("{}\n", Value::Array(all)));
-    } else if all.is_empty() {
+        let mut out = all;
+        out.extend(theirs.into_iter().map(|mut s| {
+            s["source"] = json!("agent");
+            s
+        }));
+        say(&format!("{}\n", Value::Array(out)));
+    } else if all.is_empty() && theirs.is_empty() {
         say("no conversations kept in this project yet\n");
     } else {
         for (i, c) in all.iter().enumerate() {
             say(&line(i + 1, c));
+        }
+        for (i, s) in theirs.iter().enumerate() {
+            say(&agent_line(all.len() + i + 1, s));
         }
     }
     Ok(0)
@@ -147,6 +180,15 @@ pub async fn show(
     resumed: Option<&str>,
     as_json: bool,
 ) -> Vec<crate::chat_restore::Prompt> {
+    if let Some(acp) = id.strip_prefix(radium_core::sessions::agent_list::AGENT_SESSION_PREFIX) {
+        if !as_json {
+            let _ = writeln!(
+                std::io::stderr(),
+                "rad chat: the agent took up its own session {acp} (radium holds no transcript of it)"
+            );
+        }
+        return Vec::new();
+    }
     let response = engine
         .handle_async(&Request::new("history-read", json!({"id": id})))
         .await

@@ -48,16 +48,29 @@ fn header_line(session: &AgentSession) -> String {
     parts.join(" · ")
 }
 
-/// Says the defaults of `agents.toml` that were not applied, then sets the
+/// Says the defaults of `agents.toml` that were not applied and the
+/// start's notices, then sets the
 /// flags' `mode`, `model` and `effort` (`None`: left as they are).
 pub(crate) async fn start(
     session: &Arc<AgentSession>,
     mode: Option<&str>,
     model: Option<&str>,
     effort: Option<&str>,
+    json: bool,
 ) -> Result<(), String> {
     for warning in session.option_warnings() {
         warn(&format!("warning: {warning}"));
+    }
+    // What the start could not do (an MCP server not passed, radium's
+    // tools not offered), said before any prompt (with --json: as notice
+    // events on stdout, as a turn's notices are).
+    for notice in session.start_notices() {
+        if json {
+            let event = serde_json::json!({"type": "notice", "message": notice});
+            let _ = writeln!(std::io::stdout(), "{event}");
+        } else {
+            warn(&format!("notice: {notice}"));
+        }
     }
     for (flag, value) in [("mode", mode), ("model", model), ("effort", effort)] {
         if let Some(value) = value {

@@ -265,7 +265,7 @@ fn main() -> ExitCode {
     } = &cli.command
     {
         if *list {
-            return ExitCode::from(chat::list(&workspace, *json));
+            return ExitCode::from(chat::list(&workspace, agent.as_deref(), *json));
         }
         let Some(agent) = agent.clone() else {
             eprintln!("rad chat: name the agent (`rad chat AGENT`; `rad agents` lists them), or pass --list");

@@ -32,6 +32,12 @@ fn env() -> Env {
         script.display(),
         state.display()
     ));
+    // `listing` also lists its sessions (session/list).
+    toml.push_str(&format!(
+        "\n[[agents]]\nid = \"listing\"\nprotocol = \"acp\"\ncommand = [\"node\", \"{}\", \"--resume\", \"--list\"]\nenv = {{ EXAMPLE_AGENT_STATE = \"{}\" }}\n",
+        script.display(),
+        state.display()
+    ));
     std::fs::write(home.join("agents.toml"), toml).unwrap();
     Env {
         _dir: dir,
@@ -177,4 +183,91 @@ fn bad_history_requests_say_what_is_wrong() {
         "{}",
         err(&o)
     );
+}
+
+#[test]
+fn list_with_an_agent_shows_its_own_sessions_and_resume_takes_one_up() {
+    let e = env();
+    let state = e._dir.path().join("agent-state");
+    std::fs::create_dir_all(&state).unwrap();
+    let ws = e.ws.canonicalize().unwrap();
+    // A session started in the agent's own command line.
+    std::fs::write(
+        state.join("cli-a.json"),
+        serde_json::json!({"cwd": ws, "prompts": ["from the cli"]}).to_string(),
+    )
+    .unwrap();
+    let o = e.rad(&["chat", "listing", "--list"]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(
+        out(&o).contains("agent:cli-a  listing  (the agent's own)")
+            && out(&o).contains("from the cli"),
+        "{}",
+        out(&o)
+    );
+    let o = e.rad(&["chat", "listing", "--list", "--json"]);
+    let listed: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
+    assert_eq!(listed[0]["source"], "agent", "{listed}");
+    let o = e.rad(&[
+        "chat",
+        "listing",
+        "--resume",
+        "agent:cli-a",
+        "--prompt",
+        "remember",
+    ]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert_eq!(
+        out(&o),
+        "I remember: from the cli; earlier turns given as context: 0\n"
+    );
+    assert!(
+        err(&o).contains("took up its own session cli-a"),
+        "{}",
+        err(&o)
+    );
+    // Now radium's conversation: no longer listed as the agent's own.
+    let o = e.rad(&["chat", "listing", "--list"]);
+    assert!(!out(&o).contains("agent:cli-a"), "{}", out(&o));
+    assert!(out(&o).contains("1 turn(s)"), "{}", out(&o));
+}
+
+#[test]
+fn a_conversation_open_in_one_rad_chat_is_refused_to_another() {
+    use std::io::BufRead as _;
+    let e = env();
+    let o = e.rad(&["chat", "example", "--prompt", "hello"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let o = e.rad(&["chat", "--list", "--json"]);
+    let listed: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
+    let id = listed[0]["id"].as_str().unwrap().to_owned();
+    // The first process holds the conversation while its chat is open.
+    let mut first = e
+        .command(&["chat", "example", "--resume", &id])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut said = std::io::BufReader::new(first.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("continuing conversation") {
+        line.clear();
+        assert!(
+            said.read_line(&mut line).unwrap() > 0,
+            "the first chat ended"
+        );
+    }
+    let o = e.rad(&["chat", "example", "--resume", &id, "--prompt", "hi"]);
+    assert!(!o.status.success(), "{}", out(&o));
+    assert!(
+        err(&o).contains(&format!("conversation `{id}` is open in another chat")),
+        "{}",
+        err(&o)
+    );
+    drop(first.stdin.take());
+    assert!(first.wait().unwrap().success());
+    // Closed: the second takes it up.
+    let o = e.rad(&["chat", "example", "--resume", &id, "--prompt", "hi"]);
+    assert!(o.status.success(), "{}", err(&o));
 }

@@ -191,3 +191,45 @@ fn effort_flag_and_slash_effort_list_and_switch_the_reasoning_effort() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_start_notice_is_said_before_any_prompt_and_once() {
+    let e = agent_home();
+    std::fs::write(
+        e.home.join("mcp.toml"),
+        "[[servers]]\nname = \"docs\"\ntype = \"http\"\nurl = \"http://127.0.0.1:9/mcp\"\n",
+    )
+    .unwrap();
+    // No prompt at all: the notice is on screen as the chat opens.
+    let o = rad(&e, &["chat", "example"], Some(""));
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(
+        err(&o).contains("rad chat: notice: MCP server `docs`")
+            && err(&o).contains("was not passed"),
+        "{}",
+        err(&o)
+    );
+    let o = rad(&e, &["chat", "example", "--prompt", "hello"], None);
+    assert!(o.status.success(), "{}", err(&o));
+    assert_eq!(
+        err(&o).matches("MCP server `docs`").count(),
+        1,
+        "said once: {}",
+        err(&o)
+    );
+    // With --json: a notice event first on stdout, once.
+    let o = rad(
+        &e,
+        &["chat", "example", "--json", "--prompt", "hello"],
+        None,
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    let first: serde_json::Value = serde_json::from_str(out(&o).lines().next().unwrap()).unwrap();
+    assert_eq!(first["type"], "notice", "{}", out(&o));
+    assert_eq!(
+        out(&o).matches("MCP server `docs`").count(),
+        1,
+        "{}",
+        out(&o)
+    );
+}

@@ -83,3 +83,28 @@ test('the mode, model and effort pickers: filled when the agent starts, a pick r
   const cleared = v.posted.slice(before).find((m) => m.type === 'options')
   assert.deepEqual(cleared, { type: 'options', options: [], mode: null, model: null })
 })
+
+test('a notice of the start is shown once as the chat opens; the agent\'s switch between turns moves the picker', async () => {
+  reset({})
+  const fs = require('node:fs')
+  const path = require('node:path')
+  const file = path.join(state.folders[0].uri.path, '.radium/mcp.toml')
+  fs.writeFileSync(file, '[[servers]]\nname = "docs"\ntype = "http"\nurl = "http://127.0.0.1:9/mcp"\n')
+  try {
+    const v = openView('radium.chatView')
+    await v.send({ type: 'ready' })
+    await v.send({ type: 'agent', agent: 'scripted' })
+    await turn(v, 'hello')
+    const said = v.posted.filter((m) => m.type === 'notice' && /MCP server `docs`.*was not passed/.test(m.message))
+    assert.equal(said.length, 1, JSON.stringify(v.posted.filter((m) => m.type === 'notice')))
+    // Shown as the session opened (with its pickers), not among the turn's events.
+    const opened = v.posted.findIndex((m) => m.type === 'options' && m.options.length > 0)
+    assert.equal(v.posted.indexOf(said[0]), opened + 1, JSON.stringify(v.posted.map((m) => m.type)))
+    // The turn ends; the agent switches to plan 200 ms later, between turns.
+    await turn(v, 'latemode plan')
+    await until('the mode picker on plan', () => lastOptions(v)?.mode === 'plan')
+    await v.send({ type: 'newChat' })
+  } finally {
+    fs.rmSync(file, { force: true })
+  }
+})

@@ -95,6 +95,13 @@ impl Engine {
                     None => self.code(request),
                 };
             }
+            "history-list" if request.args.get("agent").is_some() => {
+                match self.agent_history_work(&request) {
+                    Some(Ok(work)) => work,
+                    Some(Err(e)) => Box::pin(std::future::ready(Err(e))),
+                    None => Box::pin(std::future::ready(self.dispatch(&request))),
+                }
+            }
             _ => match self.session_work(&request) {
                 Some(work) => work,
                 None => Box::pin(std::future::ready(self.dispatch(&request))),

@@ -4,7 +4,9 @@
 //! answer). Both are kept for the session's life and sent to the door as
 //! `commands` and `usage` events: in the running turn, or, between turns,
 //! to the session's event queue, where a newer one replaces one not yet
-//! taken. A door that came late asks `session-info`.
+//! taken. A door that came late asks `session-info`. A `notice` with no
+//! turn to go to is kept for `session-new`'s answer while the session
+//! starts, and queued after (see `AgentSession::emit`).
 //!
 //! A command runs as a prompt `/name args`, sent to the agent unchanged.
 
@@ -124,8 +126,40 @@ impl AgentSession {
         }
     }
 
-    /// Keeps a `commands` or `usage` event and sends it to the door: to the
-    /// running turn, else to the session's event queue.
+    /// Sends `event` to the running turn. With no turn, a `notice` is not
+    /// lost: while the session starts it is kept for `session-new`'s answer
+    /// (see `start_notices`), after that it goes to the session's event
+    /// queue; other events need a turn.
+    pub(crate) fn emit(&self, event: SessionEvent) {
+        let mut state = lock(&self.state);
+        if state.sink.is_none() {
+            if event["type"] != "notice" {
+                return;
+            }
+            let Some(queue) = state.slash.idle.upgrade() else {
+                if state.start_notices.len() < super::table::MAX_IDLE_NOTICES {
+                    let message = event["message"].as_str().unwrap_or_default();
+                    state.start_notices.push(message.to_owned());
+                }
+                return;
+            };
+            drop(state);
+            queue.push_notice(event);
+            return;
+        }
+        let stopped = state.record(&event);
+        if let Some(sink) = &state.sink {
+            let _ = sink.send(event);
+            if let Some(notice) = stopped {
+                let _ = sink.send(notice);
+            }
+        }
+    }
+
+    /// Keeps a `commands` or `usage` event (an `options` event is kept by
+    /// `options`) and sends it to the door: to the running turn, else to
+    /// the session's event queue, where it replaces one of its type not yet
+    /// taken.
     pub(crate) fn control(&self, event: SessionEvent) {
         let queue = {
             let mut state = lock(&self.state);

@@ -13,6 +13,7 @@
 //! permission requests. Uses: `agents` (configuration), `edit` (the agent's
 //! writes), `editor` (code blocks of an answer), `hooks`, `support`.
 
+pub mod agent_list;
 pub(crate) mod client;
 mod command;
 pub mod commands;
@@ -43,4 +44,4 @@ pub use pre_tool::{relay, RelayOutcome, MAX_RELAY_INPUT, RELAY_TIMEOUT};
 pub use session::{AgentSession, PermissionAnswer, SessionSetup, ACP_VERSION, PERMISSION_TIMEOUT};
 pub use snapshot::{MAX_SNAPSHOTS, MAX_SNAPSHOT_FILE};
 pub use start_error::{MAX_ERROR_DATA, START_STDERR_LINES};
-pub use table::{Entry, EventQueue, Sessions};
+pub use table::{Entry, EventQueue, Sessions, MAX_IDLE_NOTICES};

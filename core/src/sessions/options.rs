@@ -187,7 +187,9 @@ impl AgentSession {
     }
 
     /// Notes a `config_option_update` or `current_mode_update` and tells the
-    /// running turn (an `options` event); answers whether it was one.
+    /// door (an `options` event: in the running turn, else on the session's
+    /// event queue, as the agent's commands and usage); answers whether it
+    /// was one.
     pub(crate) fn controls_update(&self, update: &Value) -> bool {
         let changed = lock(&self.state).controls.take_update(update);
         if changed {
@@ -199,7 +201,7 @@ impl AgentSession {
     fn emit_controls(&self) {
         let mut event = self.controls();
         event["type"] = "options".into();
-        self.emit(event);
+        self.control(event);
     }
 
     /// Sets the agent's option `name` (an option id, or a category: `mode`,

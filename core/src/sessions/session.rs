@@ -101,7 +101,8 @@ pub(crate) struct State {
     pub stale: super::resync::StaleWatch,
     /// The agent's modes and config options (see `options`).
     pub controls: super::options::Controls,
-    /// Notices of the start (MCP servers not passed), for the first turn.
+    /// Notices of the start (MCP servers not passed, radium's tools not
+    /// offered), for `session-new`'s answer.
     pub start_notices: Vec<String>,
     /// The agent's sign-in methods (its `initialize` answer's `authMethods`).
     pub auth_methods: Value,
@@ -168,7 +169,7 @@ impl AgentSession {
     /// Starts `agent` and opens an ACP session in the workspace. Must run on
     /// the engine's runtime.
     pub async fn open(agent: AgentConfig, mut setup: SessionSetup) -> Result<Arc<Self>> {
-        let earlier = Earlier::of_setup(&mut setup)?;
+        let earlier = Earlier::of_setup(&mut setup, &agent.id)?;
         let Some(program) = agent.command.first() else {
             return Err(Error::AgentFailed(format!(
                 "agent `{}` has no command",
@@ -354,21 +355,6 @@ impl AgentSession {
         Ok(())
     }
 
-    /// Sends `event` to the running turn, if any.
-    pub(crate) fn emit(&self, event: SessionEvent) {
-        let mut state = lock(&self.state);
-        if state.sink.is_none() {
-            return;
-        }
-        let stopped = state.record(&event);
-        if let Some(sink) = &state.sink {
-            let _ = sink.send(event);
-            if let Some(notice) = stopped {
-                let _ = sink.send(notice);
-            }
-        }
-    }
-
     /// Answers permission request `id` (from a `permission` event). Answers
     /// whether it was still waiting.
     pub fn answer_permission(&self, id: &str, answer: PermissionAnswer) -> bool {
@@ -439,6 +425,8 @@ impl AgentSession {
         drop(guard);
         drop(lock(&self.relay).take());
         let mut state = lock(&self.state);
+        // The conversation is free for another session to resume.
+        state.history.held = None;
         if state.closed.is_none() {
             state.closed = Some("the session was closed".into());
             self.log

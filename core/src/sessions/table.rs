@@ -13,6 +13,10 @@ use super::events::{join_text, SessionEvent};
 use super::session::{lock, AgentSession};
 use crate::error::{Error, Result};
 
+/// The most notices that come between turns a session's queue holds for a
+/// door that has not taken them (and the most notices of a session's start).
+pub const MAX_IDLE_NOTICES: usize = 64;
+
 /// Events of a session's turns, for the door: pushed to its subscriber when
 /// it has one ([`EventQueue::subscribe`]), else queued until it polls
 /// ([`EventQueue::take`]).
@@ -95,6 +99,22 @@ impl EventQueue {
     pub fn push_latest(&self, event: SessionEvent) {
         let kind = event.get("type").cloned();
         lock(&self.events).retain(|e| e.get("type") != kind.as_ref());
+        self.push(event);
+    }
+
+    /// Like [`EventQueue::push`], for a `notice` that comes between turns:
+    /// at most [`MAX_IDLE_NOTICES`] wait for a door that does not poll (the
+    /// oldest go), however many the agent causes.
+    pub fn push_notice(&self, event: SessionEvent) {
+        {
+            let mut events = lock(&self.events);
+            let queued = events.iter().filter(|e| e["type"] == "notice").count();
+            if queued >= MAX_IDLE_NOTICES {
+                if let Some(i) = events.iter().position(|e| e["type"] == "notice") {
+                    events.remove(i);
+                }
+            }
+        }
         self.push(event);
     }
 
@@ -199,6 +219,8 @@ impl Sessions {
     pub fn close(&self, id: &str) -> Result<()> {
         let entry = self.get(id)?;
         lock(&self.open).remove(id);
+        // Its conversation may be resumed at once, while the agent ends.
+        lock(&entry.session.state).history.held = None;
         let busy = entry.session.busy();
         // An agent that keeps its sessions (and offers `session/close`) is
         // ended gently, in the background, so that it saves this one.

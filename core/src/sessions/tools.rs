@@ -284,11 +284,19 @@ impl AgentSession {
         let tag = {
             let mut state = lock(&self.state);
             let Some(tag) = state.tag.clone() else {
+                state.start_notices.push(
+                    "radium's tools are not offered to the agent: the edit history could not be written"
+                        .to_owned(),
+                );
                 drop(state);
-                self.emit(json!({
-                    "type": "notice",
-                    "message": "radium's tools are not offered to the agent: the edit history could not be written",
-                }));
+                self.log.write(
+                    crate::support::log::Level::Warn,
+                    "session",
+                    format!(
+                        "{}: radium's tools are not offered: the edit history could not be written",
+                        self.id
+                    ),
+                );
                 return json!([]);
             };
             state.shares_conversation = true;

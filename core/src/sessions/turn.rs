@@ -135,7 +135,6 @@ impl AgentSession {
             state.stale.after_cancel = std::mem::take(&mut state.stale.cancelled);
             state.stale.content = false;
         }
-        self.flush_start_notices();
         if let Some((earlier, notice)) = self.record_prompt(&prompt_text(&prompt)) {
             prompt.insert(0, json!({"type": "text", "text": earlier}));
             self.emit(notice);

@@ -1,13 +1,12 @@
 //! The user's own MCP servers (`mcp.toml`, see [`crate::agents::mcp`]) in
 //! `session/new`, beside radium's: the ones the agent can take, and a notice
 //! for each it cannot and for each `mcp.toml` that could not be read. The
-//! notices are kept until the session's first turn, whose events start
-//! with them (a session has no event stream before), and the `session-new`
-//! answer carries them too.
+//! notices (with the start's others) are kept for the `session-new`
+//! answer, which delivers them: the doors show them as the chat opens.
 
 use std::path::PathBuf;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::session::{lock, AgentSession};
 use crate::agents::mcp::McpServers;
@@ -52,16 +51,9 @@ impl AgentSession {
         Value::Array(all)
     }
 
-    /// The notices of the session's start not yet given to a turn.
+    /// The notices of the session's start: what it could not do (an MCP
+    /// server not passed, radium's tools not offered), and why.
     pub fn start_notices(&self) -> Vec<String> {
         lock(&self.state).start_notices.clone()
-    }
-
-    /// Sends the start's notices as the first events of the first turn.
-    pub(crate) fn flush_start_notices(&self) {
-        let notices = std::mem::take(&mut lock(&self.state).start_notices);
-        for message in notices {
-            self.emit(json!({"type": "notice", "message": message}));
-        }
     }
 }

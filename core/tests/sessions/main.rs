@@ -6,15 +6,18 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+mod agent_sessions;
 mod agent_tools;
 mod commands;
 mod history;
+mod history_lock;
 mod hunks;
 mod images;
 mod options;
 mod recover;
 mod sign_in;
 mod slash;
+mod start_notices;
 mod turns;
 mod unruly;
 mod user_mcp;

@@ -183,6 +183,39 @@ fn the_agents_own_switch_is_an_options_event() {
 }
 
 #[test]
+fn the_agents_switch_between_turns_reaches_the_door_with_its_usage() {
+    let e = env();
+    let s = e.open("example");
+    let d = text_of(&e, &s, "latemode plan");
+    let events = d["events"].as_array().unwrap();
+    assert!(of_type(events, "options").is_empty(), "{events:?}");
+    // The turn has ended; the agent switches after it.
+    let started = std::time::Instant::now();
+    let (mut options, mut usage) = (None, None);
+    while options.is_none() || usage.is_none() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "no options/usage event between turns: {options:?} {usage:?}"
+        );
+        let r = e.call("session-events", json!({"session": s, "wait_ms": 500}));
+        assert_eq!(r["ok"], true, "{r}");
+        for event in r["data"]["events"].as_array().unwrap() {
+            match event["type"].as_str() {
+                Some("options") => options = Some(event.clone()),
+                Some("usage") => usage = Some(event.clone()),
+                _ => {}
+            }
+        }
+    }
+    let options = options.unwrap();
+    assert_eq!(options["mode"], "plan", "{options}");
+    assert_eq!(options["options"][0]["current"], "plan", "{options}");
+    assert_eq!(usage.unwrap()["size"], 200000);
+    let list = e.call("session-list", json!({}));
+    assert_eq!(list["data"][0]["mode"], "plan", "{list}");
+}
+
+#[test]
 fn agents_toml_defaults_are_applied_and_a_bad_one_is_a_warning() {
     let script = agent_script();
     let e = env_with(&format!(

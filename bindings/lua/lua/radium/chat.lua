@@ -473,30 +473,6 @@ function M.open(agent, opts)
   return chat
 end
 
-local exit_group = vim.api.nvim_create_augroup("radium_chat_exit", { clear = true })
-
--- A message written but not sent does not hold :qa back (E37/E162): the
--- chat is not a file.
-vim.api.nvim_create_autocmd("ExitPre", {
-  group = exit_group,
-  callback = function()
-    for buf in pairs(chats) do
-      if vim.api.nvim_buf_is_valid(buf) then
-        vim.bo[buf].modified = false
-      end
-    end
-  end,
-})
-
-vim.api.nvim_create_autocmd("VimLeavePre", {
-  group = exit_group,
-  callback = function()
-    for _, chat in pairs(chats) do
-      if chat.session and not chat.closed then
-        pcall(chat.session.close, chat.session)
-      end
-    end
-  end,
-})
+require("radium.chat_exit").define(M)
 
 return M

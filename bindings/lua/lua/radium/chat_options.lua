@@ -69,13 +69,17 @@ function M.header(chat)
   pcall(vim.cmd.redrawstatus, { bang = true })
 end
 
---- The session opened: its controls kept, the header drawn, and the
---- agents.toml defaults that were not applied said.
+--- The session opened: its controls kept, the header drawn, the
+--- agents.toml defaults that were not applied said, and the start's
+--- notices shown in the chat.
 function M.opened(chat, session)
   chat.controls = session.controls or {}
   M.header(chat)
   for _, warning in ipairs(type(chat.controls.warnings) == "table" and chat.controls.warnings or {}) do
     project.notify(warning, levels.WARN)
+  end
+  for _, notice in ipairs(session.notices or {}) do
+    require("radium.chat_render").entry_above(chat, "notice", tostring(notice))
   end
 end
 

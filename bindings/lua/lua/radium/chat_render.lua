@@ -221,6 +221,21 @@ function M.entry(chat, kind, summary, details)
   return vim.api.nvim_buf_set_extmark(chat.buf, M.entries_ns, row, 0, { end_row = row + #lines - 1, end_col = 0 })
 end
 
+--- Adds an entry ("**kind** summary") between turns: above the last
+--- "## You" heading, so it stays out of what the user types under it.
+function M.entry_above(chat, kind, summary)
+  local lines = vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false)
+  for i = #lines, 1, -1 do
+    if lines[i] == YOU then
+      local modified = vim.bo[chat.buf].modified
+      vim.api.nvim_buf_set_lines(chat.buf, i - 1, i - 1, false, { "**" .. kind .. "** " .. summary:gsub("\n", " "), "" })
+      vim.bo[chat.buf].modified = modified
+      return
+    end
+  end
+  M.entry(chat, kind, summary)
+end
+
 --- Shows `text` at the end of entry `id`'s line (virtual text).
 function M.note(chat, id, text)
   local pos = vim.api.nvim_buf_get_extmark_by_id(chat.buf, M.entries_ns, id, {})

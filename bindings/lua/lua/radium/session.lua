@@ -104,6 +104,9 @@ function M.open(engine, agent, handlers, callback, opts)
         model = response.data.model,
         warnings = response.data.warnings,
       },
+      -- What the start could not do (an MCP server not passed, radium's
+      -- tools not offered): shown as the chat opens.
+      notices = type(response.data.notices) == "table" and response.data.notices or {},
       conversation = response.data.conversation ~= vim.NIL and response.data.conversation or nil,
       resumed = response.data.resumed ~= vim.NIL and response.data.resumed or nil,
       closed = false,

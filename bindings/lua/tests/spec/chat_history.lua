@@ -105,3 +105,38 @@ test(":RadiumChat history in a project with none says so; `history` completes", 
   check(vim.tbl_contains(vim.fn.getcompletion("RadiumChat h", "cmdline"), "history"), "history completes")
   close_all()
 end)
+
+test("Neovim's exit waits for the agent to save its session (session/close), bounded", function()
+  local dir = vim.fn.tempname()
+  local ws, home, state = dir .. "/ws", dir .. "/home", dir .. "/state"
+  vim.fn.mkdir(ws .. "/.git", "p")
+  vim.fn.mkdir(home, "p")
+  vim.fn.mkdir(state, "p")
+  vim.fn.writefile({ "x" }, ws .. "/a.txt")
+  vim.fn.writefile({
+    "[[agents]]",
+    'id = "resuming"',
+    'protocol = "acp"',
+    string.format('command = ["node", "%s/examples/acp-agent/agent.mjs", "--resume"]', vim.fs.dirname(vim.fs.dirname(h.root))),
+    -- Saving takes 500 ms, as Claude Code's does: an exit that does not
+    -- wait ends the agent first.
+    string.format('env = { EXAMPLE_AGENT_STATE = "%s", EXAMPLE_AGENT_CLOSE_DELAY_MS = "500" }', state),
+  }, home .. "/agents.toml")
+  local script = dir .. "/quit.lua"
+  vim.fn.writefile({
+    "vim.opt.rtp:prepend(" .. vim.inspect(h.root) .. ")",
+    "require('radium').setup({ workspace = false, radium_home = " .. vim.inspect(home) .. ", notify = false, chat_agent = false })",
+    "vim.cmd.edit(" .. vim.inspect(ws .. "/a.txt") .. ")",
+    "local chat = require('radium.chat').open('resuming')",
+    "vim.wait(15000, function() return chat.session ~= nil or chat.failed ~= nil end, 20)",
+    "io.stdout:write(chat.session and 'opened\\n' or ('failed: ' .. tostring(chat.failed) .. '\\n'))",
+    "vim.cmd('qa!')",
+  }, script)
+  local r = vim.system({ vim.v.progpath, "--headless", "-u", "NONE", "-c", "luafile " .. script }, { text = true }):wait(30000)
+  check(tostring(r.stdout):find("opened", 1, true) ~= nil, "the chat opened: " .. tostring(r.stdout) .. tostring(r.stderr))
+  eq(r.code, 0, "exit status 0 (stderr: " .. tostring(r.stderr) .. ")")
+  -- Checked as Neovim is gone: the agent had saved the session.
+  local saved = vim.fn.glob(state .. "/*.closed", false, true)
+  eq(#saved, 1, "the agent got session/close before Neovim exited")
+  vim.fn.delete(dir, "rf")
+end)

@@ -140,6 +140,7 @@ export class ChatController {
       if (this.session.tag) this.lastTag = this.session.tag
       this.post({ type: 'options', ...this.session.controls })
       for (const warning of this.session.warnings) this.post({ type: 'notice', message: `warning: ${warning}` })
+      for (const notice of this.session.notices) this.post({ type: 'notice', message: notice })
       this.host.log(`chat: session ${this.session.id} with ${this.agent}, tag ${this.session.tag ?? '(none)'}`)
       return this.session
     } finally {

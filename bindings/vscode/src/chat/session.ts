@@ -68,6 +68,8 @@ export class ChatSession {
   controls: Controls = { options: [], mode: null, model: null }
   /** The agents.toml defaults the agent did not take (said once, at the start). */
   warnings: string[] = []
+  /** What the start could not do (an MCP server not passed, radium's tools not offered): said once, as the chat opens. */
+  notices: string[] = []
   /** Settles when the event pump ends (the session closed or its agent went away). */
   readonly ended: Promise<void>
 
@@ -100,6 +102,7 @@ export class ChatSession {
     const session = new ChatSession(engine, String(data.session), String(data.agent ?? agent), given, onBatch, resumed)
     session.controls = controlsOf(data)
     session.warnings = Array.isArray(data.warnings) ? data.warnings.map(String) : []
+    session.notices = Array.isArray(data.notices) ? data.notices.map(String) : []
     return session
   }
 

@@ -41,28 +41,61 @@ pub struct Earlier {
     pub acp_session: String,
     /// Its turns (see [`read::turns`]).
     pub turns: Vec<Value>,
+    /// Its file's lock, held while a session owns it (see [`store::hold`]).
+    held: Option<std::fs::File>,
+    /// Whether it is one of the agent's own sessions that radium's history
+    /// does not hold (`resume: "agent:<id>"`): a new conversation records it.
+    pub foreign: bool,
 }
 
 impl Earlier {
     /// Reads conversation `id` of the project at `workspace`.
     pub fn load(workspace: &Path, radium_home: &Path, id: &str) -> Result<Self> {
-        let read = read::read(&folder_of(workspace, radium_home)?, id)?;
+        let folder = folder_of(workspace, radium_home)?;
+        let read = read::read(&folder, id)?;
         let c = &read["conversation"];
         Ok(Earlier {
             id: id.to_owned(),
             agent: c["agent"].as_str().unwrap_or("").to_owned(),
             acp_session: c["acp_session"].as_str().unwrap_or("").to_owned(),
             turns: read["turns"].as_array().cloned().unwrap_or_default(),
+            held: None,
+            foreign: false,
         })
+    }
+
+    /// [`load`](Self::load), with the conversation's lock taken (see
+    /// [`store::hold`]): an error when another session owns it.
+    pub(crate) fn load_held(workspace: &Path, radium_home: &Path, id: &str) -> Result<Self> {
+        let folder = folder_of(workspace, radium_home)?;
+        // Said before the conversation is read (and an id that names none
+        // is said by the read).
+        let held = match store::hold(&folder, id) {
+            Err(Error::Io { .. }) => None,
+            other => Some(other?),
+        };
+        let mut earlier = Self::load(workspace, radium_home, id)?;
+        earlier.held = held;
+        Ok(earlier)
     }
 
     /// The conversation `setup` resumes, read; the session then continues
     /// its dog-tag conversation (unless `setup` names another tag).
-    pub(crate) fn of_setup(setup: &mut super::SessionSetup) -> Result<Option<Self>> {
+    pub(crate) fn of_setup(setup: &mut super::SessionSetup, agent: &str) -> Result<Option<Self>> {
         let Some(id) = setup.resume.as_deref() else {
             return Ok(None);
         };
-        let earlier = Self::load(&setup.workspace, &setup.radium_home, id)?;
+        if let Some(acp) = super::agent_list::agent_session_of(id)? {
+            return Ok(Some(Earlier {
+                id: String::new(),
+                agent: agent.to_owned(),
+                acp_session: acp.to_owned(),
+                turns: Vec::new(),
+                held: None,
+                foreign: true,
+            }));
+        }
+        let earlier = Self::load_held(&setup.workspace, &setup.radium_home, id)?;
         setup.tag = setup.tag.take().or_else(|| earlier.tag());
         Ok(Some(earlier))
     }
@@ -90,6 +123,8 @@ pub(crate) struct Kept {
     pub replaying: bool,
     /// Whether the agent offers `session/close` (see [`AgentSession::finish`]).
     pub can_close: bool,
+    /// The conversation file's lock, held until the session closes.
+    pub held: Option<std::fs::File>,
 }
 
 impl State {
@@ -135,6 +170,13 @@ impl AgentSession {
                 // The resumed session's modes and options, as `session/new`'s.
                 self.after_new(&answer).await;
                 how = Some(way);
+            } else if e.foreign {
+                // No transcript of radium's to give as context instead.
+                self.close();
+                return Err(Error::AgentFailed(format!(
+                    "agent `{}` could not take up its session `{}`: it offers neither session/resume nor session/load, or refused (see the log)",
+                    self.agent.id, e.acp_session
+                )));
             }
         }
         if how.is_none() {
@@ -220,10 +262,17 @@ impl AgentSession {
     }
 
     /// Starts writing the history: a new conversation, or `earlier`'s.
-    fn keep_history(&self, earlier: Option<Earlier>, how: Option<&'static str>) {
+    fn keep_history(&self, mut earlier: Option<Earlier>, how: Option<&'static str>) {
+        let mut held = earlier.as_mut().and_then(|e| e.held.take());
         let acp = self.acp_session_id();
         let opened =
             folder_of(&self.workspace, &self.radium_home).and_then(|folder| match &earlier {
+                Some(e) if e.foreign => {
+                    let mut recorder =
+                        Recorder::create(&folder, &self.agent.id, &acp, &self.workspace)?;
+                    recorder.resumed(&acp, how.unwrap_or("resume"))?;
+                    Ok(recorder)
+                }
                 Some(e) => Recorder::resume(
                     &folder,
                     &e.id,
@@ -236,11 +285,22 @@ impl AgentSession {
         let mut state = lock(&self.state);
         match opened {
             Ok(recorder) => {
+                if held.is_none() {
+                    // A new conversation: its lock keeps a resume elsewhere
+                    // out while this session writes it.
+                    held = folder_of(&self.workspace, &self.radium_home)
+                        .and_then(|folder| store::hold(&folder, &recorder.id))
+                        .ok();
+                }
+                state.history.held = held;
                 state.history.conversation = Some(recorder.id.clone());
                 state.history.recorder = Some(recorder);
             }
             Err(e) => {
-                state.history.conversation = earlier.as_ref().map(|e| e.id.clone());
+                state.history.conversation = earlier
+                    .as_ref()
+                    .filter(|e| !e.foreign)
+                    .map(|e| e.id.clone());
                 self.log.write(
                     Level::Warn,
                     "session",

@@ -72,6 +72,44 @@ pub(crate) fn file_of(folder: &Path, id: &str) -> Result<PathBuf> {
     Ok(folder.join(format!("{id}.jsonl")))
 }
 
+/// Takes the advisory lock (`flock`, exclusive) of conversation `id`'s
+/// file, which the session that owns the conversation holds until it
+/// closes: a second session resuming it (in this process or another) is
+/// refused with [`Error::Busy`] naming the conversation, so two sessions
+/// never append to one file. The lock goes with the returned file.
+pub(crate) fn hold(folder: &Path, id: &str) -> Result<File> {
+    let path = file_of(folder, id)?;
+    let file = OpenOptions::new()
+        .read(true)
+        .open(&path)
+        .map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+    // A lock just released may still be held for a moment by a child
+    // process being started elsewhere in this process (between its fork
+    // and its exec it shares the open file): a few tries, at most
+    // `HOLD_PATIENCE` in all, before the conversation is said to be busy.
+    let started = std::time::Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(file),
+            Err(std::fs::TryLockError::WouldBlock) if started.elapsed() < HOLD_PATIENCE => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(Error::Busy(format!(
+                    "conversation `{id}` is open in another chat (of this or another editor or `rad chat`): close that one first, or start a new conversation"
+                )))
+            }
+            Err(std::fs::TryLockError::Error(source)) => return Err(Error::Io { path, source }),
+        }
+    }
+}
+
+/// How long taking a conversation's lock waits for it (see [`hold`]).
+const HOLD_PATIENCE: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// One line: `{"kind": kind, ...body}` with `kind` first (a reader finds the
 /// kind of a line without parsing it).
 fn line(kind: &str, body: &Value) -> String {
@@ -140,6 +178,15 @@ impl Recorder {
             &json!({"acp_session": acp_session, "how": how, "time": now_ms()}),
         )?;
         Ok(recorder)
+    }
+
+    /// Writes a `resume` record: the agent took up its session `acp_session`
+    /// (`how`: `resume` or `load`).
+    pub fn resumed(&mut self, acp_session: &str, how: &str) -> Result<()> {
+        self.write(
+            "resume",
+            &json!({"acp_session": acp_session, "how": how, "time": now_ms()}),
+        )
     }
 
     fn open(id: String, path: PathBuf, bytes: u64) -> Result<Self> {
