@@ -53,6 +53,8 @@
 #     `/radium-echo <words>` reaches the agent unchanged (Claude Code expands
 #     the command, the model answers its text), and the usage is on screen
 #     after the turn (rad chat's text output: `[usage: ... tokens, $...]`).
+#   - gemini-resume, gemini-modes, gemini-commands: the same with Gemini
+#     CLI (see tests/agents/gemini-cases.sh).
 # scripts/ensure-agents.sh installs them (pinned) into a cache folder when
 # they are missing. For each agent, in a fresh workspace holding notes.txt
 # ("hello\n"), with a fresh RADIUM_HOME and a fresh HOME for the agent, one
@@ -80,7 +82,7 @@ cd "$(dirname "$0")/.."
 die() { echo "test-agents: $*" >&2; exit 1; }
 say() { echo "test-agents: $*" >&2; }
 
-ALL=(claude gemini claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume claude-commands)
+ALL=(claude gemini claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume claude-commands gemini-resume gemini-modes gemini-commands)
 agents=("$@")
 [ ${#agents[@]} -gt 0 ] || agents=("${ALL[@]}")
 for a in "${agents[@]}"; do
@@ -188,7 +190,7 @@ DISABLE_TELEMETRY = \"1\"
 DISABLE_AUTOUPDATER = \"1\"
 DISABLE_ERROR_REPORTING = \"1\""
       ;;
-    gemini | gemini-hunks)
+    gemini*)
       entry=$GEMINI_JS
       args=', "--acp"'
       mkdir -p "$home/.gemini"
@@ -742,6 +744,9 @@ run_turn() {
 
 # run_nvim (claude-nvim): see tests/agents/nvim-unsaved.sh.
 source tests/agents/nvim-unsaved.sh
+# run_gemini_resume, run_gemini_modes, run_gemini_commands: see
+# tests/agents/gemini-cases.sh.
+source tests/agents/gemini-cases.sh
 # run_modes: Claude Code's modes and models through rad chat (see the top).
 run_modes() {
   local agent=claude-modes
@@ -1015,6 +1020,9 @@ for agent in "${agents[@]}"; do
     claude-hooks) run_hooks ;;
     claude-turn) run_turn ;;
     claude-nvim) run_nvim ;;
+    gemini-resume) run_gemini_resume ;;
+    gemini-modes) run_gemini_modes ;;
+    gemini-commands) run_gemini_commands ;;
     *) run "$agent" ;;
   esac
 done
