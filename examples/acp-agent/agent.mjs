@@ -68,7 +68,9 @@
 // session/new answers legacy `modes` and `configOptions` (mode, model,
 // thought_level); session/set_config_option and session/set_mode change
 // them (a value it does not offer is an error). `--modes-only` answers only
-// the legacy modes; `--no-modes` neither.
+// the legacy modes; `--no-modes` neither; `--legacy-models` the legacy modes
+// and the older `models` field (as Gemini CLI 0.61 does), whose model only
+// session/set_model (gone from ACP) changes.
 // `--load` offers `loadSession` (session/load replays the stored prompts as
 // updates), `--resume` offers `sessionCapabilities.resume` (no replay) and
 // `close` (session/close leaves a file `<id>.closed` in the state folder); with
@@ -92,7 +94,8 @@ import { claudeShell, geminiShell, oddShell } from './shell.mjs'
 
 const hangInitialize = process.argv.includes('--hang-initialize')
 const claudeHooks = process.argv.includes('--claude-hooks')
-const modesOnly = process.argv.includes('--modes-only')
+const legacyModels = process.argv.includes('--legacy-models')
+const modesOnly = process.argv.includes('--modes-only') || legacyModels
 const noModes = process.argv.includes('--no-modes')
 const MODES = ['default', 'acceptEdits', 'plan', 'dontAsk']
 const MODELS = ['small', 'large']
@@ -109,6 +112,7 @@ function controls (sessionId) {
     select('effort', 'Reasoning effort', 'thought_level', EFFORTS, c.effort)
   ]
   if (noModes) return {}
+  if (legacyModels) return { modes, models: { currentModelId: c.model, availableModels: MODELS.map((m) => ({ modelId: m, name: m, description: `model ${m}` })) } }
   return modesOnly ? { modes } : { modes, configOptions }
 }
 function setControl (id, sessionId, key, value, values) {
@@ -459,6 +463,10 @@ lines.on('line', (line) => {
       setControl(id, params.sessionId, key, params.value, { mode: MODES, model: MODELS, effort: EFFORTS }[key])
       break
     }
+    case 'session/set_model':
+      if (!legacyModels) send({ id, error: { code: -32601, message: 'method not found: session/set_model' } })
+      else setControl(id, params.sessionId, 'model', params.modelId, MODELS)
+      break
     case 'session/set_mode':
       if (noModes) send({ id, error: { code: -32601, message: 'method not found: session/set_mode' } })
       else setControl(id, params.sessionId, 'mode', params.modeId, MODES)

@@ -14,8 +14,11 @@
 #     turn once.
 #   - gemini-modes: rad chat's `/mode` lists Gemini's four modes; `/model`
 #     lists its models and says they cannot be switched through ACP;
-#     `--model X` exits 1 naming why, before the prompt; `--mode plan --yes`
-#     keeps notes.txt unchanged while the scripted model tries write_file.
+#     `--model X` exits 1 naming why, before the prompt, and what it says
+#     to do works (GEMINI_MODEL in agents.toml: the model server is asked
+#     for that model); `--mode plan --yes` keeps notes.txt unchanged while
+#     the scripted model tries write_file (Gemini CLI itself refuses a
+#     write outside its plans folder in plan mode).
 #   - gemini-commands: `/help` in rad chat lists Gemini's commands; a
 #     prompt `/about` reaches Gemini CLI, which answers it itself (its
 #     version); no usage line is printed (Gemini sends no usage_update).
@@ -130,6 +133,19 @@ run_gemini_modes() {
   grep -qF -- "--model gemini-2.5-pro: " "$dir/model.err" && grep -qF "session/set_model" "$dir/model.err" \
     || fail "--model was not refused with the reason: $(jq -Rs . <"$dir/model.err")"
   grep -qF "pong: which model" "$dir/model.out" && fail "the prompt was sent although --model was refused"
+  # What the refusal tells the user to do works: the same agent with
+  # GEMINI_MODEL in its agents.toml environment asks the model server for
+  # that model, and rad chat's header says it.
+  say "$agent: GEMINI_MODEL=gemini-2.5-pro in agents.toml"
+  printf 'GEMINI_MODEL = "gemini-2.5-pro"\n' >>"$dir/radium-home/agents.toml"
+  local before
+  before=$(wc -l <"$dir/server.log")
+  gemini_chat "$agent" envmodel --prompt "chat: which model"
+  grep -qF "pong: which model" "$dir/envmodel.out" || fail "the turn with GEMINI_MODEL did not answer"
+  tail -n +"$((before + 1))" "$dir/server.log" | grep -q ' model gemini-2.5-pro$' \
+    || fail "the model server never received model gemini-2.5-pro: $(tail -n +"$((before + 1))" "$dir/server.log" | grep ' model ' | sort -u | tr '\n' ' ')"
+  grep -qF "model gemini-2.5-pro" "$dir/envmodel.err" || fail "the header line does not say model gemini-2.5-pro"
+  sed -i '/^GEMINI_MODEL = /d' "$dir/radium-home/agents.toml"
   say "$agent: --mode plan --yes, the model tries to write notes.txt"
   gemini_chat "$agent" plan --mode plan --yes --json --prompt "Replace the whole content of notes.txt"
   [ "$(cat "$file")" = hello ] || fail "notes.txt changed in plan mode: $(jq -Rs . <"$file")"
@@ -142,7 +158,7 @@ run_gemini_modes() {
     say "$agent: Gemini CLI itself made no write in plan mode (no permission asked)"
   fi
   grep -qF " model " "$dir/server.log" || fail "the model server logged no model"
-  gemini_report "$agent" list model plan
+  gemini_report "$agent" list model envmodel plan
 }
 
 run_gemini_commands() {
