@@ -88,6 +88,9 @@ pub(crate) struct Kept {
     pub earlier: Option<String>,
     /// Whether a `session/load` is replaying (its updates are not passed on).
     pub replaying: bool,
+    /// Why the agent refused to take up its session (`session/load` or
+    /// `session/resume`: its error, one line), when it did.
+    pub refused: Option<String>,
     /// Whether the agent offers `session/close` (see [`AgentSession::finish`]).
     pub can_close: bool,
 }
@@ -193,6 +196,7 @@ impl AgentSession {
                 Ok(Some((how, answer)))
             }
             Ok(Ok(Err(e))) => {
+                lock(&self.state).history.refused = Some(refusal(method, &e));
                 self.log.write(
                     Level::Warn,
                     "session",
@@ -309,6 +313,13 @@ impl AgentSession {
         lock(&self.state).history.resumed
     }
 
+    /// Why the agent refused to take up its own session when this session
+    /// came back to an earlier conversation (then [`Self::resumed`] is
+    /// `context`): the method and the agent's error, one line.
+    pub fn resume_refused(&self) -> Option<String> {
+        lock(&self.state).history.refused.clone()
+    }
+
     /// Records the prompt of a new turn; answers the earlier turns to send
     /// with it as context (once) and the notice that says so.
     pub(crate) fn record_prompt(&self, text: &str) -> Option<(String, Value)> {
@@ -324,10 +335,38 @@ impl AgentSession {
             }
         }
         let earlier = state.history.earlier.take()?;
+        let why = match &state.history.refused {
+            Some(refused) => format!("refused to take up its own session ({refused})"),
+            None => "cannot resume its own session".to_owned(),
+        };
         let notice = json!({"type": "notice", "message": format!(
-            "agent `{}` cannot resume its own session: the earlier turns of this conversation were sent with this prompt as context",
+            "agent `{}` {why}: the earlier turns of this conversation were sent with this prompt as context",
             self.agent.id
         )});
         Some((earlier, notice))
+    }
+}
+
+/// The most characters of an agent's refusal kept (see [`refusal`]).
+const MAX_REFUSAL: usize = 300;
+
+/// `method` and the agent's error `e` in one line of at most
+/// [`MAX_REFUSAL`] characters: its message, and the first line of its data
+/// (Gemini CLI 0.61 says "Internal error" and puts the reason there).
+fn refusal(method: &str, e: &super::rpc::RpcError) -> String {
+    let detail = e
+        .data
+        .as_ref()
+        .map(super::start_error::data_text)
+        .and_then(|d| d.lines().next().map(|l| l.trim().to_owned()))
+        .filter(|d| !d.is_empty());
+    let line = match detail {
+        Some(d) => format!("`{method}`: {}: {d}", e.message),
+        None => format!("`{method}`: {}", e.message),
+    };
+    if line.chars().count() > MAX_REFUSAL {
+        line.chars().take(MAX_REFUSAL).collect::<String>() + "…"
+    } else {
+        line
     }
 }
