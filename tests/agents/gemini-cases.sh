@@ -11,7 +11,9 @@
 #     process: Gemini CLI loads its own session (session/load, whose replay
 #     radium does not pass on), the model server receives the earlier turn
 #     in the second request's contents, and the transcript shows the earlier
-#     turn once.
+#     turn once. Continued at once instead (the same minute), Gemini CLI
+#     0.61 refuses the load (see run_gemini_resume): rad chat names the
+#     refusal and sends the earlier turns as context.
 #   - gemini-modes: rad chat's `/mode` lists Gemini's four modes; `/model`
 #     lists its models and says they cannot be switched through ACP;
 #     `--model X` exits 1 naming why, before the prompt, and what it says
@@ -82,13 +84,15 @@ run_gemini_resume() {
   # (chats/session-<minute>-<id>.jsonl) and, loading a session, first opens
   # a new record under that name: loaded in the same minute, the session's
   # own file is emptied and the load is refused ("Invalid session
-  # identifier"). The conversation is given an earlier minute's name, as
-  # one continued later would have.
-  local chats f
+  # identifier"). The conversation is given the name of two minutes
+  # before, as one continued later would have (not older: Gemini CLI
+  # deletes its old sessions at start).
+  local chats f earlier
   chats=$dir/home/.gemini/tmp/workspace/chats
+  earlier=$(date -u -d '-2 min' +%Y-%m-%dT%H-%M)
   for f in "$chats"/session-*.jsonl; do
     [ -e "$f" ] || continue
-    mv "$f" "$chats/session-2026-01-01T00-00-${f##*-}"
+    mv "$f" "$chats/session-$earlier-${f##*-}"
   done
   gemini_chat "$agent" second --continue --prompt "chat: recall"
   # How the agent came back (Gemini CLI offers session/load): said on screen.
@@ -108,7 +112,22 @@ run_gemini_resume() {
     | length > 0 and all(.messages | map(.text) | join("\n") | contains("chat: apple tree"))' \
     "$dir/messages.jsonl" >/dev/null 2>&1 \
     || fail "the model server has no request of the second turn whose contents hold the first prompt"
-  gemini_report "$agent" first second
+  # Continued at once (as a user would, in the same minute), Gemini CLI
+  # refuses its session/load: rad chat says so with Gemini's reason, and the
+  # earlier turn goes with the prompt as context. Across a minute's change
+  # the load succeeds instead; either way the model gets the earlier turn.
+  gemini_chat "$agent" third --prompt "chat: banana split"
+  gemini_chat "$agent" fourth --continue --prompt "chat: recall again"
+  how=$(grep -oE "the agent (loaded its own session|refused to take up its own session \(\`session/load\`: [^)]*)" "$dir/fourth.err" | head -n 1)
+  say "$agent: continued at once: ${how:-(rad chat said nothing of how it came back)}"
+  [ -n "$how" ] || fail "continued at once, rad chat did not say it loaded or why the load was refused: $(jq -Rs . <"$dir/fourth.err")"
+  [ "$(grep -cxF "> chat: banana split" "$dir/fourth.out")" = 1 ] \
+    || fail "continued at once, the earlier prompt is not shown exactly once"
+  jq -e -s 'map(select(.tools > 0 and (.messages[-1].text | contains("chat: recall again"))))
+    | length > 0 and all(.messages | map(.text) | join("\n") | contains("chat: banana split"))' \
+    "$dir/messages.jsonl" >/dev/null 2>&1 \
+    || fail "continued at once, the model server got no request holding the earlier prompt"
+  gemini_report "$agent" first second third fourth
 }
 
 run_gemini_modes() {
