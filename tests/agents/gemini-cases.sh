@@ -21,9 +21,11 @@
 #     for that model); `--mode plan --yes` keeps notes.txt unchanged while
 #     the scripted model tries write_file (Gemini CLI itself refuses a
 #     write outside its plans folder in plan mode).
-#   - gemini-commands: `/help` in rad chat lists Gemini's commands; a
-#     prompt `/about` reaches Gemini CLI, which answers it itself (its
-#     version); no usage line is printed (Gemini sends no usage_update).
+#   - gemini-commands: `/help` in rad chat lists Gemini's commands (its
+#     /restore marked: rad chat's own runs instead); a prompt `/about`
+#     reaches Gemini CLI, which answers it itself (its version; the model
+#     server gets no request); no usage line is printed (Gemini sends no
+#     usage_update).
 
 # gemini_chat CASE OUT ARGS...: one `rad chat CASE ARGS...` in the case's
 # workspace (stdin inherited); a non-zero exit is a failure unless
@@ -192,8 +194,13 @@ run_gemini_commands() {
   for c in about help init memory; do
     grep -qE "^  /$c( |$)" "$dir/chat.out" || fail "/help does not list Gemini's command /$c"
   done
+  # Gemini CLI's own /restore is shadowed by rad chat's: /help says so.
+  grep -qE '^  /restore .*\[rad chat runs its own /restore instead: not sent from here\]$' "$dir/chat.out" \
+    || fail "/help does not mark Gemini's /restore as run by rad chat instead"
   grep -qF "Gemini CLI Info:" "$dir/chat.out" && grep -qF -- "- Version: 0.61" "$dir/chat.out" \
     || fail "/about did not reach Gemini CLI (its answer is not shown)"
+  # Gemini CLI ran it itself: its model was never asked.
+  grep -qF "gemini stream" "$dir/server.log" && fail "/about was sent to the model, not run by Gemini CLI"
   grep -q '^\[usage: ' "$dir/chat.out" && fail "a usage line was printed, but Gemini CLI sends no usage_update"
   gemini_report "$agent" chat
 }
