@@ -72,7 +72,8 @@
 // and the older `models` field (as Gemini CLI 0.61 does), whose model only
 // session/set_model (gone from ACP) changes.
 // `--load` offers `loadSession` (session/load replays the stored prompts as
-// updates), `--resume` offers `sessionCapabilities.resume` (no replay) and
+// updates; with `--late-replay` just after its answer, as Gemini CLI 0.61
+// does), `--resume` offers `sessionCapabilities.resume` (no replay) and
 // `close` (session/close leaves a file `<id>.closed` in the state folder); with
 // either, sessions are kept in files (in $EXAMPLE_AGENT_STATE, else the temp
 // folder), so another process of the agent can take one up again.
@@ -126,6 +127,7 @@ const authRequired = process.argv.includes('--auth-required')
 const authFile = process.env.EXAMPLE_AGENT_AUTH_FILE ?? ''
 const mcpServersOf = new Map()
 const canLoad = process.argv.includes('--load')
+const lateReplay = process.argv.includes('--late-replay')
 const canResume = process.argv.includes('--resume')
 const stateDir = process.env.EXAMPLE_AGENT_STATE || join(tmpdir(), 'radium-example-agent')
 const memory = new Map()
@@ -147,14 +149,31 @@ function takeUp (id, params, replay) {
   sessions.set(params.sessionId, params.cwd)
   memory.set(params.sessionId, stored.prompts)
   current.set(params.sessionId, { mode: 'default', model: 'small', effort: 'medium' })
-  if (replay) {
+  const replayAll = () => {
     for (const text of stored.prompts) {
       update(params.sessionId, { sessionUpdate: 'user_message_chunk', content: { type: 'text', text } })
       say(params.sessionId, `(replayed answer to ${text})`)
     }
   }
+  if (replay && !lateReplay) replayAll()
   send({ id, result: { ...controls(params.sessionId) } })
   commandsUpdate(params.sessionId, COMMANDS)
+  if (replay && lateReplay) {
+    // One update every 10 ms; what the client sends meanwhile waits for the
+    // end (the prompt lands while the replay is still coming).
+    held = []
+    const steps = stored.prompts.flatMap((text) => [
+      () => update(params.sessionId, { sessionUpdate: 'user_message_chunk', content: { type: 'text', text } }),
+      () => say(params.sessionId, `(replayed answer to ${text})`)
+    ])
+    const next = () => {
+      if (steps.length) { steps.shift()(); setTimeout(next, 10); return }
+      const waiting = held
+      held = null
+      for (const line of waiting) onLine(line)
+    }
+    setTimeout(next, 10)
+  }
 }
 const preToolUse = new Map()
 let nextId = 1
@@ -410,7 +429,10 @@ function usageUpdate (sessionId) {
 
 const sessions = new Map()
 const lines = createInterface({ input: process.stdin })
-lines.on('line', (line) => {
+// Lines that came during a late replay (`--late-replay`), or null.
+let held = null
+lines.on('line', (line) => { if (held) held.push(line); else onLine(line) })
+function onLine (line) {
   let message
   try { message = JSON.parse(line) } catch { return }
   const { id, method, params } = message
@@ -482,5 +504,5 @@ lines.on('line', (line) => {
     default:
       if (id !== undefined) send({ id, error: { code: -32601, message: `method not found: ${method}` } })
   }
-})
+}
 lines.on('close', () => process.exit(0))

@@ -7,7 +7,7 @@
 # session/set_model, which radium does not send), no `configOptions`; it
 # sends `available_commands_update` (about, help, init, memory, extensions,
 # restore, ...) and runs those commands itself; it sends no `usage_update`.
-#   - gemini-resume: a `chat:` turn, then `rad chat --continue` in a new
+#   - gemini-resume: three `chat:` turns, then `rad chat --continue` in a new
 #     process: Gemini CLI loads its own session (session/load, whose replay
 #     radium does not pass on), the model server receives the earlier turn
 #     in the second request's contents, and the transcript shows the earlier
@@ -80,8 +80,10 @@ run_gemini_resume() {
   fail() { failures+=("$*"); }
   gemini_setup "$agent"
   say "$agent: two rad chat runs, the second --continue (model server on port $PORT)"
-  gemini_chat "$agent" first --prompt "chat: apple tree"
-  grep -qF "pong: apple tree" "$dir/first.out" || fail "the first turn's answer is not shown"
+  # Three turns: Gemini CLI streams the replay of a session/load after its
+  # answer, the longer the more turns (radium waits for it to end).
+  printf 'chat: apple tree\nchat: cherry pie\nchat: plum jam\n' | gemini_chat "$agent" first
+  grep -qF "pong: cherry pie" "$dir/first.out" || fail "the first run's answers are not shown"
   # Gemini CLI 0.61 names a session's file by the minute it started
   # (chats/session-<minute>-<id>.jsonl) and, loading a session, first opens
   # a new record under that name: loaded in the same minute, the session's
@@ -103,12 +105,15 @@ run_gemini_resume() {
   say "$agent: ${how:-(rad chat said nothing of how it came back)}"
   [ "$how" = "the agent loaded its own session" ] \
     || fail "Gemini CLI's session was not loaded (session/load): ${how:-nothing said}"
-  [ "$(grep -cF "pong: apple tree" "$dir/second.out")" = 1 ] \
-    || fail "the earlier answer is not shown exactly once in the transcript"
-  [ "$(grep -cxF "> chat: apple tree" "$dir/second.out")" = 1 ] \
-    || fail "the earlier prompt is not shown exactly once in the transcript"
-  grep -qF "recall: apple tree" "$dir/second.out" \
-    || fail "the model was not sent the earlier turn (its answer does not recall it)"
+  local w
+  for w in "apple tree" "cherry pie" "plum jam"; do
+    [ "$(grep -oF "pong: $w" "$dir/second.out" | wc -l)" = 1 ] \
+      || fail "the earlier answer pong: $w is not shown exactly once in the transcript"
+    [ "$(grep -cxF "> chat: $w" "$dir/second.out")" = 1 ] \
+      || fail "the earlier prompt chat: $w is not shown exactly once in the transcript"
+  done
+  grep -qxF "recall: apple tree | cherry pie | plum jam" "$dir/second.out" \
+    || fail "the model was not sent the earlier turns, or the replay landed in the new turn (its answer is not the recall alone)"
   # The second turn's main request carries the first prompt in its contents.
   jq -e -s 'map(select(.tools > 0 and (.messages[-1].text | contains("chat: recall"))))
     | length > 0 and all(.messages | map(.text) | join("\n") | contains("chat: apple tree"))' \

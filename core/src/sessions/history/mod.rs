@@ -13,7 +13,7 @@ pub mod store;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -184,6 +184,9 @@ impl AgentSession {
         lock(&self.state).history.replaying = method == "session/load";
         let answer = self.conn.request(method, &params);
         let outcome = tokio::time::timeout(self.agent.start_timeout, answer).await;
+        if method == "session/load" && matches!(outcome, Ok(Ok(Ok(_)))) {
+            self.settle_replay().await;
+        }
         lock(&self.state).history.replaying = false;
         match outcome {
             Ok(Ok(Ok(answer))) => {
@@ -220,6 +223,22 @@ impl AgentSession {
                     self.agent.start_timeout.as_millis()
                 )))
             }
+        }
+    }
+
+    /// Waits, after `session/load` answered, until the agent has been quiet
+    /// for [`REPLAY_QUIET`] (at most [`REPLAY_CAP`]), the replay still
+    /// dropped: Gemini CLI 0.61 answers `session/load` first and streams
+    /// the replay after, which would otherwise land in the next turn.
+    async fn settle_replay(&self) {
+        let start = Instant::now();
+        loop {
+            let heard = lock(&self.state).last_heard.unwrap_or(start);
+            let quiet = heard.elapsed();
+            if quiet >= REPLAY_QUIET || start.elapsed() >= REPLAY_CAP {
+                return;
+            }
+            tokio::time::sleep(REPLAY_QUIET - quiet).await;
         }
     }
 
@@ -346,6 +365,13 @@ impl AgentSession {
         Some((earlier, notice))
     }
 }
+
+/// How long the agent must be quiet after answering `session/load` before
+/// its replay is taken as over (see [`AgentSession::settle_replay`]).
+pub const REPLAY_QUIET: Duration = Duration::from_millis(300);
+
+/// The longest wait for a `session/load` replay to end after the answer.
+pub const REPLAY_CAP: Duration = Duration::from_secs(3);
 
 /// The most characters of an agent's refusal kept (see [`refusal`]).
 const MAX_REFUSAL: usize = 300;
