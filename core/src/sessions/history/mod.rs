@@ -238,7 +238,7 @@ impl AgentSession {
             if quiet >= REPLAY_QUIET || start.elapsed() >= REPLAY_CAP {
                 return;
             }
-            tokio::time::sleep(REPLAY_QUIET - quiet).await;
+            tokio::time::sleep(REPLAY_QUIET.saturating_sub(quiet)).await;
         }
     }
 
