@@ -149,31 +149,22 @@ function takeUp (id, params, replay) {
   sessions.set(params.sessionId, params.cwd)
   memory.set(params.sessionId, stored.prompts)
   current.set(params.sessionId, { mode: 'default', model: 'small', effort: 'medium' })
-  const replayAll = () => {
-    for (const text of stored.prompts) {
-      update(params.sessionId, { sessionUpdate: 'user_message_chunk', content: { type: 'text', text } })
-      say(params.sessionId, `(replayed answer to ${text})`)
-    }
-  }
-  if (replay && !lateReplay) replayAll()
+  // The replay: before the answer, or (`--late-replay`) after it, one
+  // update every 10 ms, what the client sends meanwhile held to the end.
+  const steps = (replay ? stored.prompts : []).flatMap((text) => [
+    () => update(params.sessionId, { sessionUpdate: 'user_message_chunk', content: { type: 'text', text } }),
+    () => say(params.sessionId, `(replayed answer to ${text})`)
+  ])
+  if (!lateReplay) steps.splice(0).forEach((step) => step())
   send({ id, result: { ...controls(params.sessionId) } })
   commandsUpdate(params.sessionId, COMMANDS)
-  if (replay && lateReplay) {
-    // One update every 10 ms; what the client sends meanwhile waits for the
-    // end (the prompt lands while the replay is still coming).
-    held = []
-    const steps = stored.prompts.flatMap((text) => [
-      () => update(params.sessionId, { sessionUpdate: 'user_message_chunk', content: { type: 'text', text } }),
-      () => say(params.sessionId, `(replayed answer to ${text})`)
-    ])
-    const next = () => {
-      if (steps.length) { steps.shift()(); setTimeout(next, 10); return }
-      const waiting = held
-      held = null
-      for (const line of waiting) onLine(line)
-    }
-    setTimeout(next, 10)
+  if (!steps.length) return
+  held = []
+  const next = () => {
+    if (steps.length) { steps.shift()(); setTimeout(next, 10); return }
+    const queued = held; held = null; queued.forEach((line) => onLine(line))
   }
+  setTimeout(next, 10)
 }
 const preToolUse = new Map()
 let nextId = 1
