@@ -71,6 +71,8 @@
 #     answers its type and the SHA-256 of its data, which must be the PNG's;
 #     `--image notes.txt` (not an image) exits 1 naming it, before the agent
 #     gets anything.
+#   - gemini-resume, gemini-modes, gemini-commands: the same with Gemini
+#     CLI (see tests/agents/gemini-cases.sh).
 # scripts/ensure-agents.sh installs them (pinned) into a cache folder when
 # they are missing. For each agent, in a fresh workspace holding notes.txt
 # ("hello\n"), with a fresh RADIUM_HOME and a fresh HOME for the agent, one
@@ -98,7 +100,7 @@ cd "$(dirname "$0")/.."
 die() { echo "test-agents: $*" >&2; exit 1; }
 say() { echo "test-agents: $*" >&2; }
 
-ALL=(claude gemini claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume claude-list claude-nvim-exit claude-notice claude-commands claude-image gemini-image)
+ALL=(claude gemini claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume claude-list claude-nvim-exit claude-notice claude-commands claude-image gemini-image gemini-resume gemini-modes gemini-commands)
 agents=("$@")
 [ ${#agents[@]} -gt 0 ] || agents=("${ALL[@]}")
 for a in "${agents[@]}"; do
@@ -206,7 +208,7 @@ DISABLE_TELEMETRY = \"1\"
 DISABLE_AUTOUPDATER = \"1\"
 DISABLE_ERROR_REPORTING = \"1\""
       ;;
-    gemini | gemini-hunks | gemini-image)
+    gemini*)
       entry=$GEMINI_JS
       args=', "--acp"'
       mkdir -p "$home/.gemini"
@@ -762,6 +764,9 @@ run_turn() {
 source tests/agents/nvim-unsaved.sh
 # run_nvim_exit (claude-nvim-exit): see tests/agents/nvim-exit.sh.
 source tests/agents/nvim-exit.sh
+# run_gemini_resume, run_gemini_modes, run_gemini_commands: see
+# tests/agents/gemini-cases.sh.
+source tests/agents/gemini-cases.sh
 # run_modes: Claude Code's modes and models through rad chat (see the top).
 run_modes() {
   local agent=claude-modes
@@ -1179,6 +1184,9 @@ for agent in "${agents[@]}"; do
     claude-hooks) run_hooks ;;
     claude-turn) run_turn ;;
     claude-nvim) run_nvim ;;
+    gemini-resume) run_gemini_resume ;;
+    gemini-modes) run_gemini_modes ;;
+    gemini-commands) run_gemini_commands ;;
     *) run "$agent" ;;
   esac
 done

@@ -73,9 +73,12 @@
 // session/new answers legacy `modes` and `configOptions` (mode, model,
 // thought_level); session/set_config_option and session/set_mode change
 // them (a value it does not offer is an error). `--modes-only` answers only
-// the legacy modes; `--no-modes` neither.
+// the legacy modes; `--no-modes` neither; `--legacy-models` the legacy modes
+// and the older `models` field (as Gemini CLI 0.61 does), whose model only
+// session/set_model (gone from ACP) changes.
 // `--load` offers `loadSession` (session/load replays the stored prompts as
-// updates), `--resume` offers `sessionCapabilities.resume` (no replay) and
+// updates; with `--late-replay` just after its answer, as Gemini CLI 0.61
+// does), `--resume` offers `sessionCapabilities.resume` (no replay) and
 // `close` (session/close leaves a file `<id>.closed` in the state folder, after
 // EXAMPLE_AGENT_CLOSE_DELAY_MS when set); `--list`, with `--resume`, offers
 // sessionCapabilities.list (session/list pages them two at a time); with
@@ -100,7 +103,8 @@ import { claudeShell, geminiShell, oddShell } from './shell.mjs'
 
 const hangInitialize = process.argv.includes('--hang-initialize')
 const claudeHooks = process.argv.includes('--claude-hooks')
-const modesOnly = process.argv.includes('--modes-only')
+const legacyModels = process.argv.includes('--legacy-models')
+const modesOnly = process.argv.includes('--modes-only') || legacyModels
 const noModes = process.argv.includes('--no-modes')
 const MODES = ['default', 'acceptEdits', 'plan', 'dontAsk']
 const MODELS = ['small', 'large']
@@ -117,6 +121,7 @@ function controls (sessionId) {
     select('effort', 'Reasoning effort', 'thought_level', EFFORTS, c.effort)
   ]
   if (noModes) return {}
+  if (legacyModels) return { modes, models: { currentModelId: c.model, availableModels: MODELS.map((m) => ({ modelId: m, name: m, description: `model ${m}` })) } }
   return modesOnly ? { modes } : { modes, configOptions }
 }
 function setControl (id, sessionId, key, value, values) {
@@ -130,6 +135,7 @@ const authRequired = process.argv.includes('--auth-required')
 const authFile = process.env.EXAMPLE_AGENT_AUTH_FILE ?? ''
 const mcpServersOf = new Map()
 const canLoad = process.argv.includes('--load')
+const lateReplay = process.argv.includes('--late-replay')
 const canResume = process.argv.includes('--resume')
 const canList = process.argv.includes('--list')
 // session/list: the kept sessions of the folder asked for (each file of the
@@ -167,14 +173,22 @@ function takeUp (id, params, replay) {
   sessions.set(params.sessionId, params.cwd)
   memory.set(params.sessionId, stored.prompts)
   current.set(params.sessionId, { mode: 'default', model: 'small', effort: 'medium' })
-  if (replay) {
-    for (const text of stored.prompts) {
-      update(params.sessionId, { sessionUpdate: 'user_message_chunk', content: { type: 'text', text } })
-      say(params.sessionId, `(replayed answer to ${text})`)
-    }
-  }
+  // The replay: before the answer, or (`--late-replay`) after it, one
+  // update every 10 ms, what the client sends meanwhile held to the end.
+  const steps = (replay ? stored.prompts : []).flatMap((text) => [
+    () => update(params.sessionId, { sessionUpdate: 'user_message_chunk', content: { type: 'text', text } }),
+    () => say(params.sessionId, `(replayed answer to ${text})`)
+  ])
+  if (!lateReplay) steps.splice(0).forEach((step) => step())
   send({ id, result: { ...controls(params.sessionId) } })
   commandsUpdate(params.sessionId, COMMANDS)
+  if (!steps.length) return
+  held = []
+  const next = () => {
+    if (steps.length) { steps.shift()(); setTimeout(next, 10); return }
+    const queued = held; held = null; queued.forEach((line) => onLine(line))
+  }
+  setTimeout(next, 10)
 }
 const preToolUse = new Map()
 let nextId = 1
@@ -444,7 +458,10 @@ function usageUpdate (sessionId) {
 
 const sessions = new Map()
 const lines = createInterface({ input: process.stdin })
-lines.on('line', (line) => {
+// Lines that came during a late replay (`--late-replay`), or null.
+let held = null
+lines.on('line', (line) => { if (held) held.push(line); else onLine(line) })
+function onLine (line) {
   let message
   try { message = JSON.parse(line) } catch { return }
   const { id, method, params } = message
@@ -497,6 +514,10 @@ lines.on('line', (line) => {
       setControl(id, params.sessionId, key, params.value, { mode: MODES, model: MODELS, effort: EFFORTS }[key])
       break
     }
+    case 'session/set_model':
+      if (!legacyModels) send({ id, error: { code: -32601, message: 'method not found: session/set_model' } })
+      else setControl(id, params.sessionId, 'model', params.modelId, MODELS)
+      break
     case 'session/set_mode':
       if (noModes) send({ id, error: { code: -32601, message: 'method not found: session/set_mode' } })
       else setControl(id, params.sessionId, 'mode', params.modeId, MODES)
@@ -524,5 +545,5 @@ lines.on('line', (line) => {
     default:
       if (id !== undefined) send({ id, error: { code: -32601, message: `method not found: ${method}` } })
   }
-})
+}
 lines.on('close', () => process.exit(0))

@@ -26,15 +26,18 @@
 //   --mcp-server NAME MODEL_MCP_SERVER  its server (default "usertools")
 //   --mcp-tool NAME  MODEL_MCP_TOOL the tool (default "write_marker")
 //   --log-messages PATH  MODEL_LOG_MESSAGES  appends, for each Anthropic
-//                                   request, one JSON line: the messages it
-//                                   carries ({role, text}), so a test can
-//                                   check what the agent sent the model
+//                                   request and each streamed Gemini
+//                                   request, one JSON line: the messages
+//                                   (Gemini: contents) it carries
+//                                   ({role, text}), so a test can check
+//                                   what the agent sent the model
 //
 // It prints `PORT <n>` as the first line on stdout once it listens, then runs
 // until it is killed or, when its stdin is a pipe or a socket, until its
 // stdin closes. Every request is logged on stderr, one line each (method,
-// path, what was asked, what was answered); an Anthropic request also has a
-// line `#<n> model <its model field>`.
+// path, what was asked, what was answered); an Anthropic request and a
+// streamed Gemini request also have a line `#<n> model <the model asked>`
+// (Gemini's is in the path, /v1beta/models/<model>:streamGenerateContent).
 //
 // The script, in each API, decided from the conversation the request carries
 // (so it needs no state, and a retried request gets the same answer):
@@ -46,7 +49,7 @@
 //   - the result of the write comes back: a final text, end of turn
 //     (end_turn / STOP). A failed tool result also ends the turn, with the
 //     error in the text.
-// A prompt starting with `chat:` (Claude Code only) is a chat turn, not an
+// A prompt starting with `chat:` (both APIs) is a chat turn, not an
 // edit: `chat: slow` streams `thinking` and then nothing for 60 s (a turn to
 // cancel), `chat: recall` is answered `recall: ` and the words of the earlier
 // `chat:` prompts the conversation carries (`|` between them; `nothing`), any
@@ -427,10 +430,32 @@ function geminiCandidate(parts, finish) {
   return candidate;
 }
 
+// The text of a Gemini content's parts.
+function geminiTextOf(content) {
+  return (content?.parts ?? []).map((p) => (typeof p?.text === "string" ? p.text : "")).join("");
+}
+
+// The words after `chat:` of the main loop's last prompt (null: not a chat
+// turn: a function response, or no `chat:` line). Gemini CLI puts its
+// `<session_context>...</session_context>` right before the first prompt.
+function geminiChatPrompt(contents) {
+  const last = contents[contents.length - 1];
+  if (last?.role !== "user" || (last.parts ?? []).some((p) => p?.functionResponse)) return null;
+  const m = /(?:^|\n|>)chat: ([^\n]*)/.exec(geminiTextOf(last));
+  return m ? m[1].trim() : null;
+}
+
 // The scripted answer to a streamed (main loop) request: {parts, step}.
 function geminiScript(body) {
   const contents = body.contents ?? [];
   const last = contents[contents.length - 1];
+  const chat = geminiChatPrompt(contents);
+  if (chat === "recall") {
+    const earlier = contents.slice(0, -1).filter((c) => c?.role === "user")
+      .flatMap((c) => [...geminiTextOf(c).matchAll(/(?:^|\n|>)chat: ([^\n]*)/g)].map((x) => x[1].trim()));
+    return { step: "chat", parts: [{ text: `recall: ${earlier.join(" | ") || "nothing"}` }] };
+  }
+  if (chat !== null) return { step: "chat", parts: [{ text: `pong: ${chat}` }] };
   const responses = (last?.parts ?? []).filter((p) => p?.functionResponse);
   if (responses.length === 0 && (last?.parts ?? []).some((p) => /(?:^|\n)chat: image/.test(p?.text ?? ""))) {
     const images = last.parts.filter((p) => p?.inlineData).map((p) => imageSummary(p.inlineData.mimeType, p.inlineData.data));
@@ -551,6 +576,13 @@ const server = http.createServer(async (req, res) => {
       sendJson(res, 200, { input_tokens: 10 });
       answer = "count_tokens";
     } else if (req.method === "POST" && /^\/v1(beta|alpha)?\/models\/[^/]+:streamGenerateContent$/.test(path)) {
+      // The model is in the path (test-agents.sh gemini-modes reads it).
+      log(`#${n} model ${decodeURIComponent(path.split("/").pop().split(":")[0])}`);
+      if (LOG_MESSAGES) {
+        const messages = (body.contents ?? []).map((c) => ({ role: c?.role, text: geminiTextOf(c) }));
+        const tools = (body.tools ?? []).flatMap((t) => t.functionDeclarations ?? []).length;
+        fs.appendFileSync(LOG_MESSAGES, JSON.stringify({ request: n, tools, messages }) + "\n");
+      }
       answer = `gemini stream (${body.contents?.length ?? 0} contents, ${(body.tools ?? []).flatMap((t) => t.functionDeclarations ?? []).length} tools) -> ${geminiStream(body, res)}`;
     } else if (req.method === "POST" && /^\/v1(beta|alpha)?\/models\/[^/]+:generateContent$/.test(path)) {
       answer = `gemini generate -> ${geminiGenerate(body, res)}`;

@@ -270,7 +270,14 @@ fn run(options: &ChatOptions, workspace: &Path) -> Result<u8, String> {
         }
         let mut prompts = match &conversation {
             Some(id) => {
-                crate::chat_history::show(&engine, id, session.resumed(), options.json).await
+                crate::chat_history::show(
+                    &engine,
+                    id,
+                    session.resumed(),
+                    session.resume_refused(),
+                    options.json,
+                )
+                .await
             }
             None => Vec::new(),
         };

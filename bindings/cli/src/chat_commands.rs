@@ -71,9 +71,23 @@ pub(crate) fn help(session: &AgentSession) -> String {
             None => format!("/{name}"),
         };
         let what = c["description"].as_str().unwrap_or_default();
-        let _ = writeln!(out, "  {usage:<16} {}", one_line(what));
+        let shadow = shadowed_by(name)
+            .map(|own| format!(" [rad chat runs its own {own} instead: not sent from here]"))
+            .unwrap_or_default();
+        let _ = writeln!(out, "  {usage:<16} {}{shadow}", one_line(what));
     }
     out
+}
+
+/// radium's own command (`/restore`, ...) that a line starting with the
+/// agent's command `name` would run instead (Gemini CLI has a `/restore`
+/// and a `/help` of its own).
+fn shadowed_by(name: &str) -> Option<&'static str> {
+    let word = name.split_whitespace().next()?;
+    RADIUM_COMMANDS.iter().find_map(|(usage, _)| {
+        let own = usage.split_whitespace().next()?;
+        (own.strip_prefix('/') == Some(word)).then_some(own)
+    })
 }
 
 /// `text`'s first line (descriptions may hold several).

@@ -178,6 +178,7 @@ pub async fn show(
     engine: &Engine,
     id: &str,
     resumed: Option<&str>,
+    refused: Option<String>,
     as_json: bool,
 ) -> Vec<crate::chat_restore::Prompt> {
     if let Some(acp) = id.strip_prefix(radium_core::sessions::agent_list::AGENT_SESSION_PREFIX) {
@@ -200,7 +201,7 @@ pub async fn show(
     if as_json {
         say(&format!(
             "{}\n",
-            json!({"type": "history", "conversation": id, "resumed": resumed, "turns": turns})
+            json!({"type": "history", "conversation": id, "resumed": resumed, "resume_refused": refused, "turns": turns})
         ));
     } else {
         for t in &turns {
@@ -213,10 +214,16 @@ pub async fn show(
                 say(&format!("[error: {error}]\n"));
             }
         }
-        let how = match resumed {
-            Some("context") => "the agent cannot resume its own session: the earlier turns go with your next prompt as context",
-            Some("load") => "the agent loaded its own session",
-            _ => "the agent resumed its own session",
+        let context = "the earlier turns go with your next prompt as context";
+        let how = match (resumed, refused) {
+            (Some("context"), Some(refused)) => {
+                format!("the agent refused to take up its own session ({refused}): {context}")
+            }
+            (Some("context"), None) => {
+                format!("the agent cannot resume its own session: {context}")
+            }
+            (Some("load"), _) => "the agent loaded its own session".to_owned(),
+            _ => "the agent resumed its own session".to_owned(),
         };
         let _ = writeln!(
             std::io::stderr(),

@@ -93,14 +93,20 @@ fn option_name(word: &str) -> &str {
     }
 }
 
-/// The values of control `name` (by category, else id), the current one marked.
+/// The values of control `name` (by category, else id), the current one
+/// marked; for models the agent lists only in the legacy `models` field,
+/// those, and that they cannot be switched from here.
 fn list(session: &AgentSession, name: &str) -> String {
     let controls = session.controls();
     let options = controls["options"].as_array().cloned().unwrap_or_default();
-    let Some(control) = options
+    let found = options
         .iter()
         .find(|c| c["category"] == name)
         .or_else(|| options.iter().find(|c| c["id"] == name))
+        .cloned();
+    let legacy = &controls["legacy_models"];
+    let Some(control) =
+        found.or_else(|| (name == "model" && legacy.is_object()).then(|| legacy.clone()))
     else {
         let word = if name == "thought_level" {
             "reasoning effort"
@@ -124,6 +130,12 @@ fn list(session: &AgentSession, name: &str) -> String {
             "{mark} {value}{}{}",
             name.map(|n| format!(" ({n})")).unwrap_or_default(),
             about.map(|d| format!(": {d}")).unwrap_or_default()
+        );
+    }
+    if name == "model" && control.get("id").is_none() {
+        text.push_str(
+            "(the agent switches these only through `session/set_model`, which radium does not send: \
+             choose the model in the agent's own settings, its command or environment in agents.toml)\n",
         );
     }
     text

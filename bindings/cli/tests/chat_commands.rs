@@ -86,3 +86,31 @@ fn json_output_has_the_commands_event_and_the_usage() {
     assert_eq!(end["usage"]["size"], 200_000);
     assert!(events.iter().any(|e| e["type"] == "usage"), "{text}");
 }
+
+#[test]
+fn help_marks_the_agents_commands_that_rad_chats_own_would_run_instead() {
+    // Gemini CLI 0.61 offers a /restore (and `restore list`) and a /help of
+    // its own: rad chat's run instead, which /help says.
+    let o = chat(
+        &["chat", "example"],
+        "commands restore help review\n/help\n",
+    );
+    let text = out(&o);
+    assert!(o.status.success(), "{text}");
+    let line = |name: &str| {
+        text.lines()
+            .skip_while(|l| !l.contains("agent `example`'s"))
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap_or_else(|| panic!("no {name} line among the agent's: {text}"))
+            .to_owned()
+    };
+    assert!(
+        line("/restore").ends_with("[rad chat runs its own /restore instead: not sent from here]"),
+        "{text}"
+    );
+    assert!(
+        line("/help").ends_with("[rad chat runs its own /help instead: not sent from here]"),
+        "{text}"
+    );
+    assert!(!line("/review").contains("rad chat runs its own"), "{text}");
+}

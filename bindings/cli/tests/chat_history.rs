@@ -271,3 +271,48 @@ fn a_conversation_open_in_one_rad_chat_is_refused_to_another() {
     let o = e.rad(&["chat", "example", "--resume", &id, "--prompt", "hi"]);
     assert!(o.status.success(), "{}", err(&o));
 }
+
+#[test]
+fn an_agent_that_refuses_to_load_its_session_is_named_with_its_reason() {
+    // As Gemini CLI 0.61 refusing a session/load: the agent offers
+    // `loadSession`, but no longer has the session.
+    let e = env();
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/acp-agent/agent.mjs")
+        .canonicalize()
+        .unwrap();
+    let state = e.ws.parent().unwrap().join("loader-state");
+    let mut toml = std::fs::read_to_string(e.home.join("agents.toml")).unwrap();
+    toml.push_str(&format!(
+        "\n[[agents]]\nid = \"loader\"\nprotocol = \"acp\"\ncommand = [\"node\", \"{}\", \"--load\"]\nenv = {{ EXAMPLE_AGENT_STATE = \"{}\" }}\n",
+        script.display(),
+        state.display()
+    ));
+    std::fs::write(e.home.join("agents.toml"), toml).unwrap();
+    let o = e.rad(&["chat", "loader", "--prompt", "alpha words"]);
+    assert!(o.status.success(), "{}", err(&o));
+    // The agent loses its stored session.
+    for f in std::fs::read_dir(&state).unwrap() {
+        std::fs::remove_file(f.unwrap().path()).unwrap();
+    }
+    let o = e.rad(&["chat", "loader", "--continue", "--prompt", "remember"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let stderr = err(&o);
+    assert!(
+        stderr.contains(
+            "the agent refused to take up its own session (`session/load`: session not found: "
+        ) && stderr.contains("the earlier turns go with your next prompt as context"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("agent `loader` refused to take up its own session"),
+        "the notice names the refusal: {stderr}"
+    );
+    // The earlier turn went as context, shown once.
+    let shown = out(&o);
+    assert_eq!(shown.matches("> alpha words").count(), 1, "{shown}");
+    assert!(
+        shown.contains("earlier turns given as context: 1"),
+        "{shown}"
+    );
+}

@@ -1,7 +1,8 @@
 //! The agent's modes and models in `rad chat`: `--mode`, `--model`, `/mode`,
 //! `/model` and the header line, with the example ACP agent (which offers
 //! the modes default / acceptEdits / plan / dontAsk and the models small /
-//! large).
+//! large; with `--legacy-models`, the models in the older `models` field
+//! only).
 
 #![allow(clippy::unwrap_used, clippy::pedantic)]
 
@@ -231,5 +232,54 @@ fn a_start_notice_is_said_before_any_prompt_and_once() {
         1,
         "{}",
         out(&o)
+    );
+}
+
+#[test]
+fn models_listed_only_in_the_legacy_field_are_shown_and_refused_with_the_reason() {
+    // As Gemini CLI 0.61: `session/new` answers the older `models` field
+    // only, switched by `session/set_model` (gone from ACP).
+    let e = agent_home();
+    let toml = std::fs::read_to_string(e.home.join("agents.toml")).unwrap();
+    std::fs::write(
+        e.home.join("agents.toml"),
+        toml.replace("\"]\n", "\", \"--legacy-models\"]\n"),
+    )
+    .unwrap();
+    let o = rad(
+        &e,
+        &["chat", "example"],
+        Some("/model\n/model large\nwhoami\n"),
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    let stdout = out(&o);
+    assert!(
+        stdout.contains("* small: model small\n  large: model large\n(the agent switches these only through `session/set_model`"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("mode default, model small, effort medium"),
+        "the model was not switched: {stdout}"
+    );
+    let stderr = err(&o);
+    assert!(
+        stderr.contains("example · mode default · model small"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("the agent lists its models (small, large) but switches them only through `session/set_model`"),
+        "{stderr}"
+    );
+    let o = rad(
+        &e,
+        &["chat", "example", "--model", "large", "--prompt", "whoami"],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(out(&o), "", "the prompt was not sent");
+    assert!(
+        err(&o).contains("--model large: ") && err(&o).contains("session/set_model"),
+        "{}",
+        err(&o)
     );
 }

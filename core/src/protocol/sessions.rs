@@ -299,6 +299,7 @@ impl Engine {
                                 ("notices", json!(s.start_notices())),
                                 ("conversation", json!(s.conversation())),
                                 ("resumed", json!(s.resumed())),
+                                ("resume_refused", json!(s.resume_refused())),
                                 ("commands", s.commands()),
                                 ("usage", json!(s.usage())),
                             ] {

@@ -132,10 +132,21 @@ impl AgentSession {
     }
 }
 
-/// Whether `message` is an update a `session/load` replays: the history
-/// already holds those turns, so they are not passed on.
+/// Whether `message` is an update a `session/load` replays (a turn's
+/// content: the prompts, the answers, the tool calls): the history already
+/// holds those turns, so they are not passed on. Other updates (the
+/// agent's commands, its mode) are.
 fn replayed(session: &AgentSession, message: &Incoming) -> bool {
-    matches!(message, Incoming::Notification { method, .. } if method == "session/update")
+    let Incoming::Notification { method, params } = message else {
+        return false;
+    };
+    let kind = params
+        .pointer("/update/sessionUpdate")
+        .and_then(Value::as_str);
+    method == "session/update"
+        && kind.is_some_and(|k| {
+            k == "user_message_chunk" || super::resync::CONTENT_UPDATES.contains(&k)
+        })
         && lock(&session.state).history.replaying
 }
 

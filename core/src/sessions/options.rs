@@ -8,7 +8,11 @@
 //! with `mode` and `model` (the current values of those categories, or
 //! `null`). Legacy modes are one control `mode` (`legacy: true`) when the
 //! agent gives no config option of category `mode`. radium never sends
-//! `session/set_model` (it left the protocol).
+//! `session/set_model` (it left the protocol): an agent that lists its
+//! models only in the older `models` field (Gemini CLI 0.61) has them shown,
+//! not switchable: `legacy_models` (`{current, values}`) in the summary,
+//! its current one as `model`, and setting `model` is refused with the
+//! reason.
 
 use std::sync::Arc;
 
@@ -25,6 +29,9 @@ pub(crate) struct Controls {
     pub config: Vec<Value>,
     /// Its legacy `modes` (`{currentModeId, availableModes}`), if any.
     pub modes: Option<Value>,
+    /// Its legacy `models` (`{currentModelId, availableModels}`), if any:
+    /// shown, never switched (see the module's doc).
+    pub models: Option<Value>,
     /// The defaults of `agents.toml` that could not be applied.
     pub warnings: Vec<String>,
 }
@@ -104,12 +111,46 @@ impl Controls {
             .map_or(Value::Null, |c| c["current"].clone())
     }
 
-    /// `{options, mode, model}` for the door.
+    /// The legacy `models` as `{current, values}`, when no config option
+    /// of category `model` replaces them.
+    fn legacy_models(&self, list: &[Value]) -> Value {
+        let Some(models) = self.models.as_ref() else {
+            return Value::Null;
+        };
+        if list.iter().any(|c| c["category"] == "model") {
+            return Value::Null;
+        }
+        let values: Vec<Value> = models
+            .get("availableModels")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|m| {
+                json!({
+                    "value": m.get("modelId").cloned().unwrap_or(Value::Null),
+                    "name": m.get("name").cloned().unwrap_or(Value::Null),
+                    "description": m.get("description").cloned().unwrap_or(Value::Null),
+                })
+            })
+            .collect();
+        json!({
+            "current": models.get("currentModelId").cloned().unwrap_or(Value::Null),
+            "values": values,
+        })
+    }
+
+    /// `{options, mode, model, legacy_models}` for the door.
     pub fn summary(&self) -> Value {
         let list = self.list();
+        let legacy_models = self.legacy_models(&list);
+        let model = match Self::current(&list, "model") {
+            Value::Null => legacy_models["current"].clone(),
+            model => model,
+        };
         json!({
             "mode": Self::current(&list, "mode"),
-            "model": Self::current(&list, "model"),
+            "model": model,
+            "legacy_models": legacy_models,
             "options": list,
         })
     }
@@ -122,6 +163,9 @@ impl Controls {
         }
         if let Some(modes) = answer.get("modes").filter(|m| m.is_object()) {
             self.modes = Some(modes.clone());
+        }
+        if let Some(models) = answer.get("models").filter(|m| m.is_object()) {
+            self.models = Some(models.clone());
         }
     }
 
@@ -148,6 +192,21 @@ impl Controls {
     /// one of its.
     pub fn resolve(&self, name: &str, value: &str) -> Result<Value> {
         let list = self.list();
+        let legacy = self.legacy_models(&list);
+        if name == "model" && legacy.is_object() {
+            let offered: Vec<&str> = legacy["values"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|v| v["value"].as_str())
+                .collect();
+            return Err(Error::InvalidArgument(format!(
+                "the agent lists its models ({}) but switches them only through `session/set_model`, \
+                 which left the protocol and radium does not send: choose the model in the agent's own \
+                 settings (its command or environment in agents.toml)",
+                offered.join(", ")
+            )));
+        }
         if list.is_empty() {
             return Err(Error::InvalidArgument(format!(
                 "the agent offers no options or modes: `{name}` cannot be set"

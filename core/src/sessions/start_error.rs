@@ -28,7 +28,7 @@ fn capped(text: &str, n: usize) -> String {
 
 /// The error's `data`, readably: its `details` or `message` when it has
 /// one, else the JSON itself.
-fn data_text(data: &Value) -> String {
+pub(crate) fn data_text(data: &Value) -> String {
     let shown = match data {
         Value::String(s) => s.clone(),
         Value::Object(o) => match o

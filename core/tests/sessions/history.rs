@@ -17,6 +17,8 @@ fn lasting_env(state: &std::path::Path) -> Env {
         "[[agents]]\nid = \"resuming\"\nprotocol = \"acp\"\ncommand = [\"node\", \"{script}\", \"--resume\"]\n\
          env = {{ EXAMPLE_AGENT_STATE = \"{state}\" }}\n\n\
          [[agents]]\nid = \"loading\"\nprotocol = \"acp\"\ncommand = [\"node\", \"{script}\", \"--load\"]\n\
+         env = {{ EXAMPLE_AGENT_STATE = \"{state}\" }}\n\n\
+         [[agents]]\nid = \"late\"\nprotocol = \"acp\"\ncommand = [\"node\", \"{script}\", \"--load\", \"--late-replay\"]\n\
          env = {{ EXAMPLE_AGENT_STATE = \"{state}\" }}\n"
     ))
 }
@@ -189,6 +191,35 @@ fn an_agent_that_loads_replays_nothing_the_history_shows_again() {
     assert_eq!(turns[1]["prompt"], "remember");
     let all = serde_json::to_string(&read["data"]["records"]).unwrap();
     assert!(!all.contains("replayed"), "{all}");
+}
+
+#[test]
+fn a_replay_streamed_after_the_load_answer_is_not_passed_on_either() {
+    // Gemini CLI 0.61 answers session/load, then streams the replay.
+    let state = tempfile::tempdir().unwrap();
+    let e = lasting_env(state.path());
+    let s = e.open("late");
+    turn(&e, &s, "alpha");
+    turn(&e, &s, "beta");
+    e.call("session-close", json!({"session": s}));
+    let id = e.call("history-list", json!({}))["data"]["conversations"][0]["id"].clone();
+
+    let again = resume(&e, "late", id.as_str().unwrap());
+    assert_eq!(again["resumed"], "load", "{again}");
+    let s2 = again["session"].as_str().unwrap();
+    let events = turn(&e, s2, "remember");
+    let said = text(&events);
+    assert_eq!(
+        said,
+        "I remember: alpha | beta; earlier turns given as context: 0"
+    );
+    assert!(!said.contains("replayed"), "{events:?}");
+    let read = e.call("history-read", json!({"id": id}));
+    let all = serde_json::to_string(&read["data"]["records"]).unwrap();
+    assert!(!all.contains("replayed"), "{all}");
+    // The agent's commands, sent with the replay, still arrive.
+    let info = e.call("session-info", json!({"session": s2}));
+    assert_eq!(info["data"]["commands"][0]["name"], "review", "{info}");
 }
 
 #[test]

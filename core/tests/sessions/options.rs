@@ -147,6 +147,45 @@ fn legacy_modes_are_set_with_set_mode() {
 }
 
 #[test]
+fn legacy_models_are_shown_but_never_switched_with_set_model() {
+    // Gemini CLI 0.61 lists its models only in `session/new`'s older
+    // `models` field, switched by `session/set_model` (gone from ACP).
+    let script = agent_script();
+    let e = env_with(&format!(
+        "[[agents]]\nid = \"gem\"\nprotocol = \"acp\"\ncommand = [\"node\", \"{script}\", \"--legacy-models\"]\n"
+    ));
+    let r = e.call("session-new", json!({"agent": "gem"}));
+    assert_eq!(r["ok"], true, "{r}");
+    let d = &r["data"];
+    assert_eq!(d["model"], "small", "{d}");
+    assert_eq!(d["legacy_models"]["current"], "small", "{d}");
+    assert_eq!(values(&d["legacy_models"]), ["small", "large"]);
+    let s = d["session"].as_str().unwrap().to_owned();
+    let r = e.call(
+        "session-set-option",
+        json!({"session": s, "option": "model", "value": "large"}),
+    );
+    assert_eq!(r["ok"], false, "{r}");
+    let error = r["error"].as_str().unwrap();
+    assert!(
+        error.contains("small, large") && error.contains("session/set_model"),
+        "{r}"
+    );
+    // Nothing was sent: the agent's model is the same.
+    assert_eq!(
+        text_of(&e, &s, "whoami")["text"],
+        "mode default, model small, effort medium"
+    );
+    // The legacy modes still switch.
+    let r = e.call(
+        "session-set-option",
+        json!({"session": s, "option": "mode", "value": "plan"}),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(r["data"]["model"], "small", "{r}");
+}
+
+#[test]
 fn an_agent_without_options_says_so() {
     let script = agent_script();
     let e = env_with(&format!(

@@ -13,7 +13,7 @@ pub mod store;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -121,6 +121,9 @@ pub(crate) struct Kept {
     pub earlier: Option<String>,
     /// Whether a `session/load` is replaying (its updates are not passed on).
     pub replaying: bool,
+    /// Why the agent refused to take up its session (`session/load` or
+    /// `session/resume`: its error, one line), when it did.
+    pub refused: Option<String>,
     /// Whether the agent offers `session/close` (see [`AgentSession::finish`]).
     pub can_close: bool,
     /// The conversation file's lock, held until the session closes.
@@ -223,6 +226,9 @@ impl AgentSession {
         lock(&self.state).history.replaying = method == "session/load";
         let answer = self.conn.request(method, &params);
         let outcome = tokio::time::timeout(self.agent.start_timeout, answer).await;
+        if method == "session/load" && matches!(outcome, Ok(Ok(Ok(_)))) {
+            self.settle_replay().await;
+        }
         lock(&self.state).history.replaying = false;
         match outcome {
             Ok(Ok(Ok(answer))) => {
@@ -235,6 +241,7 @@ impl AgentSession {
                 Ok(Some((how, answer)))
             }
             Ok(Ok(Err(e))) => {
+                lock(&self.state).history.refused = Some(refusal(method, &e));
                 self.log.write(
                     Level::Warn,
                     "session",
@@ -258,6 +265,22 @@ impl AgentSession {
                     self.agent.start_timeout.as_millis()
                 )))
             }
+        }
+    }
+
+    /// Waits, after `session/load` answered, until the agent has been quiet
+    /// for [`REPLAY_QUIET`] (at most [`REPLAY_CAP`]), the replay still
+    /// dropped: Gemini CLI 0.61 answers `session/load` first and streams
+    /// the replay after, which would otherwise land in the next turn.
+    async fn settle_replay(&self) {
+        let start = Instant::now();
+        loop {
+            let heard = lock(&self.state).last_heard.unwrap_or(start);
+            let quiet = heard.elapsed();
+            if quiet >= REPLAY_QUIET || start.elapsed() >= REPLAY_CAP {
+                return;
+            }
+            tokio::time::sleep(REPLAY_QUIET.saturating_sub(quiet)).await;
         }
     }
 
@@ -369,6 +392,13 @@ impl AgentSession {
         lock(&self.state).history.resumed
     }
 
+    /// Why the agent refused to take up its own session when this session
+    /// came back to an earlier conversation (then [`Self::resumed`] is
+    /// `context`): the method and the agent's error, one line.
+    pub fn resume_refused(&self) -> Option<String> {
+        lock(&self.state).history.refused.clone()
+    }
+
     /// Records the prompt of a new turn; answers the earlier turns to send
     /// with it as context (once) and the notice that says so.
     pub(crate) fn record_prompt(&self, text: &str) -> Option<(String, Value)> {
@@ -384,10 +414,45 @@ impl AgentSession {
             }
         }
         let earlier = state.history.earlier.take()?;
+        let why = match &state.history.refused {
+            Some(refused) => format!("refused to take up its own session ({refused})"),
+            None => "cannot resume its own session".to_owned(),
+        };
         let notice = json!({"type": "notice", "message": format!(
-            "agent `{}` cannot resume its own session: the earlier turns of this conversation were sent with this prompt as context",
+            "agent `{}` {why}: the earlier turns of this conversation were sent with this prompt as context",
             self.agent.id
         )});
         Some((earlier, notice))
+    }
+}
+
+/// How long the agent must be quiet after answering `session/load` before
+/// its replay is taken as over (see [`AgentSession::settle_replay`]).
+pub const REPLAY_QUIET: Duration = Duration::from_millis(300);
+
+/// The longest wait for a `session/load` replay to end after the answer.
+pub const REPLAY_CAP: Duration = Duration::from_secs(3);
+
+/// The most characters of an agent's refusal kept (see [`refusal`]).
+const MAX_REFUSAL: usize = 300;
+
+/// `method` and the agent's error `e` in one line of at most
+/// [`MAX_REFUSAL`] characters: its message, and the first line of its data
+/// (Gemini CLI 0.61 says "Internal error" and puts the reason there).
+fn refusal(method: &str, e: &super::rpc::RpcError) -> String {
+    let detail = e
+        .data
+        .as_ref()
+        .map(super::start_error::data_text)
+        .and_then(|d| d.lines().next().map(|l| l.trim().to_owned()))
+        .filter(|d| !d.is_empty());
+    let line = match detail {
+        Some(d) => format!("`{method}`: {}: {d}", e.message),
+        None => format!("`{method}`: {}", e.message),
+    };
+    if line.chars().count() > MAX_REFUSAL {
+        line.chars().take(MAX_REFUSAL).collect::<String>() + "…"
+    } else {
+        line
     }
 }
