@@ -178,7 +178,7 @@ impl DrawnDiffs {
 }
 
 /// Writes `text` to stdout at once.
-fn say(text: &str) {
+pub(crate) fn say(text: &str) {
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
@@ -367,14 +367,7 @@ async fn turn(
 ) -> TurnEnd {
     // The agent's commands, as `--json` shows them: the list it sent
     // between turns first, then each new one as it comes.
-    let commands = session.commands();
-    if options.json && commands.as_array().is_some_and(|c| !c.is_empty()) && *shown != commands {
-        say(&format!(
-            "{}\n",
-            json!({"type": "commands", "commands": commands})
-        ));
-        *shown = commands;
-    }
+    crate::chat_commands::show_commands(session, options.json, shown);
     let blocks = vec![json!({"type": "text", "text": prompt})];
     // Checked now, read and encoded on the engine's runtime.
     let images: Vec<Value> = images.iter().map(|p| json!(p)).collect();
@@ -398,6 +391,7 @@ async fn turn(
     // The commands and outputs of the turn's tool calls.
     let mut calls = crate::chat_tools::ToolCalls::default();
     let mut diffs = DrawnDiffs::default();
+    let mut first = true;
     loop {
         let event = tokio::select! {
             event = events.recv() => event,
@@ -417,7 +411,7 @@ async fn turn(
             return TurnEnd::Failed;
         };
         if options.json {
-            say(&format!("{event}\n"));
+            crate::chat_commands::say_json(session, &event, &mut first, shown);
         } else if event["type"] == "tool_call" {
             show(&event);
             diffs.draw(&event, session.workspace.as_path());

@@ -10,7 +10,7 @@
 use std::fmt::Write as _;
 
 use radium_core::sessions::AgentSession;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 /// radium's own commands in `rad chat`: the usage and what it does. Add a
 /// row here for each new one (its handling goes in `chat::run`'s loop).
@@ -131,4 +131,33 @@ pub(crate) fn usage_line(usage: &Value) -> Option<String> {
     }
     line.push(']');
     Some(line)
+}
+
+/// Prints the agent's commands as a `commands` event (`--json`) when they
+/// differ from those `shown` last.
+pub(crate) fn show_commands(session: &AgentSession, json_mode: bool, shown: &mut Value) {
+    let commands = session.commands();
+    if json_mode && commands.as_array().is_some_and(|c| !c.is_empty()) && *shown != commands {
+        crate::chat::say(&format!(
+            "{}\n",
+            json!({"type": "commands", "commands": commands})
+        ));
+        *shown = commands;
+    }
+}
+
+/// Prints a turn's `event` (`--json`). Before the turn's first, the
+/// commands the agent sent just before the prompt (kept, with no turn to
+/// go to), when not shown yet; a list already shown is not said again.
+pub(crate) fn say_json(session: &AgentSession, event: &Value, first: &mut bool, shown: &mut Value) {
+    if std::mem::take(first) {
+        show_commands(session, true, shown);
+    }
+    if event["type"] == "commands" {
+        if *shown == event["commands"] {
+            return;
+        }
+        *shown = event["commands"].clone();
+    }
+    crate::chat::say(&format!("{event}\n"));
 }

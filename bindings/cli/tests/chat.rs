@@ -57,7 +57,7 @@ fn one_turn_streams_and_exits_zero() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     // The agent's commands come first (it sends them at the start).
-    assert_eq!(events[0]["type"], "commands");
+    assert_eq!(events[0]["type"], "commands", "{events:?}");
     assert_eq!(events[1]["type"], "plan");
     assert_eq!(events.last().unwrap()["type"], "turn_end");
 }
