@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::project::{content_hash, Project};
+use super::project::{content_hash, hash_like, hash_matches, same_scheme, Project};
 use super::session::{Session, LEGACY_CHAIN};
+use super::text::{common_prefix, common_suffix, splice};
 use crate::error::{Error, Result};
 use crate::support::atomic::{read_text_file, write_atomic};
 
@@ -88,15 +89,20 @@ fn damaged(path: &Path, what: &str, e: &serde_json::Error) -> Error {
     }
 }
 
-/// Which side of a changeset the file shows: (before, after).
+/// Which side of a changeset the file shows: (before, after). Each stored
+/// hash is compared with the scheme it was made with.
 fn sides(cs: &Changeset, current: Option<&str>) -> (bool, bool) {
-    let hash = current.map(content_hash);
-    let before = match &hash {
-        Some(h) => cs.existed_before && *h == cs.before_hash,
-        None => !cs.existed_before,
+    // One hash of the text serves both sides when they share a scheme.
+    let hash = current.map(|text| hash_like(text, &cs.after_hash));
+    let before = match (current, &hash) {
+        (Some(_), Some(h)) if same_scheme(&cs.before_hash, &cs.after_hash) => {
+            cs.existed_before && *h == cs.before_hash
+        }
+        (Some(text), _) => cs.existed_before && hash_matches(text, &cs.before_hash),
+        (None, _) => !cs.existed_before,
     };
     let after = if cs.removed {
-        hash.is_none()
+        current.is_none()
     } else {
         hash.as_deref() == Some(cs.after_hash.as_str())
     };
@@ -372,6 +378,13 @@ impl History {
 
     /// Undoes the last applied operation of `chain`.
     pub fn undo(&mut self, chain: &str) -> Result<Changeset> {
+        self.undo_checked(chain, None)
+    }
+
+    /// [`History::undo`]; `checked` is the file's text when the caller read
+    /// it and found it shows what the operation wrote (not read and hashed
+    /// a second time).
+    fn undo_checked(&mut self, chain: &str, checked: Option<String>) -> Result<Changeset> {
         let Some(seq) = self.session.chains.get(chain).and_then(|c| {
             if c.len > c.base {
                 c.last_applied()
@@ -399,18 +412,21 @@ impl History {
                 return Err(self.changed_since(&cs, "undo"));
             }
             String::new()
+        } else if let Some(text) = checked {
+            text
         } else {
-            read_text_file(&file).map_err(io(&file))?
+            let text = read_text_file(&file).map_err(io(&file))?;
+            if !hash_matches(&text, &cs.after_hash) {
+                return Err(self.changed_since(&cs, "undo"));
+            }
+            text
         };
-        if !cs.removed && content_hash(&current) != cs.after_hash {
-            return Err(self.changed_since(&cs, "undo"));
-        }
+        let end = cs.offset + cs.new.len();
         let text = cs.existed_before.then(|| {
-            format!(
-                "{}{}{}",
-                &current[..cs.offset],
-                cs.old,
-                &current[cs.offset + cs.new.len()..]
+            splice(
+                current.get(..cs.offset).unwrap_or_default(),
+                &cs.old,
+                current.get(end..).unwrap_or_default(),
             )
         });
         self.replay(&cs, &file, text.as_deref(), true)?;
@@ -419,6 +435,12 @@ impl History {
 
     /// Redoes the next operation of `chain`'s redo tail.
     pub fn redo(&mut self, chain: &str) -> Result<Changeset> {
+        self.redo_checked(chain, None)
+    }
+
+    /// [`History::redo`]; `checked` is the file's text (None: missing) when
+    /// the caller read it and found it shows the text before the operation.
+    fn redo_checked(&mut self, chain: &str, checked: Option<Option<String>>) -> Result<Changeset> {
         let Some(seq) = self
             .session
             .chains
@@ -433,41 +455,26 @@ impl History {
         // changed since (a folder replaced by a symlink that leads out, or
         // into `.git/` or `.radium/`).
         let file = self.project.confine_write(&cs.file)?;
-        let current = read_text_file(&file).ok();
-        if !sides(&cs, current.as_deref()).0 {
-            return Err(self.changed_since(&cs, "redo"));
-        }
+        let current = match checked {
+            Some(current) => current,
+            None => {
+                let current = read_text_file(&file).ok();
+                if !sides(&cs, current.as_deref()).0 {
+                    return Err(self.changed_since(&cs, "redo"));
+                }
+                current
+            }
+        };
         let base = current.unwrap_or_default();
+        let end = cs.offset + cs.old.len();
         let text = (!cs.removed).then(|| {
-            format!(
-                "{}{}{}",
-                &base[..cs.offset],
-                cs.new,
-                &base[cs.offset + cs.old.len()..]
+            splice(
+                base.get(..cs.offset).unwrap_or_default(),
+                &cs.new,
+                base.get(end..).unwrap_or_default(),
             )
         });
         self.replay(&cs, &file, text.as_deref(), false)?;
         Ok(cs)
     }
-}
-
-fn common_prefix(a: &str, b: &str) -> usize {
-    let mut n = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
-    while !a.is_char_boundary(n) || !b.is_char_boundary(n) {
-        n -= 1;
-    }
-    n
-}
-
-fn common_suffix(a: &str, b: &str) -> usize {
-    let mut n = a
-        .bytes()
-        .rev()
-        .zip(b.bytes().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
-    while !a.is_char_boundary(a.len() - n) || !b.is_char_boundary(b.len() - n) {
-        n -= 1;
-    }
-    n
 }
