@@ -9,16 +9,19 @@
 //! forth, and refuse where the file no longer shows what they expect.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use super::project::{content_hash, hash_like, hash_matches, same_scheme, Project};
-use super::session::{Session, LEGACY_CHAIN};
+use super::session::Session;
 use super::text::{common_prefix, common_suffix, splice};
 use crate::error::{Error, Result};
 use crate::support::atomic::{read_text_file, write_atomic};
 
+mod cache;
 mod group;
+mod recover;
 mod turn;
 
 pub use group::FileChange;
@@ -118,9 +121,10 @@ pub struct History {
     pub depth: u64,
     /// The session as loaded.
     pub session: Session,
-    /// The session file's text as read (or last written): a save that would
-    /// write the same text writes nothing (a `view` changes no state).
-    saved: Option<String>,
+    /// The session file as read (or last written), and the session it
+    /// holds: a save of the same session writes nothing (a `view` changes
+    /// no state).
+    saved: Option<Arc<cache::Parsed>>,
 }
 
 impl History {
@@ -150,10 +154,23 @@ impl History {
         let path = history.session_path();
         match std::fs::read_to_string(&path) {
             Ok(text) => {
-                history.session = serde_json::from_str(&text)
-                    .and_then(Session::from_json)
-                    .map_err(|e| damaged(&path, "session file", &e))?;
-                history.saved = Some(text);
+                let parsed = match cache::get(&path, &text) {
+                    Some(parsed) => parsed,
+                    None => {
+                        let session: Session = serde_json::from_str(&text)
+                            .and_then(Session::from_json)
+                            .map_err(|e| damaged(&path, "session file", &e))?;
+                        let parsed = Arc::new(cache::Parsed {
+                            text,
+                            session,
+                            current: false,
+                        });
+                        cache::put(&path, Arc::clone(&parsed));
+                        parsed
+                    }
+                };
+                history.session = parsed.session.clone();
+                history.saved = Some(parsed);
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(io(&path)(e)),
@@ -164,85 +181,29 @@ impl History {
         Ok(history)
     }
 
-    /// An undo or redo whose file write may have happened while its session
-    /// save did not (a crash between the two): the session is moved to what
-    /// the file shows, so the last edit can be undone (and the interrupted
-    /// one redone) as if nothing had happened.
-    fn recover_undo_or_redo(&mut self) -> Result<()> {
-        let path = self.pending_path();
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            return Ok(());
-        };
-        if let Ok(p) = serde_json::from_str::<Pending>(&text) {
-            let shown = self.read_changeset(p.seq).ok().and_then(|cs| {
-                let file = self.project.confine_write(&cs.file).ok()?;
-                Some(sides(&cs, read_text_file(&file).ok().as_deref()))
-            });
-            let chain = self.session.chain_mut(&p.chain);
-            match shown {
-                Some((true, false)) if p.undo && chain.last_applied() == Some(p.seq) => {
-                    chain.len -= 1;
-                }
-                Some((false, true)) if !p.undo && chain.next_redo() == Some(p.seq) => {
-                    chain.len += 1;
-                }
-                _ => {}
-            }
-            self.save()?;
-        }
-        std::fs::remove_file(&path).map_err(io(&path))
-    }
-
-    /// A changeset numbered `next_seq` means a crash between recording it
-    /// and saving the session: if the file already has the new content, the
-    /// change happened (roll forward); otherwise it did not (discard it).
-    /// A step of several files is looked at one changeset after the other.
-    fn recover_record(&mut self) -> Result<()> {
-        loop {
-            let seq = self.session.next_seq;
-            let path = self.changeset_path(seq);
-            if !path.exists() {
-                return Ok(());
-            }
-            let happened = self.read_changeset(seq).ok().filter(|cs| {
-                self.project
-                    .confine_write(&cs.file)
-                    .is_ok_and(|file| sides(cs, read_text_file(&file).ok().as_deref()).1)
-            });
-            let Some(cs) = happened else {
-                // Nothing after a change that did not happen is kept.
-                let mut seq = seq;
-                while std::fs::remove_file(self.changeset_path(seq)).is_ok() {
-                    seq += 1;
-                }
-                return Ok(());
-            };
-            let id = if cs.chain.is_empty() {
-                LEGACY_CHAIN
-            } else {
-                &cs.chain
-            };
-            let chain = self.session.chain_mut(id);
-            let tail = chain.take_redo_tail();
-            chain.ops.push(seq);
-            chain.len += 1;
-            self.session.steps.retain(|head| !tail.contains(head));
-            if cs.group.is_none_or(|g| g == seq) {
-                self.session.steps.push(seq);
-            }
-            self.session.next_seq += 1;
-            self.save()?;
-        }
-    }
-
     /// Writes the session atomically; nothing when the file already holds it.
     pub fn save(&mut self) -> Result<()> {
-        let text = serde_json::to_string_pretty(&self.session).unwrap_or_default();
-        if self.saved.as_deref() == Some(text.as_str()) {
+        if self
+            .saved
+            .as_ref()
+            .is_some_and(|p| p.current && p.session == self.session)
+        {
             return Ok(());
         }
-        write_atomic(&self.session_path(), &text)?;
-        self.saved = Some(text);
+        let text = serde_json::to_string_pretty(&self.session).unwrap_or_default();
+        let path = self.session_path();
+        // When the file holds this session as this release writes it, it is
+        // not written again, only known to be current for the next request.
+        if !self.saved.as_ref().is_some_and(|p| p.text == text) {
+            write_atomic(&path, &text)?;
+        }
+        let parsed = Arc::new(cache::Parsed {
+            text,
+            session: self.session.clone(),
+            current: true,
+        });
+        cache::put(&path, Arc::clone(&parsed));
+        self.saved = Some(parsed);
         Ok(())
     }
 

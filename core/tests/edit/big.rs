@@ -209,3 +209,81 @@ fn a_view_of_a_range_counts_every_line_of_a_big_file() {
         "`big.txt` has 300000 lines; start_line 300001 is past the end"
     );
 }
+
+fn session_file(e: &Env) -> PathBuf {
+    std::fs::read_dir(&e.home)
+        .unwrap()
+        .map(|d| d.unwrap().path().join("session.json"))
+        .find(|p| p.exists())
+        .unwrap()
+}
+
+#[test]
+fn views_after_a_thousand_tagless_calls_keep_the_tag_and_write_nothing() {
+    let e = env();
+    std::fs::write(e.root.join("a.txt"), "a\n").unwrap();
+    let mine = tag(&e.call("view", json!({"path": "a.txt"}), None));
+    // Command lines without a tag: each a conversation and a tag of its
+    // own, until the project keeps its last 1,000 tags.
+    for _ in 0..1000 {
+        tag(&e.call("view", json!({"path": "a.txt"}), None));
+    }
+    let held = tag(&e.call("view", json!({"path": "a.txt"}), None));
+    let session = session_file(&e);
+    let before = std::fs::read_to_string(&session).unwrap();
+    let modified = std::fs::metadata(&session).unwrap().modified().unwrap();
+    std::thread::sleep(Duration::from_millis(20));
+    for _ in 0..50 {
+        let r = e.call("view", json!({"path": "a.txt"}), Some(&held));
+        assert_eq!(tag(&r), held, "{r}");
+        assert_eq!(r["warnings"], Value::Null, "{r}");
+    }
+    assert_eq!(
+        std::fs::metadata(&session).unwrap().modified().unwrap(),
+        modified,
+        "views rewrote the session file"
+    );
+    assert!(std::fs::read_to_string(&session).unwrap() == before);
+    // The first tag was forgotten with the oldest: a new conversation.
+    let r = e.call("view", json!({"path": "a.txt"}), Some(&mine));
+    assert_ne!(tag(&r), mine, "{r}");
+}
+
+#[test]
+fn a_session_file_changed_by_another_process_is_read_again_not_remembered() {
+    let e = env();
+    std::fs::write(e.root.join("a.txt"), "a\n").unwrap();
+    let first = tag(&e.call(
+        "str-replace",
+        json!({"path": "a.txt", "old": "a", "new": "b"}),
+        None,
+    ));
+    let r = e.call("view", json!({"path": "a.txt"}), Some(&first));
+    assert_eq!(tag(&r), first, "{r}");
+    // Another process forgets the tag (as a project past 1,000 tags does).
+    let session = session_file(&e);
+    let mut value: Value =
+        serde_json::from_str(&std::fs::read_to_string(&session).unwrap()).unwrap();
+    value["tags"].as_object_mut().unwrap().remove(&first);
+    value["tag_order"] = json!([]);
+    std::fs::write(&session, serde_json::to_string_pretty(&value).unwrap()).unwrap();
+    let r = e.call("view", json!({"path": "a.txt"}), Some(&first));
+    assert_ne!(
+        tag(&r),
+        first,
+        "a forgotten tag was answered from memory: {r}"
+    );
+    assert!(
+        r["warnings"][0]
+            .as_str()
+            .unwrap_or_default()
+            .contains(&first),
+        "{r}"
+    );
+    // And a second engine (another door in this process) sees the same.
+    let other = e.fresh_engine();
+    let mut request = Request::new("view", json!({"path": "a.txt"}));
+    request.tag = Some(first.clone());
+    let r = other.handle(&request).to_json();
+    assert_ne!(tag(&r), first, "{r}");
+}
