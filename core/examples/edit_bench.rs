@@ -265,22 +265,23 @@ fn tags_pile_up(root: &Path) {
     })
     .unwrap();
     std::fs::write(root.join("small.py"), "def f():\n    return 1\n").unwrap();
-    let view = |tag: &Option<String>| {
+    // As `rad mcp` does: each call sends the tag the last one answered.
+    let view = |tag: &mut Option<String>| {
         let n = 2000u32;
         let t = Instant::now();
         for _ in 0..n {
-            handle(&engine, "view", json!({"path": "small.py"}), tag.as_deref());
+            *tag = handle(&engine, "view", json!({"path": "small.py"}), tag.as_deref());
         }
         t.elapsed() / n
     };
-    let tag = handle(&engine, "view", json!({"path": "small.py"}), None);
-    let fresh = view(&tag);
+    let mut tag = handle(&engine, "view", json!({"path": "small.py"}), None);
+    let fresh = view(&mut tag);
     let t = Instant::now();
     for _ in 0..10_000 {
         handle(&engine, "view", json!({"path": "small.py"}), None);
     }
     let calls = t.elapsed() / 10_000;
-    let piled = view(&tag);
+    let piled = view(&mut tag);
     let session: u64 = std::fs::read_dir(home.path())
         .unwrap()
         .filter_map(|e| std::fs::metadata(e.unwrap().path().join("session.json")).ok())
