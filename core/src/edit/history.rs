@@ -112,6 +112,9 @@ fn sides(cs: &Changeset, current: Option<&str>) -> (bool, bool) {
     (before, after)
 }
 
+/// A file's text as a caller read it and checked it (None: missing).
+struct Shown(Option<String>);
+
 /// The history and session of one project (use under the project lock).
 #[derive(Debug)]
 pub struct History {
@@ -154,20 +157,19 @@ impl History {
         let path = history.session_path();
         match std::fs::read_to_string(&path) {
             Ok(text) => {
-                let parsed = match cache::get(&path, &text) {
-                    Some(parsed) => parsed,
-                    None => {
-                        let session: Session = serde_json::from_str(&text)
-                            .and_then(Session::from_json)
-                            .map_err(|e| damaged(&path, "session file", &e))?;
-                        let parsed = Arc::new(cache::Parsed {
-                            text,
-                            session,
-                            current: false,
-                        });
-                        cache::put(&path, Arc::clone(&parsed));
-                        parsed
-                    }
+                let parsed = if let Some(parsed) = cache::get(&path, &text) {
+                    parsed
+                } else {
+                    let session: Session = serde_json::from_str(&text)
+                        .and_then(Session::from_json)
+                        .map_err(|e| damaged(&path, "session file", &e))?;
+                    let parsed = Arc::new(cache::Parsed {
+                        text,
+                        session,
+                        current: false,
+                    });
+                    cache::put(&path, Arc::clone(&parsed));
+                    parsed
                 };
                 history.session = parsed.session.clone();
                 history.saved = Some(parsed);
@@ -194,7 +196,7 @@ impl History {
         let path = self.session_path();
         // When the file holds this session as this release writes it, it is
         // not written again, only known to be current for the next request.
-        if !self.saved.as_ref().is_some_and(|p| p.text == text) {
+        if self.saved.as_ref().is_none_or(|p| p.text != text) {
             write_atomic(&path, &text)?;
         }
         let parsed = Arc::new(cache::Parsed {
@@ -401,7 +403,7 @@ impl History {
 
     /// [`History::redo`]; `checked` is the file's text (None: missing) when
     /// the caller read it and found it shows the text before the operation.
-    fn redo_checked(&mut self, chain: &str, checked: Option<Option<String>>) -> Result<Changeset> {
+    fn redo_checked(&mut self, chain: &str, checked: Option<Shown>) -> Result<Changeset> {
         let Some(seq) = self
             .session
             .chains
@@ -416,15 +418,14 @@ impl History {
         // changed since (a folder replaced by a symlink that leads out, or
         // into `.git/` or `.radium/`).
         let file = self.project.confine_write(&cs.file)?;
-        let current = match checked {
-            Some(current) => current,
-            None => {
-                let current = read_text_file(&file).ok();
-                if !sides(&cs, current.as_deref()).0 {
-                    return Err(self.changed_since(&cs, "redo"));
-                }
-                current
+        let current = if let Some(Shown(current)) = checked {
+            current
+        } else {
+            let current = read_text_file(&file).ok();
+            if !sides(&cs, current.as_deref()).0 {
+                return Err(self.changed_since(&cs, "redo"));
             }
+            current
         };
         let base = current.unwrap_or_default();
         let end = cs.offset + cs.old.len();

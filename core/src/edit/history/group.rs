@@ -7,7 +7,7 @@
 use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 
-use super::{io, sides, Changeset, History};
+use super::{io, sides, Changeset, History, Shown};
 use crate::error::{Error, Result};
 use crate::support::atomic::{read_text_file, write_atomic};
 
@@ -244,7 +244,7 @@ impl History {
             if !sides(cs, current.as_deref()).0 {
                 return Err(self.changed_since(cs, "redo"));
             }
-            checked = Some(current);
+            checked = Some(Shown(current));
         }
         if let ([_], Some(current)) = (sets.as_slice(), checked) {
             // One file, read and checked: not read and hashed again.
