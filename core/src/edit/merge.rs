@@ -118,6 +118,9 @@ pub fn merge3(base: &str, ours: &str, theirs: &str) -> Merged {
     let (mut next_ours, mut next_theirs, mut copied) = (0, 0, 0);
     let mut text = String::with_capacity(ours.len().max(theirs.len()));
     let mut conflicts = Vec::new();
+    // The newlines of `text` up to `counted`, counted once however many
+    // conflicts there are (linear, not a count from the top for each).
+    let (mut counted, mut newlines) = (0, 0);
     loop {
         let start = match (ours_hunks.get(next_ours), theirs_hunks.get(next_theirs)) {
             (None, None) => break,
@@ -182,7 +185,11 @@ pub fn merge3(base: &str, ours: &str, theirs: &str) -> Merged {
             }
             conflicts.push(Conflict {
                 id: conflicts.len() as u64 + 1,
-                line: text[..at].matches('\n').count() + 1,
+                line: {
+                    newlines += memchr::memchr_iter(b'\n', &text.as_bytes()[counted..at]).count();
+                    counted = at;
+                    newlines + 1
+                },
                 ours,
                 base: Some(base),
                 theirs,

@@ -287,3 +287,28 @@ fn a_session_file_changed_by_another_process_is_read_again_not_remembered() {
     let r = other.handle(&request).to_json();
     assert_ne!(tag(&r), first, "{r}");
 }
+
+#[test]
+fn a_merge_with_hundreds_of_conflicts_names_each_ones_line() {
+    use radium_core::edit::merge3;
+    // Every third line changed differently on both sides: 200 conflicts,
+    // each line number counted once from the previous one.
+    let side = |tag: &str| -> String {
+        (0..600)
+            .map(|i| {
+                if i % 3 == 1 {
+                    format!("{tag}{i}\n")
+                } else {
+                    format!("same{i}\n")
+                }
+            })
+            .collect()
+    };
+    let m = merge3(&side("base"), &side("ours"), &side("theirs"));
+    assert_eq!(m.conflicts.len(), 200);
+    let lines: Vec<&str> = m.text.lines().collect();
+    for c in &m.conflicts {
+        assert_eq!(lines[c.line - 1], "<<<<<<< ours", "conflict {}", c.id);
+        assert_eq!(&m.text[c.start..c.start + 13], "<<<<<<< ours\n");
+    }
+}
