@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -p radium-cli --quiet
-python3 tests/mcp/bench_rad_mcp.py "$PWD/target/release/rad"
+python3 tests/mcp/bench_rad_mcp.py "$PWD/target/release/rad" "$@"

@@ -9,15 +9,19 @@
 //! forth, and refuse where the file no longer shows what they expect.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::project::{content_hash, Project};
-use super::session::{Session, LEGACY_CHAIN};
+use super::project::{content_hash, hash_like, hash_matches, same_scheme, Project};
+use super::session::Session;
+use super::text::{common_prefix, common_suffix, splice};
 use crate::error::{Error, Result};
 use crate::support::atomic::{read_text_file, write_atomic};
 
+mod cache;
 mod group;
+mod recover;
 mod turn;
 
 pub use group::FileChange;
@@ -88,20 +92,28 @@ fn damaged(path: &Path, what: &str, e: &serde_json::Error) -> Error {
     }
 }
 
-/// Which side of a changeset the file shows: (before, after).
+/// Which side of a changeset the file shows: (before, after). Each stored
+/// hash is compared with the scheme it was made with.
 fn sides(cs: &Changeset, current: Option<&str>) -> (bool, bool) {
-    let hash = current.map(content_hash);
-    let before = match &hash {
-        Some(h) => cs.existed_before && *h == cs.before_hash,
-        None => !cs.existed_before,
+    // One hash of the text serves both sides when they share a scheme.
+    let hash = current.map(|text| hash_like(text, &cs.after_hash));
+    let before = match (current, &hash) {
+        (Some(_), Some(h)) if same_scheme(&cs.before_hash, &cs.after_hash) => {
+            cs.existed_before && *h == cs.before_hash
+        }
+        (Some(text), _) => cs.existed_before && hash_matches(text, &cs.before_hash),
+        (None, _) => !cs.existed_before,
     };
     let after = if cs.removed {
-        hash.is_none()
+        current.is_none()
     } else {
         hash.as_deref() == Some(cs.after_hash.as_str())
     };
     (before, after)
 }
+
+/// A file's text as a caller read it and checked it (None: missing).
+struct Shown(Option<String>);
 
 /// The history and session of one project (use under the project lock).
 #[derive(Debug)]
@@ -112,9 +124,10 @@ pub struct History {
     pub depth: u64,
     /// The session as loaded.
     pub session: Session,
-    /// The session file's text as read (or last written): a save that would
-    /// write the same text writes nothing (a `view` changes no state).
-    saved: Option<String>,
+    /// The session file as read (or last written), and the session it
+    /// holds: a save of the same session writes nothing (a `view` changes
+    /// no state).
+    saved: Option<Arc<cache::Parsed>>,
 }
 
 impl History {
@@ -144,10 +157,22 @@ impl History {
         let path = history.session_path();
         match std::fs::read_to_string(&path) {
             Ok(text) => {
-                history.session = serde_json::from_str(&text)
-                    .and_then(Session::from_json)
-                    .map_err(|e| damaged(&path, "session file", &e))?;
-                history.saved = Some(text);
+                let parsed = if let Some(parsed) = cache::get(&path, &text) {
+                    parsed
+                } else {
+                    let session: Session = serde_json::from_str(&text)
+                        .and_then(Session::from_json)
+                        .map_err(|e| damaged(&path, "session file", &e))?;
+                    let parsed = Arc::new(cache::Parsed {
+                        text,
+                        session,
+                        current: false,
+                    });
+                    cache::put(&path, Arc::clone(&parsed));
+                    parsed
+                };
+                history.session = parsed.session.clone();
+                history.saved = Some(parsed);
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(io(&path)(e)),
@@ -158,85 +183,29 @@ impl History {
         Ok(history)
     }
 
-    /// An undo or redo whose file write may have happened while its session
-    /// save did not (a crash between the two): the session is moved to what
-    /// the file shows, so the last edit can be undone (and the interrupted
-    /// one redone) as if nothing had happened.
-    fn recover_undo_or_redo(&mut self) -> Result<()> {
-        let path = self.pending_path();
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            return Ok(());
-        };
-        if let Ok(p) = serde_json::from_str::<Pending>(&text) {
-            let shown = self.read_changeset(p.seq).ok().and_then(|cs| {
-                let file = self.project.confine_write(&cs.file).ok()?;
-                Some(sides(&cs, read_text_file(&file).ok().as_deref()))
-            });
-            let chain = self.session.chain_mut(&p.chain);
-            match shown {
-                Some((true, false)) if p.undo && chain.last_applied() == Some(p.seq) => {
-                    chain.len -= 1;
-                }
-                Some((false, true)) if !p.undo && chain.next_redo() == Some(p.seq) => {
-                    chain.len += 1;
-                }
-                _ => {}
-            }
-            self.save()?;
-        }
-        std::fs::remove_file(&path).map_err(io(&path))
-    }
-
-    /// A changeset numbered `next_seq` means a crash between recording it
-    /// and saving the session: if the file already has the new content, the
-    /// change happened (roll forward); otherwise it did not (discard it).
-    /// A step of several files is looked at one changeset after the other.
-    fn recover_record(&mut self) -> Result<()> {
-        loop {
-            let seq = self.session.next_seq;
-            let path = self.changeset_path(seq);
-            if !path.exists() {
-                return Ok(());
-            }
-            let happened = self.read_changeset(seq).ok().filter(|cs| {
-                self.project
-                    .confine_write(&cs.file)
-                    .is_ok_and(|file| sides(cs, read_text_file(&file).ok().as_deref()).1)
-            });
-            let Some(cs) = happened else {
-                // Nothing after a change that did not happen is kept.
-                let mut seq = seq;
-                while std::fs::remove_file(self.changeset_path(seq)).is_ok() {
-                    seq += 1;
-                }
-                return Ok(());
-            };
-            let id = if cs.chain.is_empty() {
-                LEGACY_CHAIN
-            } else {
-                &cs.chain
-            };
-            let chain = self.session.chain_mut(id);
-            let tail = chain.take_redo_tail();
-            chain.ops.push(seq);
-            chain.len += 1;
-            self.session.steps.retain(|head| !tail.contains(head));
-            if cs.group.is_none_or(|g| g == seq) {
-                self.session.steps.push(seq);
-            }
-            self.session.next_seq += 1;
-            self.save()?;
-        }
-    }
-
     /// Writes the session atomically; nothing when the file already holds it.
     pub fn save(&mut self) -> Result<()> {
-        let text = serde_json::to_string_pretty(&self.session).unwrap_or_default();
-        if self.saved.as_deref() == Some(text.as_str()) {
+        if self
+            .saved
+            .as_ref()
+            .is_some_and(|p| p.current && p.session == self.session)
+        {
             return Ok(());
         }
-        write_atomic(&self.session_path(), &text)?;
-        self.saved = Some(text);
+        let text = serde_json::to_string_pretty(&self.session).unwrap_or_default();
+        let path = self.session_path();
+        // When the file holds this session as this release writes it, it is
+        // not written again, only known to be current for the next request.
+        if self.saved.as_ref().is_none_or(|p| p.text != text) {
+            write_atomic(&path, &text)?;
+        }
+        let parsed = Arc::new(cache::Parsed {
+            text,
+            session: self.session.clone(),
+            current: true,
+        });
+        cache::put(&path, Arc::clone(&parsed));
+        self.saved = Some(parsed);
         Ok(())
     }
 
@@ -372,6 +341,13 @@ impl History {
 
     /// Undoes the last applied operation of `chain`.
     pub fn undo(&mut self, chain: &str) -> Result<Changeset> {
+        self.undo_checked(chain, None)
+    }
+
+    /// [`History::undo`]; `checked` is the file's text when the caller read
+    /// it and found it shows what the operation wrote (not read and hashed
+    /// a second time).
+    fn undo_checked(&mut self, chain: &str, checked: Option<String>) -> Result<Changeset> {
         let Some(seq) = self.session.chains.get(chain).and_then(|c| {
             if c.len > c.base {
                 c.last_applied()
@@ -399,18 +375,21 @@ impl History {
                 return Err(self.changed_since(&cs, "undo"));
             }
             String::new()
+        } else if let Some(text) = checked {
+            text
         } else {
-            read_text_file(&file).map_err(io(&file))?
+            let text = read_text_file(&file).map_err(io(&file))?;
+            if !hash_matches(&text, &cs.after_hash) {
+                return Err(self.changed_since(&cs, "undo"));
+            }
+            text
         };
-        if !cs.removed && content_hash(&current) != cs.after_hash {
-            return Err(self.changed_since(&cs, "undo"));
-        }
+        let end = cs.offset + cs.new.len();
         let text = cs.existed_before.then(|| {
-            format!(
-                "{}{}{}",
-                &current[..cs.offset],
-                cs.old,
-                &current[cs.offset + cs.new.len()..]
+            splice(
+                current.get(..cs.offset).unwrap_or_default(),
+                &cs.old,
+                current.get(end..).unwrap_or_default(),
             )
         });
         self.replay(&cs, &file, text.as_deref(), true)?;
@@ -419,6 +398,12 @@ impl History {
 
     /// Redoes the next operation of `chain`'s redo tail.
     pub fn redo(&mut self, chain: &str) -> Result<Changeset> {
+        self.redo_checked(chain, None)
+    }
+
+    /// [`History::redo`]; `checked` is the file's text (None: missing) when
+    /// the caller read it and found it shows the text before the operation.
+    fn redo_checked(&mut self, chain: &str, checked: Option<Shown>) -> Result<Changeset> {
         let Some(seq) = self
             .session
             .chains
@@ -433,41 +418,25 @@ impl History {
         // changed since (a folder replaced by a symlink that leads out, or
         // into `.git/` or `.radium/`).
         let file = self.project.confine_write(&cs.file)?;
-        let current = read_text_file(&file).ok();
-        if !sides(&cs, current.as_deref()).0 {
-            return Err(self.changed_since(&cs, "redo"));
-        }
+        let current = if let Some(Shown(current)) = checked {
+            current
+        } else {
+            let current = read_text_file(&file).ok();
+            if !sides(&cs, current.as_deref()).0 {
+                return Err(self.changed_since(&cs, "redo"));
+            }
+            current
+        };
         let base = current.unwrap_or_default();
+        let end = cs.offset + cs.old.len();
         let text = (!cs.removed).then(|| {
-            format!(
-                "{}{}{}",
-                &base[..cs.offset],
-                cs.new,
-                &base[cs.offset + cs.old.len()..]
+            splice(
+                base.get(..cs.offset).unwrap_or_default(),
+                &cs.new,
+                base.get(end..).unwrap_or_default(),
             )
         });
         self.replay(&cs, &file, text.as_deref(), false)?;
         Ok(cs)
     }
-}
-
-fn common_prefix(a: &str, b: &str) -> usize {
-    let mut n = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
-    while !a.is_char_boundary(n) || !b.is_char_boundary(n) {
-        n -= 1;
-    }
-    n
-}
-
-fn common_suffix(a: &str, b: &str) -> usize {
-    let mut n = a
-        .bytes()
-        .rev()
-        .zip(b.bytes().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
-    while !a.is_char_boundary(a.len() - n) || !b.is_char_boundary(b.len() - n) {
-        n -= 1;
-    }
-    n
 }

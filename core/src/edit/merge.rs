@@ -14,7 +14,8 @@ use similar::{capture_diff_slices_deadline, Algorithm, DiffTag};
 
 use super::conflict::Conflict;
 use super::history::Changeset;
-use super::project::{content_hash, Project};
+use super::project::{hash_matches, Project};
+use super::text::splice;
 use super::{read_text, EditSession};
 use crate::error::{Error, Result};
 use crate::support::json::{json_kind, optional_string_arg, string_arg};
@@ -117,6 +118,9 @@ pub fn merge3(base: &str, ours: &str, theirs: &str) -> Merged {
     let (mut next_ours, mut next_theirs, mut copied) = (0, 0, 0);
     let mut text = String::with_capacity(ours.len().max(theirs.len()));
     let mut conflicts = Vec::new();
+    // The newlines of `text` up to `counted`, counted once however many
+    // conflicts there are (linear, not a count from the top for each).
+    let (mut counted, mut newlines) = (0, 0);
     loop {
         let start = match (ours_hunks.get(next_ours), theirs_hunks.get(next_theirs)) {
             (None, None) => break,
@@ -181,7 +185,11 @@ pub fn merge3(base: &str, ours: &str, theirs: &str) -> Merged {
             }
             conflicts.push(Conflict {
                 id: conflicts.len() as u64 + 1,
-                line: text[..at].matches('\n').count() + 1,
+                line: {
+                    newlines += memchr::memchr_iter(b'\n', &text.as_bytes()[counted..at]).count();
+                    counted = at;
+                    newlines + 1
+                },
                 ours,
                 base: Some(base),
                 theirs,
@@ -202,26 +210,26 @@ pub fn merge3(base: &str, ours: &str, theirs: &str) -> Merged {
 /// The file's text before changeset `cs`, from `text`, the text it wrote;
 /// `None` when `text` is not that.
 fn unapply(cs: &Changeset, text: &str) -> Option<String> {
-    if cs.removed || content_hash(text) != cs.after_hash {
+    if cs.removed || !hash_matches(text, &cs.after_hash) {
         return None;
     }
     if !cs.existed_before {
         return Some(String::new());
     }
     let end = cs.offset.checked_add(cs.new.len())?;
-    let before = format!("{}{}{}", text.get(..cs.offset)?, cs.old, text.get(end..)?);
-    (content_hash(&before) == cs.before_hash).then_some(before)
+    let before = splice(text.get(..cs.offset)?, &cs.old, text.get(end..)?);
+    hash_matches(&before, &cs.before_hash).then_some(before)
 }
 
 /// The text changeset `cs` wrote, from `text`, the text before it; `None`
 /// when `text` is not that.
 fn reapply(cs: &Changeset, text: &str) -> Option<String> {
-    if cs.removed || !cs.existed_before || content_hash(text) != cs.before_hash {
+    if cs.removed || !cs.existed_before || !hash_matches(text, &cs.before_hash) {
         return None;
     }
     let end = cs.offset.checked_add(cs.old.len())?;
-    let after = format!("{}{}{}", text.get(..cs.offset)?, cs.new, text.get(end..)?);
-    (content_hash(&after) == cs.after_hash).then_some(after)
+    let after = splice(text.get(..cs.offset)?, &cs.new, text.get(end..)?);
+    hash_matches(&after, &cs.after_hash).then_some(after)
 }
 
 /// The other side of `changes` (one file's changesets of one step, in

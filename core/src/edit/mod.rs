@@ -18,6 +18,7 @@ mod record;
 mod rewind;
 mod session;
 mod tags;
+mod text;
 
 use std::io::Read as _;
 use std::path::Path;
@@ -105,10 +106,6 @@ fn step_json(sets: &[Changeset]) -> Value {
         step["files"] = files.into();
     }
     step
-}
-
-fn line_of(text: &str, byte: usize) -> usize {
-    text[..byte].matches('\n').count() + 1
 }
 
 /// One project's edit session, under its lock.
@@ -285,20 +282,19 @@ impl EditSession {
             return Ok(json!({"path": self.project.relative(&path), "entries": entries}));
         }
         let text = read_text(&path, shown)?;
-        let lines: Vec<&str> = text.lines().collect();
+        let count = text::line_count(&text);
         let start = line_arg("view", args, "start_line")?.unwrap_or(1).max(1);
         let end = line_arg("view", args, "end_line")?
-            .unwrap_or(lines.len())
-            .min(lines.len());
-        if start > lines.len().max(1) {
+            .unwrap_or(count)
+            .min(count);
+        if start > count.max(1) {
             return Err(Error::Edit(format!(
-                "`{shown}` has {} lines; start_line {start} is past the end",
-                lines.len()
+                "`{shown}` has {count} lines; start_line {start} is past the end"
             )));
         }
         let mut numbered = String::new();
-        for (i, l) in lines
-            .iter()
+        for (i, l) in text
+            .lines()
             .enumerate()
             .skip(start - 1)
             .take(end.saturating_sub(start - 1))
@@ -306,7 +302,7 @@ impl EditSession {
             use std::fmt::Write as _;
             let _ = writeln!(numbered, "{:>6}\t{l}", i + 1);
         }
-        Ok(json!({"path": self.project.relative(&path), "text": numbered, "lines": lines.len()}))
+        Ok(json!({"path": self.project.relative(&path), "text": numbered, "lines": count}))
     }
 
     fn create(&mut self, args: &Map<String, Value>) -> Result<Value> {
@@ -343,25 +339,28 @@ impl EditSession {
         }
         let path = self.project.confine_write(shown)?;
         let text = read_text(&path, shown)?;
-        let found: Vec<usize> = text.match_indices(old).map(|(i, _)| i).collect();
-        match found.len() {
-            0 => Err(Error::Edit(format!("no match for `old` in `{shown}`"))),
-            1 => {
-                let at = found[0];
-                let after = format!("{}{new}{}", &text[..at], &text[at + old.len()..]);
+        let mut found = text.match_indices(old).map(|(i, _)| i);
+        match (found.next(), found.next()) {
+            (None, _) => Err(Error::Edit(format!("no match for `old` in `{shown}`"))),
+            (Some(at), None) => {
+                let after = text::splice(&text[..at], new, &text[at + old.len()..]);
                 let cs =
                     self.history
                         .record(&self.chain, "str-replace", &path, Some(&text), &after)?;
-                Ok(json!({"path": cs.file, "line": line_of(&text, at), "seq": cs.seq}))
+                let line = text::lines_at(&text, [at])[0];
+                Ok(json!({"path": cs.file, "line": line, "seq": cs.seq}))
             }
-            n => {
-                let lines: Vec<String> = found
-                    .iter()
-                    .map(|&i| line_of(&text, i).to_string())
-                    .collect();
+            (Some(first), Some(second)) => {
+                // One pass: the newlines between one match and the next
+                // are counted once, and only the first lines are listed.
+                let listed = [first, second]
+                    .into_iter()
+                    .chain(found.by_ref().take(text::LISTED_LINES - 2));
+                let lines = text::lines_at(&text, listed);
+                let n = lines.len() + found.count();
                 Err(Error::Edit(format!(
                     "`old` occurs {n} times in `{shown}` (lines {}); include more text to make it unique",
-                    lines.join(", ")
+                    text::list_lines(&lines, n)
                 )))
             }
         }
@@ -375,7 +374,7 @@ impl EditSession {
         })?;
         let path = self.project.confine_write(shown)?;
         let text = read_text(&path, shown)?;
-        let count = text.lines().count();
+        let count = text::line_count(&text);
         if line > count {
             return Err(Error::Edit(format!(
                 "`{shown}` has {count} lines; cannot insert after line {line}"
@@ -384,20 +383,22 @@ impl EditSession {
         let at = if line == 0 {
             0
         } else {
-            text.match_indices('\n')
+            memchr::memchr_iter(b'\n', text.as_bytes())
                 .nth(line - 1)
-                .map_or(text.len(), |(i, _)| i + 1)
+                .map_or(text.len(), |i| i + 1)
         };
-        let mut piece = text_in.to_owned();
-        if !piece.ends_with('\n') {
-            piece.push('\n');
+        // One copy of the text: a missing last newline, the piece and its
+        // own newline are spliced in.
+        let missing_newline = at == text.len() && !text.is_empty() && !text.ends_with('\n');
+        let newline = if text_in.ends_with('\n') { "" } else { "\n" };
+        let mut after = String::with_capacity(text.len() + text_in.len() + 2);
+        after.push_str(&text[..at]);
+        if missing_newline {
+            after.push('\n');
         }
-        let mut base = text.clone();
-        if at == base.len() && !base.is_empty() && !base.ends_with('\n') {
-            base.push('\n');
-        }
-        let at = at.min(base.len());
-        let after = format!("{}{piece}{}", &base[..at], &base[at..]);
+        after.push_str(text_in);
+        after.push_str(newline);
+        after.push_str(&text[at..]);
         let cs = self
             .history
             .record(&self.chain, "insert", &path, Some(&text), &after)?;

@@ -29,9 +29,35 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     hash
 }
 
-/// A short content hash (for checking a file still holds what history expects).
+/// The prefix of a content hash made with XXH3 (64 bits). A stored hash
+/// without it is the FNV-1a of earlier releases (16 hex digits), still read.
+const XXH3: &str = "x3:";
+
+/// A short content hash (for checking a file still holds what history
+/// expects): `x3:` and the XXH3 of the text, at memory speed.
 pub(crate) fn content_hash(text: &str) -> String {
-    format!("{:016x}", fnv1a(text.as_bytes()))
+    format!("{XXH3}{:016x}", xxhash_rust::xxh3::xxh3_64(text.as_bytes()))
+}
+
+/// The content hash of `text` made with the scheme `stored` was made with
+/// (history written by an earlier release keeps its FNV-1a hashes and
+/// still undoes).
+pub(crate) fn hash_like(text: &str, stored: &str) -> String {
+    if stored.starts_with(XXH3) {
+        content_hash(text)
+    } else {
+        format!("{:016x}", fnv1a(text.as_bytes()))
+    }
+}
+
+/// Whether `text` has the content hash `stored` (in its scheme).
+pub(crate) fn hash_matches(text: &str, stored: &str) -> bool {
+    hash_like(text, stored) == stored
+}
+
+/// Whether two stored hashes were made with the same scheme.
+pub(crate) fn same_scheme(a: &str, b: &str) -> bool {
+    a.starts_with(XXH3) == b.starts_with(XXH3)
 }
 
 impl Project {

@@ -65,6 +65,7 @@ fn tag(v: &Value) -> String {
         .to_owned()
 }
 
+mod big;
 mod conversations;
 mod history;
 mod merge;

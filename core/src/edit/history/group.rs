@@ -7,7 +7,7 @@
 use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 
-use super::{io, sides, Changeset, History};
+use super::{io, sides, Changeset, History, Shown};
 use crate::error::{Error, Result};
 use crate::support::atomic::{read_text_file, write_atomic};
 
@@ -208,6 +208,7 @@ impl History {
         // against its last change: each undo leaves what the one before
         // wrote.
         let mut seen = HashSet::new();
+        let mut checked = None;
         for cs in sets.iter().filter(|cs| seen.insert(cs.file.as_str())) {
             // Confined again, protected folders refused: the tree may have
             // changed since (a folder swapped for a symlink).
@@ -215,6 +216,11 @@ impl History {
             if !sides(cs, current.as_deref()).1 {
                 return Err(self.changed_since(cs, "undo"));
             }
+            checked = current;
+        }
+        if let ([_], Some(text)) = (sets.as_slice(), checked) {
+            // One file, read and checked: not read and hashed again.
+            return self.undo_checked(chain, Some(text)).map(|cs| vec![cs]);
         }
         sets.iter().map(|_| self.undo(chain)).collect()
     }
@@ -230,6 +236,7 @@ impl History {
         };
         let sets = self.step_from(next, later.iter().copied())?;
         let mut seen = HashSet::new();
+        let mut checked = None;
         for cs in sets.iter().filter(|cs| seen.insert(cs.file.as_str())) {
             // Confined again, protected folders refused: the tree may have
             // changed since (a folder swapped for a symlink).
@@ -237,6 +244,11 @@ impl History {
             if !sides(cs, current.as_deref()).0 {
                 return Err(self.changed_since(cs, "redo"));
             }
+            checked = Some(Shown(current));
+        }
+        if let ([_], Some(current)) = (sets.as_slice(), checked) {
+            // One file, read and checked: not read and hashed again.
+            return self.redo_checked(chain, Some(current)).map(|cs| vec![cs]);
         }
         sets.iter().map(|_| self.redo(chain)).collect()
     }
