@@ -279,7 +279,10 @@ impl Engine {
         }
         match broken.into_iter().next() {
             Some(error) => Err(error),
-            None => Ok(agents),
+            None => match super::agents_catalogue::not_installed(id) {
+                Some(error) => Err(error),
+                None => Ok(agents),
+            },
         }
     }
 

@@ -5,6 +5,7 @@
 //! Owns: the envelope, the command table, requests in flight (cancel), the
 //! daemon socket. Uses: every part; no part uses this one.
 
+mod agents_catalogue;
 mod agents_check;
 mod clipboard;
 mod code;
