@@ -2,7 +2,8 @@
 //! the agents people use (and installing one with npm), and the one-shot agent step
 //! that runs a configured agent between the tool and model hook chains.
 //!
-//! Owns: agent configuration and the agent processes it starts and stops.
+//! Owns: agent configuration, the catalogue and its installs, and the
+//! agent processes it starts and stops.
 //! Uses: `hooks`, `editor` (the context an agent gets and the code blocks of
 //! its answer), `support` and the shared error type.
 
