@@ -145,11 +145,24 @@ impl Engine {
         let runtime = self.registry.runtime_handle()?;
         let task =
             runtime.spawn(async move { crate::agents::install::install(entry, &cache, npm).await });
+        // A dropped request (a cancel by `id`) stops npm's process group and
+        // removes the staging folder.
+        let abort = AbortOnDrop(task.abort_handle());
         Ok(Box::pin(async move {
+            let _abort = abort;
             let installed = task
                 .await
                 .map_err(|e| Error::Runtime(format!("the install did not run: {e}")))??;
             Ok(serde_json::to_value(installed).unwrap_or_default())
         }))
+    }
+}
+
+/// Aborts a task when dropped.
+struct AbortOnDrop(tokio::task::AbortHandle);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
