@@ -241,3 +241,65 @@ fn install_and_check_say_what_is_wrong() {
         out(&o)
     );
 }
+
+/// `rad chat` with stdin a terminal (util-linux `script` gives it one) and
+/// `answer` typed there.
+fn chat_on_a_terminal(f: &Fresh, answer: &str) -> (Option<i32>, String) {
+    let script = which("script").expect("util-linux `script` is needed for a terminal");
+    let rad = env!("CARGO_BIN_EXE_rad");
+    let c = f.command(&[]);
+    let mut child = Command::new(script)
+        .args(["-qec", &format!("{rad} chat --prompt hello"), "/dev/null"])
+        .envs(
+            c.get_envs()
+                .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.to_owned()))),
+        )
+        .current_dir(&f.ws)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(answer.as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    (
+        o.status.code(),
+        format!("{}{}", out(&o), err(&o)).replace('\r', ""),
+    )
+}
+
+#[test]
+fn chat_with_no_agent_asks_on_a_terminal_which_ready_agent() {
+    let f = fresh();
+    f.installed("gemini-cli@0.61.0", "gemini");
+    f.installed("opencode-ai@1.18.33", "opencode");
+    let (code, text) = chat_on_a_terminal(&f, "2\n");
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("  1. gemini\n  2. opencode\nchat with which agent (1-2)? "),
+        "{text}"
+    );
+    assert!(
+        text.contains("rad chat: opencode"),
+        "the second was taken: {text}"
+    );
+    assert!(text.contains("You said: hello"), "{text}");
+    let (code, text) = chat_on_a_terminal(&f, "x\n");
+    assert_eq!(code, Some(2), "{text}");
+    assert!(
+        text.contains("rad chat: `x` is not a number of the list"),
+        "{text}"
+    );
+    let (code, text) = chat_on_a_terminal(&f, "7\n");
+    assert_eq!(code, Some(2), "{text}");
+    assert!(
+        text.contains("rad chat: there is no agent 7 in the list (1-2)"),
+        "{text}"
+    );
+}
