@@ -13,6 +13,15 @@
 #     lines; rad chat's `h` answer (its stdin piped) keeps the first hunk and
 #     rejects the second: exactly the kept hunk is on disk, and
 #     `rad undo --tag <tag>` gives the file back;
+#   - gemini-catalogue: no agents.toml at all: `rad agents install gemini`
+#     installs the catalogue's pinned @google/gemini-cli from the npm
+#     registry into a fresh cache (XDG_CACHE_HOME; a real download, about a
+#     minute, not the ensure-agents.sh copy, so the install itself is tested),
+#     `rad agents list` shows it installed, `rad agents check gemini` starts
+#     it, and `rad chat` with no agent named runs a turn with it;
+#   - claude-catalogue: the same with Claude Code's adapter, from the copy
+#     ensure-agents.sh installed, linked into the fresh cache (the same
+#     pinned version): `rad agents install` finds it, check and a chat turn;
 #   - gemini-hunks: the same with Gemini CLI, which writes through radium
 #     (fs/write_text_file): the rejected hunk never reaches the disk.
 #   - claude-hooks: a user extension's before_tool hook refuses `ls`; Claude
@@ -100,7 +109,7 @@ cd "$(dirname "$0")/.."
 die() { echo "test-agents: $*" >&2; exit 1; }
 say() { echo "test-agents: $*" >&2; }
 
-ALL=(claude gemini claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume claude-list claude-nvim-exit claude-notice claude-commands claude-image gemini-image gemini-resume gemini-modes gemini-commands)
+ALL=(claude gemini gemini-catalogue claude-catalogue claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume claude-list claude-nvim-exit claude-notice claude-commands claude-image gemini-image gemini-resume gemini-modes gemini-commands)
 agents=("$@")
 [ ${#agents[@]} -gt 0 ] || agents=("${ALL[@]}")
 for a in "${agents[@]}"; do
@@ -1169,9 +1178,108 @@ run_image() {
   failed_agents+=("$agent")
 }
 
+# run_catalogue gemini|claude: an agent of radium's catalogue with no
+# agents.toml. gemini: a real `rad agents install gemini` into a fresh cache;
+# claude: the copy scripts/ensure-agents.sh installed, linked into a fresh
+# cache where `rad agents install` would put it (the same pinned version, so
+# no second download). Then `rad agents list`, `rad agents check`, and `rad
+# chat` (gemini: no agent named; claude: named, as both are ready) runs a
+# turn that writes notes.txt.
+run_catalogue() {
+  local kind=$1
+  local agent=$kind-catalogue
+  local dir=$TMP/$agent
+  local ws=$dir/workspace home=$dir/home
+  mkdir -p "$ws" "$home/.gemini" "$home/.claude" "$dir/radium-home" "$dir/cache/radium/agents"
+  local file=$ws/notes.txt
+  printf 'hello\n' >"$file"
+  local new="hello from the catalogue through radium"$'\n'
+  local failures=()
+  fail() { failures+=("$*"); }
+  cat >"$home/.gemini/settings.json" <<'JSON'
+{
+  "privacy": { "usageStatisticsEnabled": false },
+  "telemetry": { "enabled": false },
+  "general": { "enableAutoUpdate": false, "enableAutoUpdateNotification": false },
+  "security": { "auth": { "selectedType": "gemini-api-key" } }
+}
+JSON
+  start_server "$dir" "$file" "$new"
+  rad_homes+=("$dir/radium-home")
+  : >"$dir/agent.err"
+  # What the agent inherits from rad: no agents.toml gives it anything.
+  local env_vars=(RADIUM_HOME="$dir/radium-home" RADIUM_DAEMON_IDLE=60 HOME="$home"
+    XDG_CACHE_HOME="$dir/cache" XDG_CONFIG_HOME="$home/.config" XDG_DATA_HOME="$home/.local/share"
+    NO_UPDATE_NOTIFIER=1 NO_PROXY=127.0.0.1,localhost no_proxy=127.0.0.1,localhost
+    RADIUM_TEST_AGENTS="$RUN_ID" npm_config_cache="${npm_config_cache:-$HOME/.npm}")
+  local folder package chat_args=()
+  if [ "$kind" = gemini ]; then
+    folder=gemini-cli@0.61.0 package=@google/gemini-cli@0.61.0
+    env_vars+=(GOOGLE_GEMINI_BASE_URL="http://127.0.0.1:$PORT" GEMINI_API_KEY=test-not-a-key
+      GEMINI_CLI_TRUST_WORKSPACE=true)
+  else
+    folder=claude-agent-acp@0.23.1 package=@zed-industries/claude-agent-acp@0.23.1
+    env_vars+=(ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" ANTHROPIC_API_KEY=sk-ant-test-not-a-key
+      CLAUDE_CONFIG_DIR="$home/.claude" CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1
+      DISABLE_AUTOUPDATER=1 DISABLE_ERROR_REPORTING=1)
+    ln -s "${CLAUDE_JS%%/node_modules/*}" "$dir/cache/radium/agents/$folder"
+    chat_args=(claude)
+  fi
+  local rc=0
+  say "$agent: rad agents install $kind (into a fresh cache)"
+  (cd "$ws" && timeout -k 5 600 env "${unset_env[@]}" "${env_vars[@]}" "$RAD" agents install "$kind" \
+    >"$dir/install.out" 2>"$dir/install.err" {SERVER_FD}>&-) || rc=$?
+  [ "$rc" = 0 ] || fail "rad agents install $kind exited with $rc: $(tail -n 20 "$dir/install.err")"
+  if [ "$kind" = gemini ]; then
+    grep -q "^installed $package as agent \`gemini\` in $dir/cache/radium/agents/$folder" "$dir/install.out" \
+      || fail "rad agents install did not say where it installed: $(cat "$dir/install.out")"
+  else
+    grep -q "^$package is installed already" "$dir/install.out" \
+      || fail "rad agents install claude did not find the linked copy: $(cat "$dir/install.out")"
+  fi
+  [ -f "$dir/cache/radium/agents/$folder/.complete" ] || fail "no finished install in the cache"
+  (cd "$ws" && env "${unset_env[@]}" "${env_vars[@]}" "$RAD" agents list >"$dir/list.out" 2>&1 {SERVER_FD}>&-) || true
+  grep -qE "^$kind +installed +radium.s cache: " "$dir/list.out" || fail "rad agents list does not show $kind installed: $(cat "$dir/list.out")"
+  rc=0
+  (cd "$ws" && timeout -k 5 120 env "${unset_env[@]}" "${env_vars[@]}" "$RAD" agents check "$kind" \
+    >"$dir/check.out" 2>"$dir/check.err" {SERVER_FD}>&-) || rc=$?
+  [ "$rc" = 0 ] && [ "$(cat "$dir/check.out")" = "$kind: OK" ] \
+    || fail "rad agents check $kind exited with $rc: $(cat "$dir/check.out" "$dir/check.err")"
+  say "$agent: rad chat ${chat_args[*]:-(no agent named)} (model server on port $PORT)"
+  rc=0
+  (cd "$ws" && timeout -k 5 180 env "${unset_env[@]}" "${env_vars[@]}" "$RAD" chat "${chat_args[@]}" --json --yes \
+    --prompt "Replace the whole content of notes.txt with: hello from the catalogue through radium" \
+    >"$dir/events.jsonl" 2>"$dir/rad.err" {SERVER_FD}>&-) || rc=$?
+  [ "$rc" = 0 ] || fail "rad chat ${chat_args[*]:-(no agent named)} exited with $rc"
+  local events=$dir/events.jsonl
+  if [ -s "$events" ] && jq . "$events" >/dev/null 2>&1; then
+    [ "$(jq -s '[.[] | select(.type == "turn_end" and .stop_reason == "end_turn")] | length' "$events")" = 1 ] \
+      || fail "no turn_end with stop_reason end_turn"
+    [ "$(jq -s --arg f "$file" '[.[] | select(.type == "write" and .path == $f)] | length' "$events")" -ge 1 ] \
+      || fail "no write event for notes.txt"
+  else
+    fail "rad chat printed no JSON events"
+  fi
+  [ "$(cat "$file"; echo x)" = "${new}x" ] || fail "notes.txt does not hold the new content: $(jq -Rs . <"$file")"
+  stop_server
+  verdict "$agent" && return 0
+  {
+    show "rad agents install stdout" "$dir/install.out"
+    show "rad agents install stderr" "$dir/install.err"
+    show "rad agents list" "$dir/list.out"
+    show "rad agents check" "$dir/check.out"
+    show "rad chat --json events" "$events"
+    show "rad chat stderr" "$dir/rad.err"
+    show "model server log" "$dir/server.log"
+  } >&2
+  failed_agents+=("$agent")
+}
+
 for agent in "${agents[@]}"; do
   case "$agent" in
     claude-image | gemini-image) run_image "$agent" ;;
+    gemini-catalogue) run_catalogue gemini ;;
+    claude-catalogue) run_catalogue claude ;;
     claude-modes) run_modes ;;
     claude-usermcp) run_usermcp ;;
     claude-resume) run_resume ;;

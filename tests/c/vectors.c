@@ -78,6 +78,15 @@ static void run_step(const char *agent) {
     got = request(engine, "{\"command\":\"step\",\"args\":{\"agent\":\"ghost\"}}");
     check(got && strstr(got, "\"code\":\"unknown_agent\""), "unknown agent", got);
     radium_string_free(got);
+    /* radium's catalogue of agents, and an install of an id it does not hold. */
+    got = request(engine, "{\"command\":\"agents-list\"}");
+    check(got && strstr(got, "\"id\":\"gemini\"") && strstr(got, "\"package\":\"@google/gemini-cli\""),
+          "agents-list: the catalogue", got);
+    radium_string_free(got);
+    got = request(engine, "{\"command\":\"agents-install\",\"args\":{\"agent\":\"ghost\"}}");
+    check(got && strstr(got, "\"code\":\"invalid_argument\"") && strstr(got, "not in radium's catalogue"),
+          "agents-install of an id not in the catalogue", got);
+    radium_string_free(got);
     radium_engine_free(engine);
     unlink(path);
     snprintf(path, sizeof path, "%s/trust.json", dir);

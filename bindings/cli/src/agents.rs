@@ -1,3 +1,4 @@
+//! `rad agents list` and `rad agents install ID`: see `agents_catalogue`.
 //! `rad agents check [ID...]`: each configured agent really started
 //! (`initialize`, `session/new` in the workspace) and closed again, through
 //! the engine's `agents-check`. One line an agent (`OK`, or `FAILED` with the
@@ -17,6 +18,20 @@ use serde_json::{json, Value};
 /// The agent commands besides the listing.
 #[derive(Subcommand)]
 pub enum AgentsCommand {
+    /// List the agents: radium's catalogue and agents.toml, with their
+    /// status (configured, installed, not installed), where each is and how
+    /// to sign in.
+    List {
+        /// Print the engine's JSON answer instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Install a catalogue agent: its pinned npm package, into radium's
+    /// cache (${XDG_CACHE_HOME:-~/.cache}/radium/agents).
+    Install {
+        /// The agent (`rad agents list` names them).
+        agent: String,
+    },
     /// Start each agent (initialize, session/new, close) and say which failed and why.
     Check {
         /// The agents to check (default: every configured one).
@@ -93,6 +108,10 @@ pub fn run(command: AgentsCommand, engine: &Engine) -> Result<String, String> {
     let (ids, json) = match command {
         AgentsCommand::Check { ids, json } => (ids, json),
         AgentsCommand::Mcp { json } => return list_mcp(engine, json),
+        AgentsCommand::List { json } => return crate::agents_catalogue::list(engine, json),
+        AgentsCommand::Install { agent } => {
+            return crate::agents_catalogue::install(engine, &agent)
+        }
         AgentsCommand::Login { agent, method } => {
             let r = engine.handle(&Request::new(
                 "agents-login",

@@ -63,7 +63,8 @@ pub(crate) enum Command {
     /// `/mode [M]`, `/model [M]` and `/effort [E]` list or switch the agent's
     /// mode, model and reasoning effort.
     Chat {
-        /// The agent id (an agent with `protocol = "acp"`); not needed with `--list`.
+        /// The agent id (an ACP agent); none: the only ready one, or pick one
+        /// from a numbered list (`rad agents list`). Not needed with `--list`.
         agent: Option<String>,
         /// List the project's past conversations (newest first) and exit;
         /// with AGENT, also the agent's own sessions of the project radium
@@ -105,7 +106,9 @@ pub(crate) enum Command {
     Extract,
     /// Validate an editor context (JSON on stdin, or RADIUM_EDITOR_*) and print it.
     Context,
-    /// List the configured agents (`rad agents check`: start each and say which fail).
+    /// The agents: `list` (the catalogue and agents.toml, with status),
+    /// `install ID`, `check [ID]` (start each and say which fail); none:
+    /// the usable agents as JSON.
     Agents {
         /// `check [ID...]`; none: list them.
         #[command(subcommand)]

@@ -10,6 +10,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 mod agents;
+mod agents_catalogue;
 mod args;
 mod chat;
 mod chat_commands;
@@ -267,9 +268,15 @@ fn main() -> ExitCode {
         if *list {
             return ExitCode::from(chat::list(&workspace, agent.as_deref(), *json));
         }
-        let Some(agent) = agent.clone() else {
-            eprintln!("rad chat: name the agent (`rad chat AGENT`; `rad agents` lists them), or pass --list");
-            return ExitCode::from(2);
+        let agent = match agent.clone() {
+            Some(agent) => agent,
+            None => match agents_catalogue::pick(&workspace) {
+                Ok(agent) => agent,
+                Err(e) => {
+                    eprintln!("rad chat: {e}");
+                    return ExitCode::from(2);
+                }
+            },
         };
         let resume = match (resume.as_deref(), continue_latest) {
             (Some(""), _) => Some(chat_history::Continue::Pick),

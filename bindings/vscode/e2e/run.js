@@ -344,6 +344,7 @@ const helpers = {
 require('./chat-steps')(step, helpers)
 require('./clipboard-steps')(step, helpers)
 require('./code-steps')(step, helpers)
+require('./agents-steps')(step, helpers)
 
 async function main() {
   fs.mkdirSync(out, { recursive: true })

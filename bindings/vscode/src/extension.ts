@@ -31,6 +31,7 @@ import {
   type AgentInfo,
   type AgentItem,
 } from './requests'
+import { agentsCommand } from './agents'
 
 /**
  * What `activate` returns, for other extensions:
@@ -452,6 +453,7 @@ export function activate(context: vscode.ExtensionContext): RadiumApi {
     vscode.commands.registerCommand('radium.sendSelection', () => sendSelection(context, previews)),
     vscode.commands.registerCommand('radium.applyCode', () => offerBlocks(previews)),
     vscode.commands.registerCommand('radium.listAgents', () => listAgents(context)),
+    vscode.commands.registerCommand('radium.agents', () => agentsCommand(settingsOf(context, vscode.window.activeTextEditor?.document).engine(), (l) => channel().appendLine(l))),
     vscode.commands.registerCommand('radium.showLog', async () => {
       await engineLogs.flush()
       channel().show(true)

@@ -28,6 +28,7 @@ test('the manifest contributes the command and points at the compiled code', () 
     { command: 'radium.sendSelection', title: 'Send Selection to Agent', category: 'Radium' },
     { command: 'radium.applyCode', title: 'Apply Code Block', category: 'Radium' },
     { command: 'radium.listAgents', title: 'List Agents', category: 'Radium' },
+    { command: 'radium.agents', title: 'Agents…', category: 'Radium', icon: '$(hubot)' },
     { command: 'radium.showLog', title: 'Show Engine Log', category: 'Radium' },
     { command: 'radium.chat', title: 'Open Chat', category: 'Radium', icon: '$(comment-discussion)' },
     { command: 'radium.newChat', title: 'New Chat', category: 'Radium', icon: '$(add)' },
@@ -153,7 +154,7 @@ test('Radium: Show Version reports the version and ABI in a message and the Radi
     const context = { extensionPath: root, extensionUri: { scheme: 'file', path: root }, subscriptions: [] }
     const api = extension.activate(context)
     assert.deepEqual(Object.keys(calls.commands), [
-      'radium.showVersion', 'radium.sendSelection', 'radium.applyCode', 'radium.listAgents', 'radium.showLog',
+      'radium.showVersion', 'radium.sendSelection', 'radium.applyCode', 'radium.listAgents', 'radium.agents', 'radium.showLog',
       'radium.chat', 'radium.newChat', 'radium.chatHistory', 'radium.stop', 'radium.attachSelection', 'radium.attachFile',
       'radium.attachFiles', 'radium.attachImage', 'radium.trust', 'radium.undo', 'radium.redo',
       'radium.clipboard.copySelection', 'radium.clipboard.applyAnswer', 'radium.code.references', 'radium.code.rename',

@@ -276,7 +276,8 @@ pub(crate) struct Available {
     pub broken: Vec<Error>,
 }
 
-/// The agents configured for `workspace` and the user. An untrusted
+/// The agents configured for `workspace` and the user, then the installed
+/// agents of radium's catalogue no file overrides. An untrusted
 /// workspace's `agents.toml` is not read at all, so its junk or its reuse of
 /// a user agent's id changes nothing; a broken file (of a trusted workspace,
 /// or the user's) leaves the other file's agents usable.
@@ -286,11 +287,19 @@ pub(crate) fn available_agents(
     trusted: bool,
 ) -> Available {
     let files = layered_files(workspace, radium_home, trusted, "agents.toml");
-    let (agents, broken) = read_layered(
+    let (mut agents, broken) = read_layered(
         &files,
         |text, file| parse_agents(text, file, workspace),
         |a: &AgentConfig| a.id.clone(),
     );
+    // The catalogue's installed agents follow, unless a file names their id.
+    let configured: Vec<String> = agents.iter().map(|a| a.id.clone()).collect();
+    agents.extend(super::catalogue::installed_agents(
+        &super::catalogue::Places::from_env(),
+        workspace,
+        radium_home,
+        &|id| configured.iter().any(|c| c == id),
+    ));
     Available { agents, broken }
 }
 

@@ -64,6 +64,11 @@ impl Engine {
             None => self
                 .agents(workspace.as_deref())?
                 .into_iter()
+                // radium's built-in example agent is not an ACP agent.
+                .filter(|a| {
+                    a.source.as_os_str() != crate::agents::catalogue::CATALOGUE_SOURCE
+                        || a.protocol == crate::agents::config::AgentProtocol::Acp
+                })
                 .map(|a| a.id)
                 .collect(),
         };

@@ -82,6 +82,10 @@ impl Engine {
                 Ok(work) => work,
                 Err(e) => Box::pin(std::future::ready(Err(e))),
             },
+            "agents-install" => match self.agents_install(&request) {
+                Ok(work) => work,
+                Err(e) => Box::pin(std::future::ready(Err(e))),
+            },
             "agents-login" => match self.agents_login(&request) {
                 Ok(work) => work,
                 Err(e) => Box::pin(std::future::ready(Err(e))),
@@ -282,6 +286,7 @@ impl Engine {
                 let workspace = self.workspace_for(cwd);
                 Ok(serde_json::to_value(self.agents(workspace.as_deref())?).unwrap_or_default())
             }
+            "agents-list" => Ok(self.agents_list(cwd)),
             "mcp-servers" => {
                 let workspace = self.workspace_for(cwd);
                 let servers = self.mcp_servers(workspace.as_deref()).servers;

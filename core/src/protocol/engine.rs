@@ -256,8 +256,9 @@ impl Engine {
 
     /// The agents for `workspace` when agent `id` is among them; else the
     /// error that says why it is not: the workspace that defines it is not
-    /// trusted, or a broken `agents.toml` (the caller answers an unknown
-    /// agent when there is neither).
+    /// trusted, a broken `agents.toml`, or a catalogue agent that is not
+    /// installed (the caller answers an unknown agent when there is none of
+    /// these).
     pub(super) fn agents_for(
         &self,
         id: &str,
@@ -267,7 +268,12 @@ impl Engine {
             .map(Path::to_owned)
             .or_else(|| self.config.workspace.clone());
         let Available { agents, broken } = self.available_agents(ws.as_deref());
-        if agents.iter().any(|a| a.id == id) {
+        // An untrusted workspace that names its own agent `id` is told to
+        // trust it, rather than silently given the catalogue's agent.
+        let from_catalogue = |a: &AgentConfig| {
+            a.id == id && a.source.as_os_str() == crate::agents::catalogue::CATALOGUE_SOURCE
+        };
+        if agents.iter().any(|a| a.id == id && !from_catalogue(a)) {
             return Ok(agents);
         }
         if let Some(error) = ws
@@ -277,9 +283,14 @@ impl Engine {
         {
             return Err(error);
         }
+        // A broken file (that may have meant to override it) comes first.
         match broken.into_iter().next() {
             Some(error) => Err(error),
-            None => Ok(agents),
+            None if agents.iter().any(from_catalogue) => Ok(agents),
+            None => match super::agents_catalogue::not_installed(id) {
+                Some(error) => Err(error),
+                None => Ok(agents),
+            },
         }
     }
 

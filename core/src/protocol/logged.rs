@@ -28,6 +28,7 @@ const QUIET: &[&str] = &[
     "extract",
     "apply",
     "agents",
+    "agents-list",
     "mcp-servers",
     "session-events",
     "session-list",

@@ -6,6 +6,7 @@
 //! daemon socket. Uses: every part; no part uses this one.
 
 mod agent_history;
+mod agents_catalogue;
 mod agents_check;
 mod clipboard;
 mod code;

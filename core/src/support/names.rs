@@ -17,6 +17,8 @@ pub const COMMANDS: &[&str] = &[
     "agents",
     "agents-check",
     "agents-login",
+    "agents-list",
+    "agents-install",
     "mcp-servers",
     "step",
     "cancel",

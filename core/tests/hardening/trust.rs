@@ -157,7 +157,14 @@ fn an_untrusted_agents_toml_neither_replaces_nor_breaks_the_users_agents() {
         assert_eq!(answer["ok"], true, "{junk:?}: {answer}");
         assert_eq!(answer["data"]["original_output"], "user\n", "{junk:?}");
         let list = call(&engine, "agents", Value::Null);
-        assert_eq!(list["data"].as_array().unwrap().len(), 1, "{list}");
+        // The user's agent, then radium's catalogue (its built-in example).
+        let from_files: Vec<&Value> = list["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|a| a["source"] != "(radium's catalogue)")
+            .collect();
+        assert_eq!(from_files.len(), 1, "{list}");
         assert_eq!(list["data"][0]["command"], json!(["/bin/echo", "user"]));
         assert!(
             list.get("warnings").is_none(),

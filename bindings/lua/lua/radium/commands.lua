@@ -118,15 +118,7 @@ function M.agents()
   if not list then
     error("radium: " .. err, 0)
   end
-  if #list == 0 then
-    project().notify("no agents: add some to $RADIUM_HOME/agents.toml or .radium/agents.toml (see :help radium-agents)", levels.WARN)
-    return list
-  end
-  local lines = {}
-  for _, a in ipairs(list) do
-    lines[#lines + 1] = string.format("%s (%s) %s  [%s]", a.id, a.protocol, table.concat(a.command, " "), a.source)
-  end
-  project().notify("agents of " .. project().root() .. ":\n" .. table.concat(lines, "\n"))
+  require("radium.agents").show()
   return list
 end
 
@@ -226,7 +218,13 @@ function M.define()
     { nargs = "?", complete = complete_from(function() return { "list", "accept", "reject", "close" } end), desc = "The review: list, accept or reject everything" })
   cmd("RadiumTrust", guard(function(o) M.trust(o.args) end),
     { nargs = "?", complete = complete_from(function() return { "revoke" } end), desc = "Trust the project of the current buffer" })
-  cmd("RadiumAgents", guard(function() M.agents() end), { desc = "List the agents of the project" })
+  cmd("RadiumAgents", guard(function(o)
+    if o.args == "" then
+      return M.agents()
+    end
+    require("radium.agents").command(o.args)
+  end), { nargs = "*", complete = function(lead, line) return require("radium.agents").complete(lead, line) end,
+    desc = "The agents (radium's catalogue and agents.toml) with their status; `install ID` installs one, `pick` chooses one" })
   cmd("RadiumUndo", guard(function() M.history("undo") end), { desc = "Undo the project's latest radium edit" })
   cmd("RadiumRedo", guard(function() M.history("redo") end), { desc = "Redo the edit :RadiumUndo took back" })
   cmd("RadiumClipboard", guard(clipboard_cmd), { range = true, nargs = "*", complete = clipboard_complete,
