@@ -112,7 +112,7 @@ fn agents_mcp_lists_the_servers_and_names_a_broken_file() {
     let o = rad(&h, &["chat", "example", "--prompt", "hi"]);
     assert!(o.status.success(), "{}", err(&o));
     assert!(
-        err(&o).contains("rad: notice: MCP server `docs`")
+        err(&o).contains("rad chat: notice: MCP server `docs`")
             && err(&o).contains("does not take sse servers"),
         "{}",
         err(&o)
