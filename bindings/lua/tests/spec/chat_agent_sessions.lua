@@ -57,7 +57,7 @@ local function pick(args, choose)
 end
 
 test(":RadiumChat history AGENT offers the agent's own sessions and the one picked is taken up", function()
-  listing_project()
+  local p = listing_project()
   local offered = pick("history listing", function(items) return items[#items] end)
   assert(offered, "the picker opened")
   eq(#offered, 1, "the agent's one session, no conversation yet")
@@ -82,12 +82,16 @@ test(":RadiumChat history AGENT offers the agent's own sessions and the one pick
   text = table.concat(vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false), "\n")
   check(text:find("I remember: from the cli; earlier turns given as context: 0", 1, true) ~= nil, text)
 
-  -- With the chat open, a plain `:RadiumChat history` asks its agent too;
-  -- the session is radium's conversation now, listed once, as radium's.
+  -- With the chat open, a plain `:RadiumChat history` asks its agent too:
+  -- cli-a is radium's conversation now, listed once, as radium's; another
+  -- session of the agent's own follows it.
+  vim.fn.writefile({ vim.json.encode({ cwd = vim.uv.fs_realpath(p.ws), prompts = { "another from the cli" } }) },
+    p.home .. "/agent-state/cli-b.json")
   vim.cmd("wincmd p")
   offered = pick("history", function() return nil end)
-  eq(#offered, 1, vim.inspect(offered))
+  eq(#offered, 2, vim.inspect(offered))
   check(offered[1]:find("listing · 1 turn(s)", 1, true) ~= nil, offered[1])
+  check(offered[2]:find("listing · (the agent's own)", 1, true) and offered[2]:find("another from the cli", 1, true), offered[2])
   close_all()
 end)
 
