@@ -67,6 +67,10 @@
 #     Claude's own command line) is listed by `rad chat claude-list --list`
 #     marked as the agent's (session/list), and `--resume agent:<id>` takes
 #     it up: the model server receives the earlier turn.
+#   - claude-nvim-list: the same session offered by Neovim's `:RadiumChat
+#     history <agent>` marked "(the agent's own)"; the chat it opens takes it
+#     up and the model server receives the earlier turn
+#     (tests/agents/nvim-list.sh).
 #   - claude-commands: Claude Code's slash commands reach the door (rad chat
 #     --json shows a `commands` event holding a project command of the
 #     workspace's .claude/commands and Claude Code's own), a prompt
@@ -109,7 +113,7 @@ cd "$(dirname "$0")/.."
 die() { echo "test-agents: $*" >&2; exit 1; }
 say() { echo "test-agents: $*" >&2; }
 
-ALL=(claude gemini gemini-catalogue claude-catalogue claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume claude-list claude-nvim-exit claude-notice claude-commands claude-image gemini-image gemini-resume gemini-modes gemini-commands)
+ALL=(claude gemini gemini-catalogue claude-catalogue claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume claude-list claude-nvim-list claude-nvim-exit claude-notice claude-commands claude-image gemini-image gemini-resume gemini-modes gemini-commands)
 agents=("$@")
 [ ${#agents[@]} -gt 0 ] || agents=("${ALL[@]}")
 for a in "${agents[@]}"; do
@@ -773,6 +777,8 @@ run_turn() {
 source tests/agents/nvim-unsaved.sh
 # run_nvim_exit (claude-nvim-exit): see tests/agents/nvim-exit.sh.
 source tests/agents/nvim-exit.sh
+# run_nvim_list (claude-nvim-list): see tests/agents/nvim-list.sh.
+source tests/agents/nvim-list.sh
 # run_gemini_resume, run_gemini_modes, run_gemini_commands: see
 # tests/agents/gemini-cases.sh.
 source tests/agents/gemini-cases.sh
@@ -1284,6 +1290,7 @@ for agent in "${agents[@]}"; do
     claude-usermcp) run_usermcp ;;
     claude-resume) run_resume ;;
     claude-list) run_list ;;
+    claude-nvim-list) run_nvim_list ;;
     claude-notice) run_notice ;;
     claude-nvim-exit) run_nvim_exit ;;
     claude-commands) run_commands ;;

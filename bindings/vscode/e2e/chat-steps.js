@@ -7,7 +7,8 @@
 // merged into an editor's unsaved line (and Undo of it), Stop on a
 // slow turn, a two-file turn restored to before its prompt (the modal
 // listing the files), the chat's conversation reopened from the history
-// (Reopen a Past Conversation…, a quick pick) and continued, the `/` menu of
+// (Reopen a Past Conversation…, a quick pick) and continued, the agent's own
+// session listed there and taken up, the `/` menu of
 // the agent's commands and its usage, an image pasted into the input, and the benchmark (time from an event reaching the extension
 // host to its text on screen; the host's event-loop delay while an answer
 // streams at a high rate).
@@ -390,6 +391,28 @@ module.exports = function chatSteps(step, h) {
     await send('what is in the pasted image')
     await answers().last().filter({ hasText: 'Images: image/png 70 bytes' }).waitFor()
     await screenshot('chat-pasted-image')
+    await clearNotifications()
+  })
+
+  step('10f. chat: Reopen a Past Conversation… lists the chat\'s agent\'s own sessions under a separator; the one picked is taken up and the agent remembers it', async () => {
+    // A session of the agent's own (as if started in its own command line).
+    const state = path.join(p.home, 'agent-state')
+    fs.mkdirSync(state, { recursive: true })
+    fs.writeFileSync(path.join(state, 'cli-a.json'), JSON.stringify({ cwd: fs.realpathSync(p.ws), prompts: ['from the cli'] }))
+    await runCommand('Radium: New Chat')
+    await chat().locator('#agent').selectOption('listing')
+    await runCommand('Radium: Reopen a Past Conversation')
+    const rows = page().locator('.quick-input-widget .monaco-list-row')
+    const own = rows.filter({ hasText: 'from the cli' }).first()
+    await own.waitFor()
+    assert.match(await own.innerText(), /the agent's own/)
+    await page().locator('.quick-input-widget', { hasText: "The agent's own sessions" }).waitFor()
+    await screenshot('chat-history-agent-sessions')
+    await own.click()
+    await chat().locator('.notice', { hasText: 'radium holds no transcript of it' }).waitFor()
+    await send('remember')
+    await answers().filter({ hasText: 'I remember: from the cli' }).first().waitFor()
+    await screenshot('chat-history-agent-session-taken-up')
     await clearNotifications()
   })
 

@@ -97,6 +97,13 @@ function setup() {
       'protocol = "acp"',
       `command = ["node", ${JSON.stringify(path.join(p.repo, 'bindings/vscode/e2e/edit-agent.mjs'))}]`,
       '',
+      // The example agent that keeps and lists its own sessions (step 10f).
+      '[[agents]]',
+      'id = "listing"',
+      'protocol = "acp"',
+      `command = ["node", ${JSON.stringify(path.join(p.repo, 'examples/acp-agent/agent.mjs'))}, "--resume", "--list"]`,
+      `env = { EXAMPLE_AGENT_STATE = ${JSON.stringify(path.join(p.home, 'agent-state'))} }`,
+      '',
       '[[agents]]',
       'id = "failing"',
       `command = ["/bin/sh", "-c", ${JSON.stringify("cat >/dev/null; echo 'the failing agent gave up' >&2; exit 3")}]`,

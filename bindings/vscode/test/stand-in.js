@@ -137,6 +137,7 @@ const vscode = {
   TabInputTextDiff,
   ConfigurationTarget: { Global: 1, Workspace: 2, WorkspaceFolder: 3 },
   StatusBarAlignment: { Left: 1, Right: 2 },
+  QuickPickItemKind: { Separator: -1, Default: 0 },
   env: {
     openExternal: async () => true,
     // VS Code's clipboard (state.clipboard: its text; a function as the text throws, as a refused read does).

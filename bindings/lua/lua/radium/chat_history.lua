@@ -3,8 +3,13 @@
 -- chat buffer with its transcript (`history-read`), resumed: the agent takes
 -- up its own session when it can, else the earlier turns go with the next
 -- prompt as context (the chat says which). Its prompts keep their
--- `tag_before`, so :RadiumRestore works on them too. The requests run off
--- the main loop.
+-- `tag_before`, so :RadiumRestore works on them too. The agent's own
+-- sessions (ACP `session/list`) that radium's history does not hold are
+-- listed after them, marked "(the agent's own)": listing starts the agent,
+-- so they are asked only of the agent named (`:RadiumChat history AGENT`)
+-- or, without one, of the agents with a chat open in the project. One picked
+-- opens a chat resumed from it, without a transcript (the chat says so).
+-- The requests run off the main loop.
 local project = require("radium.project")
 
 local M = {}
@@ -18,8 +23,14 @@ local function when(ms)
   return os.date("%Y-%m-%d %H:%M", math.floor((tonumber(ms) or 0) / 1000))
 end
 
---- One line of the picker: agent, turns, time, title.
+--- One line of the picker: agent, turns, time, title; for one of the
+--- agent's own sessions: agent, the mark, time, title.
 function M.format(c)
+  if c.source == "agent" then
+    local at = type(c.updated_at) == "string" and c.updated_at:sub(1, 16):gsub("T", " ") or "?"
+    local title = type(c.title) == "string" and c.title ~= "" and c.title or "(no title)"
+    return string.format("%s · (the agent's own) · %s · %s", c.agent, at, title)
+  end
   return string.format("%s · %d turn(s) · %s · %s", c.agent, c.turns or 0, when(c.updated), c.title ~= "" and c.title or "(no prompt)")
 end
 
@@ -88,18 +99,64 @@ local function reopen(root, c)
   end)
 end
 
---- :RadiumChat history: picks a past conversation of the current buffer's
---- project and reopens it. `on_list(conversations)` (tests) runs once listed.
-function M.pick(on_list)
-  local root = project.root(vim.api.nvim_get_current_buf())
-  project.request_async(M, root, { command = "history-list", cwd = root }, function(r)
+--- Opens a chat that takes up the agent's own session `s` (an item of
+--- `history-list`'s `agent_sessions`); radium holds no transcript of it.
+local function take_up(s)
+  local chat = require("radium.chat").open(s.agent, { resume = s.id })
+  require("radium.chat_render").entry_above(chat, "resumed", string.format(
+    "the agent's own session %s: radium holds no transcript of it; the agent remembers it", s.acp_session))
+end
+
+--- The agents whose own sessions `:RadiumChat history` lists in `root`:
+--- `agent` when named, else those with a chat open in the project.
+function M.agents_to_ask(root, agent)
+  if agent then
+    return { agent }
+  end
+  local out = {}
+  for _, chat in pairs(require("radium.chat").list()) do
+    if chat.root == root and not vim.tbl_contains(out, chat.agent) then
+      out[#out + 1] = chat.agent
+    end
+  end
+  table.sort(out)
+  return out
+end
+
+-- Asks `agent` for its own sessions of `root`; `done(sessions)` runs once
+-- answered. An agent that cannot list is said only when it was named.
+local function ask_agent(root, agent, named, done)
+  project.request_async(M, root, { command = "history-list", cwd = root, args = { agent = agent } }, function(r)
     if not r.ok then
-      return project.notify("the conversations could not be listed: " .. r.error, levels.ERROR)
+      project.notify(string.format("the sessions of `%s` could not be listed: %s", agent, r.error), levels.WARN)
+      return done({})
     end
     for _, w in ipairs(r.data.warnings or {}) do
-      project.notify(w, levels.WARN)
+      if w:find("agent `" .. agent .. "`", 1, true) and (named or not w:find("does not list its sessions", 1, true)) then
+        project.notify(w, levels.WARN)
+      end
     end
-    local list = r.data.conversations or {}
+    done(r.data.agent_sessions or {})
+  end)
+end
+
+--- :RadiumChat history [AGENT]: picks a past conversation of the current
+--- buffer's project, or one of the agent's own sessions, and reopens it.
+--- `on_list(items)` (tests) runs once everything is listed: radium's
+--- conversations, then the agents' own sessions (their `source` is "agent").
+function M.pick(agent, on_list)
+  if type(agent) == "function" then
+    agent, on_list = nil, agent
+  end
+  local root = project.root(vim.api.nvim_get_current_buf())
+  local agents = M.agents_to_ask(root, agent)
+  local conversations, own, waiting, failed = nil, {}, #agents + 1, false
+  local function listed()
+    waiting = waiting - 1
+    if waiting > 0 or failed then
+      return
+    end
+    local list = vim.list_extend(vim.list_extend({}, conversations), own)
     if on_list then
       on_list(list)
     end
@@ -107,11 +164,33 @@ function M.pick(on_list)
       return project.notify("no past conversations in " .. root, levels.WARN)
     end
     vim.ui.select(list, { prompt = "radium: reopen the conversation", format_item = M.format }, function(c)
-      if c then
+      if c and c.source == "agent" then
+        project.guard(take_up, c)
+      elseif c then
         project.guard(reopen, root, c)
       end
     end)
+  end
+  project.request_async(M, root, { command = "history-list", cwd = root }, function(r)
+    if not r.ok then
+      failed = true
+      return project.notify("the conversations could not be listed: " .. r.error, levels.ERROR)
+    end
+    for _, w in ipairs(r.data.warnings or {}) do
+      project.notify(w, levels.WARN)
+    end
+    conversations = r.data.conversations or {}
+    listed()
   end)
+  for _, a in ipairs(agents) do
+    ask_agent(root, a, agent ~= nil, function(sessions)
+      for _, s in ipairs(sessions) do
+        s.source = "agent"
+        own[#own + 1] = s
+      end
+      listed()
+    end)
+  end
 end
 
 return M

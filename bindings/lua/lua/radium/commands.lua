@@ -240,15 +240,22 @@ function M.define()
     if o.bang then
       return chat.pick()
     end
-    if o.args == "history" then
-      return require("radium.chat_history").pick()
+    local history, agent = o.args:match("^(history)%s*(%S*)$")
+    if history then
+      return require("radium.chat_history").pick(agent ~= "" and agent or nil)
     end
     chat.toggle(o.args ~= "" and o.args or nil)
-  end), { nargs = "?", bang = true, complete = complete_from(function()
-    local ids = M.agent_ids()
-    table.insert(ids, "history")
-    return ids
-  end), desc = "Show or hide the chat with an agent (a new one when there is none); with ! pick one of the open chats; `history`: reopen a past conversation" })
+  end), { nargs = "?", bang = true, complete = function(lead, line)
+    local after = line:match("history%s+(%S*)$")
+    if after then
+      return complete_from(M.agent_ids)(after)
+    end
+    return complete_from(function()
+      local ids = M.agent_ids()
+      table.insert(ids, "history")
+      return ids
+    end)(lead)
+  end, desc = "Show or hide the chat with an agent (a new one when there is none); with ! pick one of the open chats; `history [AGENT]`: reopen a past conversation, or one of the agent's own sessions" })
   -- :RadiumEffort sets the option of category thought_level (the reasoning effort).
   for _, c in ipairs({ { "RadiumMode", "mode" }, { "RadiumModel", "model" }, { "RadiumEffort", "thought_level", "reasoning effort" } }) do
     cmd(c[1], guard(function(o) require("radium.chat_options").command(c[2], o.args) end), {
