@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 mod agents;
 mod args;
+mod acp;
 mod chat;
 mod chat_commands;
 mod chat_history;
@@ -81,6 +82,7 @@ fn run(cli: Cli) -> Result<Value, String> {
         | Command::Ping
         | Command::Shutdown
         | Command::Chat { .. }
+        | Command::Acp { .. }
         | Command::Mcp
         | Command::HookRelay { .. }
         | Command::Clipboard(_)
@@ -348,6 +350,20 @@ fn main() -> ExitCode {
             let _ = writeln!(std::io::stderr(), "{}", outcome.stderr);
         }
         return ExitCode::from(outcome.code);
+    }
+    if let Command::Acp { agent, list } = &cli.command {
+        if *list {
+            let rad = std::env::current_exe()
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or_else(|_| "rad".into());
+            print!("{}", acp::list::settings(agent.as_deref().unwrap_or("claude"), &rad));
+            return ExitCode::SUCCESS;
+        }
+        let Some(agent) = agent else {
+            eprintln!("rad acp: name the agent (`rad acp AGENT`; `rad agents` lists them), or pass --list");
+            return ExitCode::from(2);
+        };
+        return ExitCode::from(acp::run(agent, &workspace));
     }
     if let Command::Mcp = &cli.command {
         return mcp::serve(workspace, cli.tag.clone());

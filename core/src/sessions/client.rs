@@ -50,7 +50,10 @@ pub(crate) async fn serve(session: &AgentSession, method: &str, params: Value) -
         }
         "fs/read_text_file" => read(session, &params),
         "fs/write_text_file" => write(session, &params).await,
-        other => Err(method_not_found(other)),
+        other => match session.unserved(other, params).await {
+            Some(answer) => answer,
+            None => Err(method_not_found(other)),
+        },
     }
 }
 

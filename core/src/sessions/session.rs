@@ -111,6 +111,8 @@ pub(crate) struct State {
     pub history: super::history::Kept,
     /// The agent's commands and usage (see `commands`).
     pub slash: super::commands::Controls,
+    /// The agent's messages as it sent them (see `tap`).
+    pub tap: super::tap::Tap,
 }
 
 /// An open session with an ACP agent.
@@ -239,6 +241,7 @@ impl AgentSession {
                 }),
             )
             .await?;
+        session.keep_opened("initialize", &init);
         let version = init.get("protocolVersion").and_then(Value::as_u64);
         if version != Some(ACP_VERSION) {
             session.close();
