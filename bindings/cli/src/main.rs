@@ -9,9 +9,9 @@ use std::io::{IsTerminal, Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
+mod acp;
 mod agents;
 mod args;
-mod acp;
 mod chat;
 mod chat_commands;
 mod chat_history;
@@ -356,7 +356,10 @@ fn main() -> ExitCode {
             let rad = std::env::current_exe()
                 .map(|p| p.to_string_lossy().into_owned())
                 .unwrap_or_else(|_| "rad".into());
-            print!("{}", acp::list::settings(agent.as_deref().unwrap_or("claude"), &rad));
+            print!(
+                "{}",
+                acp::list::settings(agent.as_deref().unwrap_or("claude"), &rad)
+            );
             return ExitCode::SUCCESS;
         }
         let Some(agent) = agent else {

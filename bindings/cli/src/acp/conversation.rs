@@ -187,11 +187,7 @@ async fn relay(
 }
 
 /// Passes one of the agent's messages to the editor; answers nothing.
-fn forward(
-    editor: &Editor,
-    message: Value,
-    asked: &mut HashMap<String, Value>,
-) {
+fn forward(editor: &Editor, message: Value, asked: &mut HashMap<String, Value>) {
     let method = message["method"].as_str().unwrap_or_default();
     if message.get("id").is_some() {
         // A request: radium serves it (or hands it over as unserved); a
@@ -238,11 +234,8 @@ fn on_event(
                     })).collect::<Vec<_>>(),
                 })
             });
-            let (editor, session, permission) = (
-                editor.clone(),
-                Arc::clone(&conversation.session),
-                s("id"),
-            );
+            let (editor, session, permission) =
+                (editor.clone(), Arc::clone(&conversation.session), s("id"));
             tokio::spawn(async move {
                 let answer = editor
                     .request("session/request_permission", &params)

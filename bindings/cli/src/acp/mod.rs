@@ -116,11 +116,15 @@ impl Proxy {
                     "radium: a line of {n} bytes or more is over the {} MiB limit (skipped)",
                     wire::MAX_LINE >> 20
                 );
-                return self.editor.answer(&Value::Null, Err(error(-32700, message)));
+                return self
+                    .editor
+                    .answer(&Value::Null, Err(error(-32700, message)));
             }
             FromEditor::Message(Err(e)) => {
                 let message = format!("radium: the line is not JSON: {e}");
-                return self.editor.answer(&Value::Null, Err(error(-32700, message)));
+                return self
+                    .editor
+                    .answer(&Value::Null, Err(error(-32700, message)));
             }
             FromEditor::Message(Ok(message)) => message,
         };
@@ -133,14 +137,19 @@ impl Proxy {
                 self.request(&id, &method, params).await;
             }
             (Some(method), None) => self.notification(method, &params),
-            (None, Some(_)) if message.get("result").is_some() || message.get("error").is_some() => {
+            (None, Some(_))
+                if message.get("result").is_some() || message.get("error").is_some() =>
+            {
                 if !self.editor.resolve(&message) {
                     eprintln!("rad acp: the editor answered a request radium never sent (ignored): {message}");
                 }
             }
             (None, id) => self.editor.answer(
                 &id.unwrap_or(Value::Null),
-                Err(error(-32600, "radium: not a JSON-RPC request, notification or answer")),
+                Err(error(
+                    -32600,
+                    "radium: not a JSON-RPC request, notification or answer",
+                )),
             ),
         }
     }
@@ -292,7 +301,9 @@ impl Proxy {
                 "session/update",
                 &json!({"sessionId": conversation.id(), "update": update}),
             );
-            return self.editor.answer(id, Ok(json!({"stopReason": "end_turn"})));
+            return self
+                .editor
+                .answer(id, Ok(json!({"stopReason": "end_turn"})));
         }
         match conversation.session.prompt(blocks) {
             Ok(events) => {

@@ -96,12 +96,7 @@ async fn edit(engine: &Engine, command: &str, args: Value, done: &str) -> String
 }
 
 /// Answers radium's command `name` with `arg` in `conversation`.
-pub async fn answer(
-    engine: &Engine,
-    conversation: &Conversation,
-    name: &str,
-    arg: &str,
-) -> String {
+pub async fn answer(engine: &Engine, conversation: &Conversation, name: &str, arg: &str) -> String {
     let session = &conversation.session;
     match name {
         "undo" | "redo" => match session.tag() {
@@ -109,7 +104,9 @@ pub async fn answer(
                 let done = if name == "undo" { "undone" } else { "redone" };
                 edit(engine, name, json!({"tag": tag}), done).await
             }
-            None => format!("radium: nothing to {name}: the agent wrote no file in this conversation.\n"),
+            None => format!(
+                "radium: nothing to {name}: the agent wrote no file in this conversation.\n"
+            ),
         },
         "rewind" => {
             let prompts = super::lock(&conversation.prompts).clone();
