@@ -53,6 +53,14 @@
 #     `/radium-echo <words>` reaches the agent unchanged (Claude Code expands
 #     the command, the model answers its text), and the usage is on screen
 #     after the turn (rad chat's text output: `[usage: ... tokens, $...]`).
+#   - acp-claude, acp-gemini: `rad acp` between an editor (the official ACP
+#     TypeScript SDK, tests/acp-proxy/drive.mjs) and the agent: a turn
+#     streams through to the editor; the edit asks the editor's permission
+#     (Claude Code; Gemini CLI writes through radium); radium's commands are
+#     in the editor's command list; /changes shows the diff, /undo takes the
+#     whole turn back (both files with Claude Code), /redo brings it back,
+#     /rewind 1 restores the files to before the first prompt — none of
+#     them reaching the agent.
 # scripts/ensure-agents.sh installs them (pinned) into a cache folder when
 # they are missing. For each agent, in a fresh workspace holding notes.txt
 # ("hello\n"), with a fresh RADIUM_HOME and a fresh HOME for the agent, one
@@ -80,7 +88,7 @@ cd "$(dirname "$0")/.."
 die() { echo "test-agents: $*" >&2; exit 1; }
 say() { echo "test-agents: $*" >&2; }
 
-ALL=(claude gemini claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume claude-commands)
+ALL=(claude gemini claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume claude-commands acp-claude acp-gemini)
 agents=("$@")
 [ ${#agents[@]} -gt 0 ] || agents=("${ALL[@]}")
 for a in "${agents[@]}"; do
@@ -740,6 +748,63 @@ run_turn() {
   failed_agents+=("$agent")
 }
 
+# run_acp CASE (acp-claude, acp-gemini): see the top.
+run_acp() {
+  local case=$1 agent=${1#acp-}
+  local dir=$TMP/$case
+  local ws=$dir/workspace
+  mkdir -p "$ws"
+  printf 'alpha\n' >"$ws/a.txt"
+  printf 'beta\n' >"$ws/b.txt"
+  local failures=()
+  fail() { failures+=("$*"); }
+  local sdk
+  sdk=$(bash scripts/ensure-acp-sdk.sh | sed -n 's/^sdk_modules=//p') || die "the ACP SDK could not be installed"
+  if [ "$agent" = claude ]; then
+    MODEL_FILE2=$ws/b.txt MODEL_CONTENT2=$'beta changed\n' start_server "$dir" "$ws/a.txt" $'alpha changed\n'
+  else
+    start_server "$dir" "$ws/a.txt" $'alpha changed\n'
+  fi
+  write_config "$agent" "$dir"
+  rad_homes+=("$dir/radium-home")
+  : >"$dir/agent.err"
+  say "$case: rad acp $agent driven by the ACP SDK (model server on port $PORT)"
+  local rc=0 out=$dir/editor.jsonl drive=$PWD/tests/acp-proxy/drive.mjs
+  (cd "$ws" && RADIUM_HOME=$dir/radium-home RADIUM_DAEMON_IDLE=60 ACP_SDK_MODULES=$sdk \
+    WATCH="$ws/a.txt,$ws/b.txt" timeout -k 5 240 env "${unset_env[@]}" "$NODE" \
+    "$drive" "$RAD" "$agent" "Change a.txt and b.txt" /changes /undo /redo "/rewind 1" \
+    >"$out" 2>"$dir/rad.err" {SERVER_FD}>&-) || rc=$?
+  [ "$rc" = 0 ] || fail "the editor (drive.mjs) exited with code $rc"
+  # at N FILTER: jq FILTER on the answer line of the N-th prompt (1-based).
+  at() { jq -rs --argjson n "$1" "[.[] | select(.prompt)] | .[\$n - 1] | $2" "$out" 2>/dev/null; }
+  local a=$ws/a.txt b=$ws/b.txt
+  [ "$(at 1 .stopReason)" = end_turn ] || fail "the turn did not end with end_turn: $(at 1 .)"
+  [ -n "$(at 1 .text)" ] || fail "no text streamed to the editor during the turn"
+  [ "$(at 1 "(.commands | index(\"undo\")) != null")" = true ] || fail "radium's /undo is not in the editor's command list: $(at 1 .commands)"
+  [ "$(at 1 ".files[\"$a\"]")" = "alpha changed" ] || fail "a.txt was not written: $(at 1 .files)"
+  if [ "$agent" = claude ]; then
+    [ "$(at 1 .permissions)" -ge 1 ] 2>/dev/null || fail "the editor was not asked permission for the edit"
+    [ "$(at 1 ".files[\"$b\"]")" = "beta changed" ] || fail "b.txt was not written: $(at 1 .files)"
+  fi
+  at 2 .text | grep -q '^+alpha changed' || fail "/changes does not show the diff: $(at 2 .text)"
+  [ "$(at 3 ".files[\"$a\"]")" = alpha ] && [ "$(at 3 ".files[\"$b\"]")" = beta ] \
+    || fail "/undo did not take the turn back: $(at 3 .)"
+  [ "$(at 4 ".files[\"$a\"]")" = "alpha changed" ] || fail "/redo did not bring the turn back: $(at 4 .)"
+  [ "$(at 5 ".files[\"$a\"]")" = alpha ] && [ "$(at 5 ".files[\"$b\"]")" = beta ] \
+    || fail "/rewind 1 did not restore the files: $(at 5 .)"
+  [ "$(jq -r 'select(.exit != null) | .exit' "$out" 2>/dev/null)" = 0 ] || fail "rad acp did not exit 0 when the editor closed stdin"
+  [ "$(grep -c 'command /' "$dir/server.log" 2>/dev/null || true)" = 0 ] || fail "a radium command reached the model"
+  stop_server
+  verdict "$case" && return 0
+  {
+    show "editor lines (drive.mjs)" "$out"
+    show "rad acp stderr" "$dir/rad.err"
+    show "model server log" "$dir/server.log"
+    show_agent_err "$case" "$dir"
+  } >&2
+  failed_agents+=("$case")
+}
+
 # run_nvim (claude-nvim): see tests/agents/nvim-unsaved.sh.
 source tests/agents/nvim-unsaved.sh
 # run_modes: Claude Code's modes and models through rad chat (see the top).
@@ -1015,6 +1080,7 @@ for agent in "${agents[@]}"; do
     claude-hooks) run_hooks ;;
     claude-turn) run_turn ;;
     claude-nvim) run_nvim ;;
+    acp-claude | acp-gemini) run_acp "$agent" ;;
     *) run "$agent" ;;
   esac
 done
