@@ -354,12 +354,9 @@ fn main() -> ExitCode {
     if let Command::Acp { agent, list } = &cli.command {
         if *list {
             let rad = std::env::current_exe()
-                .map(|p| p.to_string_lossy().into_owned())
-                .unwrap_or_else(|_| "rad".into());
-            print!(
-                "{}",
-                acp::list::settings(agent.as_deref().unwrap_or("claude"), &rad)
-            );
+                .map_or_else(|_| "rad".into(), |p| p.to_string_lossy().into_owned());
+            let text = acp::list::settings(agent.as_deref().unwrap_or("claude"), &rad);
+            let _ = std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes());
             return ExitCode::SUCCESS;
         }
         let Some(agent) = agent else {

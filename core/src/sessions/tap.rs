@@ -45,7 +45,12 @@ impl AgentSession {
     /// first receiver (a request with its `id`); the requests radium does not serve come on the second
     /// for the caller to answer (instead of radium's method-not-found). A
     /// later call replaces the earlier listener.
-    pub fn tap(&self) -> (mpsc::UnboundedReceiver<Value>, mpsc::UnboundedReceiver<Unserved>) {
+    pub fn tap(
+        &self,
+    ) -> (
+        mpsc::UnboundedReceiver<Value>,
+        mpsc::UnboundedReceiver<Unserved>,
+    ) {
         let (tx, rx) = mpsc::unbounded_channel();
         let (utx, urx) = mpsc::unbounded_channel();
         let mut state = lock(&self.state);

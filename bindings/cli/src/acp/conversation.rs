@@ -154,7 +154,7 @@ async fn relay(
             else => Next::Done,
         };
         match next {
-            Next::Tapped(message) => forward(&editor, message, &mut asked),
+            Next::Tapped(message) => forward(&editor, &message, &mut asked),
             Next::Unserved((method, params, tx)) => {
                 let editor = editor.clone();
                 tokio::spawn(async move {
@@ -187,7 +187,7 @@ async fn relay(
 }
 
 /// Passes one of the agent's messages to the editor; answers nothing.
-fn forward(editor: &Editor, message: Value, asked: &mut HashMap<String, Value>) {
+fn forward(editor: &Editor, message: &Value, asked: &mut HashMap<String, Value>) {
     let method = message["method"].as_str().unwrap_or_default();
     if message.get("id").is_some() {
         // A request: radium serves it (or hands it over as unserved); a

@@ -35,16 +35,15 @@ pub fn read_stdin() -> mpsc::UnboundedReceiver<FromEditor> {
         loop {
             let (done, used) = match input.fill_buf() {
                 Ok([]) | Err(_) => break,
-                Ok(buf) => match memchr::memchr(b'\n', buf) {
-                    Some(at) => {
+                Ok(buf) => {
+                    if let Some(at) = memchr::memchr(b'\n', buf) {
                         take(&mut line, &mut skipped, &buf[..at]);
                         (true, at + 1)
-                    }
-                    None => {
+                    } else {
                         take(&mut line, &mut skipped, buf);
                         (false, buf.len())
                     }
-                },
+                }
             };
             input.consume(used);
             if done && !send_line(&tx, &mut line, &mut skipped) {
