@@ -103,6 +103,19 @@ test('a turn streams through; an edit asks the editor after the hooks; radium co
   assert.equal(await stop(t), 0)
 })
 
+test('the editor\'s MCP servers reach the agent beside radium\'s rad mcp', async () => {
+  const h = home()
+  const t = start(h)
+  await t.conn.initialize({ protocolVersion: 1, clientCapabilities: {} })
+  const editorServer = { name: 'editor-tool', command: '/bin/true', args: ['x'], env: [] }
+  const { sessionId } = await t.conn.newSession({ cwd: h.ws, mcpServers: [editorServer] })
+  await say(t.conn, sessionId, 'mcpservers')
+  const servers = JSON.parse(t.seen.text())
+  assert.ok(servers.some((s) => s.name === 'editor-tool' && s.args[0] === 'x'), t.seen.text())
+  assert.ok(servers.some((s) => s.name !== 'editor-tool' && s.args?.includes('mcp')), 'rad mcp is passed too: ' + t.seen.text())
+  assert.equal(await stop(t), 0)
+})
+
 test('a hook denial never reaches the editor', async () => {
   const h = home()
   const t = start(h)

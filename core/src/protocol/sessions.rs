@@ -172,7 +172,7 @@ impl Engine {
         workspace: Option<&Path>,
         tag: Option<String>,
     ) -> impl Future<Output = Result<Entry>> + Send + 'static {
-        self.open_session_with(agent_id, workspace, tag, None, None)
+        self.open_session_with(agent_id, workspace, tag, None, None, Vec::new())
     }
 
     /// [`open_session`](Self::open_session), signing in first with the
@@ -185,7 +185,7 @@ impl Engine {
         tag: Option<String>,
         sign_in: Option<String>,
     ) -> impl Future<Output = Result<Entry>> + Send + 'static {
-        self.open_session_with(agent_id, workspace, tag, None, sign_in)
+        self.open_session_with(agent_id, workspace, tag, None, sign_in, Vec::new())
     }
 
     /// [`open_session`](Self::open_session) continuing conversation
@@ -198,11 +198,25 @@ impl Engine {
         tag: Option<String>,
         resume: Option<String>,
     ) -> impl Future<Output = Result<Entry>> + Send + 'static {
-        self.open_session_with(agent_id, workspace, tag, resume, None)
+        self.open_session_with(agent_id, workspace, tag, resume, None, Vec::new())
     }
 
-    /// [`open_session`](Self::open_session) with both: the conversation of
-    /// the history to continue (`resume`) and the sign-in method (`sign_in`).
+    /// [`open_session`](Self::open_session) for an ACP editor in front of
+    /// radium (`rad acp`): `editor_mcp`, the MCP servers of the editor's
+    /// `session/new` (ACP's `McpServer` objects), are passed to the agent
+    /// beside radium's and the user's (a name already passed is left out).
+    pub fn open_session_for_editor(
+        &self,
+        agent_id: &str,
+        workspace: Option<&Path>,
+        editor_mcp: Vec<Value>,
+    ) -> impl Future<Output = Result<Entry>> + Send + 'static {
+        self.open_session_with(agent_id, workspace, None, None, None, editor_mcp)
+    }
+
+    /// [`open_session`](Self::open_session) with all: the conversation of
+    /// the history to continue (`resume`), the sign-in method (`sign_in`)
+    /// and an editor's MCP servers (`editor_mcp`).
     fn open_session_with(
         &self,
         agent_id: &str,
@@ -210,6 +224,7 @@ impl Engine {
         tag: Option<String>,
         resume: Option<String>,
         sign_in: Option<String>,
+        editor_mcp: Vec<Value>,
     ) -> impl Future<Output = Result<Entry>> + Send + 'static {
         let ws: Option<PathBuf> = workspace
             .map(Path::to_owned)
@@ -258,6 +273,7 @@ impl Engine {
                 log,
                 mcp,
                 sign_in,
+                editor_mcp,
             };
             let runtime = registry.runtime_handle()?;
             let session = runtime

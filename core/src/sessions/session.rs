@@ -164,6 +164,8 @@ pub struct SessionSetup {
     /// Sign in first with this method of the agent's (`authenticate`; empty:
     /// its only method of type `agent`); `None`: no sign-in.
     pub sign_in: Option<String>,
+    /// An editor's MCP servers (ACP `McpServer` objects), passed as they are.
+    pub editor_mcp: Vec<Value>,
 }
 
 impl AgentSession {
@@ -255,7 +257,8 @@ impl AgentSession {
         if let Some(method) = &setup.sign_in {
             session.authenticate(method).await?;
         }
-        let servers = session.offered_mcp_servers(rad.clone(), &init, &setup.mcp);
+        let servers =
+            session.offered_mcp_servers(rad.clone(), &init, &setup.mcp, &setup.editor_mcp);
         session
             .start_conversation(&init, rad, servers, earlier)
             .await?;

@@ -160,10 +160,11 @@ impl Proxy {
         self.conversations.get(id).cloned()
     }
 
-    /// Opens a radium session with the agent in `cwd`.
-    async fn open(&self, cwd: &Path) -> Result<Arc<AgentSession>, Value> {
+    /// Opens a radium session with the agent in `cwd`, with the editor's
+    /// MCP servers `mcp`.
+    async fn open(&self, cwd: &Path, mcp: Vec<Value>) -> Result<Arc<AgentSession>, Value> {
         self.engine
-            .resume_session(&self.agent, Some(cwd), None, None)
+            .open_session_for_editor(&self.agent, Some(cwd), mcp)
             .await
             .map(|entry| entry.session)
             .map_err(|e| error(-32603, format!("radium: {e}")))
@@ -234,7 +235,7 @@ impl Proxy {
     /// passed back with radium's `_meta`.
     async fn initialize(&mut self) -> Result<Value, Value> {
         if self.primary.is_none() {
-            let session = self.open(&self.workspace.clone()).await?;
+            let session = self.open(&self.workspace.clone(), Vec::new()).await?;
             self.primary = Some(Arc::clone(&session));
             self.spare = Some(session);
         }
@@ -251,15 +252,18 @@ impl Proxy {
     }
 
     /// `session/new`: the session opened at `initialize` when it is in the
-    /// same folder, else a new one; its answer is the agent's.
+    /// same folder and the editor passes no MCP server, else a new one
+    /// (with the editor's MCP servers); its answer is the agent's.
     async fn new_session(&mut self, params: &Value) -> Result<Value, Value> {
         let cwd = params
             .get("cwd")
             .and_then(Value::as_str)
             .map_or_else(|| self.workspace.clone(), PathBuf::from);
+        let mcp: Vec<Value> = params["mcpServers"].as_array().cloned().unwrap_or_default();
         let same = |a: &Path, b: &Path| a.canonicalize().ok() == b.canonicalize().ok();
         let session = match self.spare.take() {
-            Some(s) if same(&s.workspace, &cwd) => s,
+            // The agent got no MCP server of the editor's when it opened.
+            Some(s) if same(&s.workspace, &cwd) && mcp.is_empty() => s,
             spare => {
                 if let Some(s) = spare {
                     if self.primary.as_ref().is_some_and(|p| Arc::ptr_eq(p, &s)) {
@@ -267,7 +271,7 @@ impl Proxy {
                     }
                     s.close();
                 }
-                let s = self.open(&cwd).await?;
+                let s = self.open(&cwd, mcp).await?;
                 self.primary.get_or_insert_with(|| Arc::clone(&s));
                 s
             }
