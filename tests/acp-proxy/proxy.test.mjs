@@ -50,7 +50,7 @@ function start (h, { allow = true } = {}) {
   })
   let stderr = ''
   child.stderr.on('data', (d) => { stderr += d })
-  const seen = { updates: [], permissions: [], text: () => seen.updates.filter((u) => u.update.sessionUpdate === 'agent_message_chunk').map((u) => u.update.content.text ?? '').join('') }
+  const seen = { updates: [], permissions: [], reads: [], text: () => seen.updates.filter((u) => u.update.sessionUpdate === 'agent_message_chunk').map((u) => u.update.content.text ?? '').join('') }
   const client = {
     async requestPermission (params) {
       seen.permissions.push(params)
@@ -58,7 +58,11 @@ function start (h, { allow = true } = {}) {
       const option = params.options.find((o) => o.kind === kind)
       return { outcome: { outcome: 'selected', optionId: option.optionId } }
     },
-    async sessionUpdate (params) { seen.updates.push(params) }
+    async sessionUpdate (params) { seen.updates.push(params) },
+    async readTextFile (params) {
+      seen.reads.push(params.path)
+      return { content: 'unsaved text of the editor\n' }
+    }
   }
   const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout))
   const conn = new acp.ClientSideConnection(() => client, stream)
@@ -114,6 +118,28 @@ test('the editor\'s MCP servers reach the agent beside radium\'s rad mcp', async
   assert.ok(servers.some((s) => s.name === 'editor-tool' && s.args[0] === 'x'), t.seen.text())
   assert.ok(servers.some((s) => s.name !== 'editor-tool' && s.args?.includes('mcp')), 'rad mcp is passed too: ' + t.seen.text())
   assert.equal(await stop(t), 0)
+})
+
+test('the agent reads the editor\'s unsaved buffer when the editor offers fs reads, else the disk', async () => {
+  const h = home()
+  writeFileSync(join(h.ws, 'notes.txt'), 'saved text on disk\n')
+  const t = start(h)
+  await t.conn.initialize({ protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: false } } })
+  const { sessionId } = await t.conn.newSession({ cwd: h.ws, mcpServers: [] })
+  await say(t.conn, sessionId, 'read notes.txt')
+  assert.match(t.seen.text(), /unsaved text of the editor/)
+  assert.deepEqual(t.seen.reads, [join(h.ws, 'notes.txt')])
+  // A path outside the workspace is refused by radium, never asked of the editor.
+  // (the example agent then fails its turn with radium's refusal).
+  await assert.rejects(say(t.conn, sessionId, 'read /etc/hostname'), /outside the project/)
+  assert.equal(t.seen.reads.length, 1)
+  await stop(t)
+  const t2 = start(h)
+  const id = await open(t2, h)
+  await say(t2.conn, id, 'read notes.txt')
+  assert.match(t2.seen.text(), /saved text on disk/)
+  assert.equal(t2.seen.reads.length, 0)
+  await stop(t2)
 })
 
 test('a hook denial never reaches the editor', async () => {

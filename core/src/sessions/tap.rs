@@ -23,6 +23,8 @@ pub(crate) struct Tap {
     pub messages: Option<mpsc::UnboundedSender<Value>>,
     /// The agent's requests radium does not serve.
     pub unserved: Option<mpsc::UnboundedSender<Unserved>>,
+    /// Whether the agent's file reads are asked of the tap's owner first.
+    pub reads: bool,
     /// The agent's answers to `initialize` and `session/new` (or the
     /// resume that stood for it): `{initialize, session}`.
     pub opened: Value,
@@ -77,6 +79,35 @@ impl AgentSession {
                 "code": -32603,
                 "message": self.ended(&format!("before answering `{method}`")).to_string(),
             })),
+        }
+    }
+
+    /// Whether the agent's `fs/read_text_file` requests go to the tap's
+    /// owner (an editor that offered `fs.readTextFile`: its unsaved
+    /// buffers) before the disk. The path is confined first, as for a read
+    /// from disk; an error of the owner's, or no owner, reads the disk.
+    pub fn read_through_tap(&self, on: bool) {
+        lock(&self.state).tap.reads = on;
+    }
+
+    /// The agent's read asked of the tap's owner (see
+    /// [`read_through_tap`](Self::read_through_tap)); `None`: read the disk.
+    pub(crate) async fn read_from_owner(&self, params: &Value) -> Option<Result<Value, RpcError>> {
+        if !lock(&self.state).tap.reads {
+            return None;
+        }
+        let path = params.get("path").and_then(Value::as_str)?;
+        let confined = self.project().and_then(|p| p.confine(path));
+        if let Err(e) = confined {
+            return Some(Err(RpcError {
+                code: -32000,
+                message: e.to_string(),
+                data: None,
+            }));
+        }
+        match self.unserved("fs/read_text_file", params.clone()).await? {
+            Ok(answer) if answer.get("content").is_some_and(Value::is_string) => Some(Ok(answer)),
+            _ => None,
         }
     }
 

@@ -51,6 +51,8 @@ struct Proxy {
     primary: Option<Arc<AgentSession>>,
     /// The conversations by their session id.
     conversations: HashMap<String, Arc<Conversation>>,
+    /// Whether the editor offered `fs.readTextFile` (its unsaved buffers).
+    editor_reads: bool,
 }
 
 /// Runs `rad acp <agent>` in `workspace` until the editor closes stdin;
@@ -89,6 +91,7 @@ pub fn run(agent: &str, workspace: &Path) -> u8 {
             spare: None,
             primary: None,
             conversations: HashMap::new(),
+            editor_reads: false,
         };
         while let Some(line) = lines.recv().await {
             proxy.take(line).await;
@@ -174,6 +177,10 @@ impl Proxy {
     async fn request(&mut self, id: &Value, method: &str, params: Value) {
         match method {
             "initialize" => {
+                self.editor_reads = params
+                    .pointer("/clientCapabilities/fs/readTextFile")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false);
                 let answer = self.initialize().await;
                 self.editor.answer(id, answer);
             }
@@ -276,6 +283,7 @@ impl Proxy {
                 s
             }
         };
+        session.read_through_tap(self.editor_reads);
         let conversation = Conversation::start(Arc::clone(&session), self.editor.clone());
         self.conversations
             .insert(conversation.id(), Arc::clone(&conversation));
