@@ -201,23 +201,10 @@ impl Engine {
         self.open_session_with(agent_id, workspace, tag, resume, None, Vec::new())
     }
 
-    /// [`open_session`](Self::open_session) for an ACP editor in front of
-    /// radium (`rad acp`): `editor_mcp`, the MCP servers of the editor's
-    /// `session/new` (ACP's `McpServer` objects), are passed to the agent
-    /// beside radium's and the user's (a name already passed is left out).
-    pub fn open_session_for_editor(
-        &self,
-        agent_id: &str,
-        workspace: Option<&Path>,
-        editor_mcp: Vec<Value>,
-    ) -> impl Future<Output = Result<Entry>> + Send + 'static {
-        self.open_session_with(agent_id, workspace, None, None, None, editor_mcp)
-    }
-
     /// [`open_session`](Self::open_session) with all: the conversation of
     /// the history to continue (`resume`), the sign-in method (`sign_in`)
     /// and an editor's MCP servers (`editor_mcp`).
-    fn open_session_with(
+    pub(super) fn open_session_with(
         &self,
         agent_id: &str,
         workspace: Option<&Path>,
