@@ -60,7 +60,9 @@
 #     in the editor's command list; /changes shows the diff, /undo takes the
 #     whole turn back (both files with Claude Code), /redo brings it back,
 #     /rewind 1 restores the files to before the first prompt — none of
-#     them reaching the agent.
+#     them reaching the agent. acp-claude again with a before_tool hook
+#     refusing any call naming b.txt: the editor is asked once (a.txt),
+#     b.txt is untouched and the hook's refusal is in the answer.
 # scripts/ensure-agents.sh installs them (pinned) into a cache folder when
 # they are missing. For each agent, in a fresh workspace holding notes.txt
 # ("hello\n"), with a fresh RADIUM_HOME and a fresh HOME for the agent, one
@@ -795,6 +797,41 @@ run_acp() {
   [ "$(jq -r 'select(.exit != null) | .exit' "$out" 2>/dev/null)" = 0 ] || fail "rad acp did not exit 0 when the editor closed stdin"
   [ "$(grep -c 'command /' "$dir/server.log" 2>/dev/null || true)" = 0 ] || fail "a radium command reached the model"
   stop_server
+  if [ "$agent" = claude ]; then
+    # A before_tool hook (a user extension) refuses any call naming b.txt:
+    # the editor is asked about a.txt only, b.txt stays as it was.
+    local hdir=$dir/hooked hws=$dir/hooked/workspace
+    mkdir -p "$hws"
+    printf 'alpha\n' >"$hws/a.txt"
+    printf 'beta\n' >"$hws/b.txt"
+    local ext=$hdir/radium-home/extensions/no-b
+    mkdir -p "$ext/hooks"
+    printf '{"name": "no-b", "version": "1.0.0", "description": "no b.txt", "components": {"hooks": ["hooks/*.toml"]}}\n' >"$ext/radium-extension.json"
+    printf '[[hooks]]\nname = "no-b"\ntype = "before_tool"\nscript = "no-b.sh"\n' >"$ext/hooks/no-b.toml"
+    printf '#!/bin/sh\nif grep -q "b\\.txt"; then echo "b.txt is not to be touched" >&2; exit 2; fi\n' >"$ext/no-b.sh"
+    chmod +x "$ext/no-b.sh"
+    MODEL_FILE2=$hws/b.txt MODEL_CONTENT2=$'beta changed\n' start_server "$hdir" "$hws/a.txt" $'alpha changed\n'
+    write_config "$agent" "$hdir"
+    rad_homes+=("$hdir/radium-home")
+    : >"$hdir/agent.err"
+    say "$case: a before_tool hook refusing b.txt (model server on port $PORT)"
+    local hout=$hdir/editor.jsonl
+    rc=0
+    (cd "$hws" && RADIUM_HOME=$hdir/radium-home RADIUM_DAEMON_IDLE=60 ACP_SDK_MODULES=$sdk \
+      WATCH="$hws/a.txt,$hws/b.txt" timeout -k 5 240 env "${unset_env[@]}" "$NODE" \
+      "$drive" "$RAD" "$agent" "Change a.txt and b.txt" \
+      >"$hout" 2>"$hdir/rad.err" {SERVER_FD}>&-) || rc=$?
+    [ "$rc" = 0 ] || fail "hooked: the editor (drive.mjs) exited with code $rc"
+    local hline
+    hline=$(jq -c 'select(.prompt)' "$hout" 2>/dev/null | head -n 1)
+    [ "$(jq -r '.files["'"$hws"'/b.txt"]' <<<"$hline")" = beta ] || fail "hooked: b.txt was changed despite the hook: $hline"
+    [ "$(jq -r '.files["'"$hws"'/a.txt"]' <<<"$hline")" = "alpha changed" ] || fail "hooked: a.txt was not written: $hline"
+    jq -r '.text' <<<"$hline" | grep -q "the before_tool hook \`no-b\` refused it: b.txt is not to be touched" \
+      || fail "hooked: the hook's refusal is not in the agent's answer: $hline"
+    [ "$(jq -r '.permissions' <<<"$hline")" = 1 ] || fail "hooked: the editor was not asked exactly once (a.txt only): $hline"
+    stop_server
+    [ ${#failures[@]} -eq 0 ] || { show "hooked: editor lines" "$hout"; show "hooked: rad acp stderr" "$hdir/rad.err"; } >&2
+  fi
   verdict "$case" && return 0
   {
     show "editor lines (drive.mjs)" "$out"

@@ -136,7 +136,9 @@ pub async fn answer(engine: &Engine, conversation: &Conversation, name: &str, ar
                 return "radium: the last turn changed no file.\n".into();
             }
             let mut out = String::from("radium: the last turn's changes:\n");
+            let workspace = format!("{}/", session.workspace.display());
             for (path, old, new) in &last.diffs {
+                let path = path.strip_prefix(&workspace).unwrap_or(path);
                 let diff = similar::TextDiff::from_lines(old, new)
                     .unified_diff()
                     .header(&format!("a/{path}"), &format!("b/{path}"))
