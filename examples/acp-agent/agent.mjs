@@ -55,6 +55,7 @@
 //                           config_option_update), as an agent leaving plan
 //                           mode does
 //   mcpservers              says the mcpServers session/new gave it, as JSON
+//   ask <method>            sends the client request <method> and says its answer
 //   remember                says the prompts it remembers of this session, and
 //                           how many earlier turns a client sent as context
 //   /<name> <args...>       a slash command: says `command /<name> got: <args>`
@@ -364,6 +365,7 @@ async function prompt (id, { sessionId, prompt }) {
       break
     }
     case 'mcpservers': say(sessionId, JSON.stringify(mcpServersOf.get(sessionId) ?? null)); break
+    case 'ask': say(sessionId, `asked ${arg}: ` + await request(arg, { sessionId, _meta: { from: 'agent' } }).then((r) => JSON.stringify(r), (e) => `error ${e.message}`)); break
     case 'usage': usageUpdate(sessionId); say(sessionId, 'Usage reported.'); break
     case 'manyusage': {
       usageUpdate(sessionId)

@@ -59,6 +59,7 @@ function start (h, { allow = true } = {}) {
       return { outcome: { outcome: 'selected', optionId: option.optionId } }
     },
     async sessionUpdate (params) { seen.updates.push(params) },
+    async extMethod (method, params) { return { method, from: params._meta?.from ?? null } },
     async readTextFile (params) {
       seen.reads.push(params.path)
       return { content: 'unsaved text of the editor\n' }
@@ -195,13 +196,18 @@ test('/rewind 1 after two turns puts the files back to before the first prompt',
   await stop(t)
 })
 
-test('an unknown method passes through and the agent\'s method-not-found comes back; a slash command of the agent\'s reaches it', async () => {
+test('unknown methods pass through both ways (with _meta); a slash command of the agent\'s reaches it', async () => {
   const h = home()
   const t = start(h)
   const id = await open(t, h)
   await assert.rejects(t.conn.extMethod('_example/nothing', { x: 1 }), (e) => e.code === -32601 && /method not found: _example\/nothing/.test(e.message))
   await say(t.conn, id, '/review now')
   assert.match(t.seen.text(), /command \/review got: now/)
+  // An agent's request radium does not serve is asked of the editor, _meta unchanged.
+  await say(t.conn, id, 'ask _editor/hello')
+  assert.match(t.seen.text(), /asked _editor\/hello: \{"from":"agent","method":"_editor\/hello"\}/)
+  await say(t.conn, id, 'ask nothing/here')
+  assert.match(t.seen.text(), /asked nothing\/here: \{"from":"agent","method":"nothing\/here"\}/)
   const loaded = await t.conn.setSessionMode({ sessionId: id, modeId: 'plan' })
   assert.ok(loaded !== undefined)
   await stop(t)
