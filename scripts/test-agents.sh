@@ -86,6 +86,16 @@
 #     gets anything.
 #   - gemini-resume, gemini-modes, gemini-commands: the same with Gemini
 #     CLI (see tests/agents/gemini-cases.sh).
+#   - acp-claude, acp-gemini: `rad acp` between an editor (the official ACP
+#     TypeScript SDK, tests/acp-proxy/drive.mjs) and the agent: a turn
+#     streams through to the editor; the edit asks the editor's permission
+#     (Claude Code; Gemini CLI writes through radium); radium's commands are
+#     in the editor's command list; /changes shows the diff, /undo takes the
+#     whole turn back (both files with Claude Code), /redo brings it back,
+#     /rewind 1 restores the files to before the first prompt — none of
+#     them reaching the agent. acp-claude again with a before_tool hook
+#     refusing any call naming b.txt: the editor is asked once (a.txt),
+#     b.txt is untouched and the hook's refusal is in the answer.
 # scripts/ensure-agents.sh installs them (pinned) into a cache folder when
 # they are missing. For each agent, in a fresh workspace holding notes.txt
 # ("hello\n"), with a fresh RADIUM_HOME and a fresh HOME for the agent, one
@@ -113,7 +123,7 @@ cd "$(dirname "$0")/.."
 die() { echo "test-agents: $*" >&2; exit 1; }
 say() { echo "test-agents: $*" >&2; }
 
-ALL=(claude gemini gemini-catalogue claude-catalogue claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume claude-list claude-nvim-list claude-nvim-exit claude-notice claude-commands claude-image gemini-image gemini-resume gemini-modes gemini-commands)
+ALL=(claude gemini gemini-catalogue claude-catalogue claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume claude-list claude-nvim-list claude-nvim-exit claude-notice claude-commands claude-image gemini-image gemini-resume gemini-modes gemini-commands acp-claude acp-gemini)
 agents=("$@")
 [ ${#agents[@]} -gt 0 ] || agents=("${ALL[@]}")
 for a in "${agents[@]}"; do
@@ -773,6 +783,98 @@ run_turn() {
   failed_agents+=("$agent")
 }
 
+# run_acp CASE (acp-claude, acp-gemini): see the top.
+run_acp() {
+  local case=$1 agent=${1#acp-}
+  local dir=$TMP/$case
+  local ws=$dir/workspace
+  mkdir -p "$ws"
+  printf 'alpha\n' >"$ws/a.txt"
+  printf 'beta\n' >"$ws/b.txt"
+  local failures=()
+  fail() { failures+=("$*"); }
+  local sdk
+  sdk=$(bash scripts/ensure-acp-sdk.sh | sed -n 's/^sdk_modules=//p') || die "the ACP SDK could not be installed"
+  if [ "$agent" = claude ]; then
+    MODEL_FILE2=$ws/b.txt MODEL_CONTENT2=$'beta changed\n' start_server "$dir" "$ws/a.txt" $'alpha changed\n'
+  else
+    start_server "$dir" "$ws/a.txt" $'alpha changed\n'
+  fi
+  write_config "$agent" "$dir"
+  rad_homes+=("$dir/radium-home")
+  : >"$dir/agent.err"
+  say "$case: rad acp $agent driven by the ACP SDK (model server on port $PORT)"
+  local rc=0 out=$dir/editor.jsonl drive=$PWD/tests/acp-proxy/drive.mjs
+  (cd "$ws" && RADIUM_HOME=$dir/radium-home RADIUM_DAEMON_IDLE=60 ACP_SDK_MODULES=$sdk \
+    WATCH="$ws/a.txt,$ws/b.txt" timeout -k 5 240 env "${unset_env[@]}" "$NODE" \
+    "$drive" "$RAD" "$agent" "Change a.txt and b.txt" /changes /undo /redo "/rewind 1" \
+    >"$out" 2>"$dir/rad.err" {SERVER_FD}>&-) || rc=$?
+  [ "$rc" = 0 ] || fail "the editor (drive.mjs) exited with code $rc"
+  # at N FILTER: jq FILTER on the answer line of the N-th prompt (1-based).
+  at() { jq -rs --argjson n "$1" "[.[] | select(.prompt)] | .[\$n - 1] | $2" "$out" 2>/dev/null; }
+  local a=$ws/a.txt b=$ws/b.txt
+  [ "$(at 1 .stopReason)" = end_turn ] || fail "the turn did not end with end_turn: $(at 1 .)"
+  [ -n "$(at 1 .text)" ] || fail "no text streamed to the editor during the turn"
+  [ "$(at 1 "(.commands | index(\"undo\")) != null")" = true ] || fail "radium's /undo is not in the editor's command list: $(at 1 .commands)"
+  [ "$(at 1 ".files[\"$a\"]")" = "alpha changed" ] || fail "a.txt was not written: $(at 1 .files)"
+  if [ "$agent" = claude ]; then
+    [ "$(at 1 .permissions)" -ge 1 ] 2>/dev/null || fail "the editor was not asked permission for the edit"
+    [ "$(at 1 ".files[\"$b\"]")" = "beta changed" ] || fail "b.txt was not written: $(at 1 .files)"
+  fi
+  at 2 .text | grep -q '^+alpha changed' || fail "/changes does not show the diff: $(at 2 .text)"
+  [ "$(at 3 ".files[\"$a\"]")" = alpha ] && [ "$(at 3 ".files[\"$b\"]")" = beta ] \
+    || fail "/undo did not take the turn back: $(at 3 .)"
+  [ "$(at 4 ".files[\"$a\"]")" = "alpha changed" ] || fail "/redo did not bring the turn back: $(at 4 .)"
+  [ "$(at 5 ".files[\"$a\"]")" = alpha ] && [ "$(at 5 ".files[\"$b\"]")" = beta ] \
+    || fail "/rewind 1 did not restore the files: $(at 5 .)"
+  [ "$(jq -r 'select(.exit != null) | .exit' "$out" 2>/dev/null)" = 0 ] || fail "rad acp did not exit 0 when the editor closed stdin"
+  [ "$(grep -c 'command /' "$dir/server.log" 2>/dev/null || true)" = 0 ] || fail "a radium command reached the model"
+  stop_server
+  if [ "$agent" = claude ]; then
+    # A before_tool hook (a user extension) refuses any call naming b.txt:
+    # the editor is asked about a.txt only, b.txt stays as it was.
+    local hdir=$dir/hooked hws=$dir/hooked/workspace
+    mkdir -p "$hws"
+    printf 'alpha\n' >"$hws/a.txt"
+    printf 'beta\n' >"$hws/b.txt"
+    local ext=$hdir/radium-home/extensions/no-b
+    mkdir -p "$ext/hooks"
+    printf '{"name": "no-b", "version": "1.0.0", "description": "no b.txt", "components": {"hooks": ["hooks/*.toml"]}}\n' >"$ext/radium-extension.json"
+    printf '[[hooks]]\nname = "no-b"\ntype = "before_tool"\nscript = "no-b.sh"\n' >"$ext/hooks/no-b.toml"
+    printf '#!/bin/sh\nif grep -q "b\\.txt"; then echo "b.txt is not to be touched" >&2; exit 2; fi\n' >"$ext/no-b.sh"
+    chmod +x "$ext/no-b.sh"
+    MODEL_FILE2=$hws/b.txt MODEL_CONTENT2=$'beta changed\n' start_server "$hdir" "$hws/a.txt" $'alpha changed\n'
+    write_config "$agent" "$hdir"
+    rad_homes+=("$hdir/radium-home")
+    : >"$hdir/agent.err"
+    say "$case: a before_tool hook refusing b.txt (model server on port $PORT)"
+    local hout=$hdir/editor.jsonl
+    rc=0
+    (cd "$hws" && RADIUM_HOME=$hdir/radium-home RADIUM_DAEMON_IDLE=60 ACP_SDK_MODULES=$sdk \
+      WATCH="$hws/a.txt,$hws/b.txt" timeout -k 5 240 env "${unset_env[@]}" "$NODE" \
+      "$drive" "$RAD" "$agent" "Change a.txt and b.txt" \
+      >"$hout" 2>"$hdir/rad.err" {SERVER_FD}>&-) || rc=$?
+    [ "$rc" = 0 ] || fail "hooked: the editor (drive.mjs) exited with code $rc"
+    local hline
+    hline=$(jq -c 'select(.prompt)' "$hout" 2>/dev/null | head -n 1)
+    [ "$(jq -r '.files["'"$hws"'/b.txt"]' <<<"$hline")" = beta ] || fail "hooked: b.txt was changed despite the hook: $hline"
+    [ "$(jq -r '.files["'"$hws"'/a.txt"]' <<<"$hline")" = "alpha changed" ] || fail "hooked: a.txt was not written: $hline"
+    jq -r '.text' <<<"$hline" | grep -q "the before_tool hook \`no-b\` refused it: b.txt is not to be touched" \
+      || fail "hooked: the hook's refusal is not in the agent's answer: $hline"
+    [ "$(jq -r '.permissions' <<<"$hline")" = 1 ] || fail "hooked: the editor was not asked exactly once (a.txt only): $hline"
+    stop_server
+    [ ${#failures[@]} -eq 0 ] || { show "hooked: editor lines" "$hout"; show "hooked: rad acp stderr" "$hdir/rad.err"; } >&2
+  fi
+  verdict "$case" && return 0
+  {
+    show "editor lines (drive.mjs)" "$out"
+    show "rad acp stderr" "$dir/rad.err"
+    show "model server log" "$dir/server.log"
+    show_agent_err "$case" "$dir"
+  } >&2
+  failed_agents+=("$case")
+}
+
 # run_nvim (claude-nvim): see tests/agents/nvim-unsaved.sh.
 source tests/agents/nvim-unsaved.sh
 # run_nvim_exit (claude-nvim-exit): see tests/agents/nvim-exit.sh.
@@ -1302,6 +1404,7 @@ for agent in "${agents[@]}"; do
     gemini-resume) run_gemini_resume ;;
     gemini-modes) run_gemini_modes ;;
     gemini-commands) run_gemini_commands ;;
+    acp-claude | acp-gemini) run_acp "$agent" ;;
     *) run "$agent" ;;
   esac
 done

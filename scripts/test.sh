@@ -58,6 +58,9 @@ bash scripts/test-agents.sh
 step "rad mcp: the edit tools as an MCP server, driven by the reference MCP client (PyPI mcp)"
 bash scripts/test-mcp.sh
 
+step "rad acp: radium between an editor (the official ACP TypeScript SDK) and the example agent"
+bash scripts/test-acp-proxy.sh
+
 step "code intelligence: read-var, modify-var, rename-file with real language servers (jedi-language-server, typescript-language-server)"
 bash scripts/test-lsp.sh
 

@@ -321,6 +321,7 @@ async function prompt (id, { sessionId, prompt }) {
       break
     }
     case 'mcpservers': say(sessionId, JSON.stringify(mcpServersOf.get(sessionId) ?? null)); break
+    case 'ask': say(sessionId, `asked ${arg}: ` + await request(arg, { sessionId, _meta: { from: 'agent' } }).then((r) => JSON.stringify(r), (e) => `error ${e.message}`)); break
     case 'usage': usageUpdate(sessionId); say(sessionId, 'Usage reported.'); break
     case 'manyusage': {
       usageUpdate(sessionId)

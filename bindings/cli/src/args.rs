@@ -10,6 +10,7 @@ pub(crate) const EXAMPLES: &str = "\
 Examples:
   rad chat claude                          talk with an agent (ACP) in this workspace
   rad chat claude --prompt 'fix the bug'   one turn, streamed, then exit
+  rad acp claude                           be the ACP agent of an editor (Zed, JetBrains, Emacs), claude behind
   rad view src/main.rs --start 10 --end 20 show lines with numbers
   rad str-replace src/main.rs --old a --new b
   rad undo                                 take back the last edit (any conversation)
@@ -101,6 +102,18 @@ pub(crate) enum Command {
         /// an agent that takes images; repeatable.
         #[arg(long = "image", value_name = "PATH")]
         images: Vec<std::path::PathBuf>,
+    },
+    /// Speak ACP on stdio as an agent to an editor (Zed, JetBrains IDEs,
+    /// Emacs agent-shell, codecompanion, avante), with the agent behind
+    /// radium: its writes recorded, its permission requests through
+    /// radium's rules and hooks first, and /undo, /redo, /rewind N,
+    /// /changes, /hooks answered by radium.
+    Acp {
+        /// The agent id (an agent with `protocol = "acp"`); not needed with `--list`.
+        agent: Option<String>,
+        /// Print each editor's setting to paste, for AGENT (default `claude`), and exit.
+        #[arg(long)]
+        list: bool,
     },
     /// Extract the code blocks of an agent's answer read on stdin.
     Extract,

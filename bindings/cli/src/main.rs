@@ -9,6 +9,7 @@ use std::io::{IsTerminal, Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
+mod acp;
 mod agents;
 mod agents_catalogue;
 mod args;
@@ -82,6 +83,7 @@ fn run(cli: Cli) -> Result<Value, String> {
         | Command::Ping
         | Command::Shutdown
         | Command::Chat { .. }
+        | Command::Acp { .. }
         | Command::Mcp
         | Command::HookRelay { .. }
         | Command::Clipboard(_)
@@ -355,6 +357,20 @@ fn main() -> ExitCode {
             let _ = writeln!(std::io::stderr(), "{}", outcome.stderr);
         }
         return ExitCode::from(outcome.code);
+    }
+    if let Command::Acp { agent, list } = &cli.command {
+        if *list {
+            let rad = std::env::current_exe()
+                .map_or_else(|_| "rad".into(), |p| p.to_string_lossy().into_owned());
+            let text = acp::list::settings(agent.as_deref().unwrap_or("claude"), &rad);
+            let _ = std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes());
+            return ExitCode::SUCCESS;
+        }
+        let Some(agent) = agent else {
+            eprintln!("rad acp: name the agent (`rad acp AGENT`; `rad agents` lists them), or pass --list");
+            return ExitCode::from(2);
+        };
+        return ExitCode::from(acp::run(agent, &workspace));
     }
     if let Command::Mcp = &cli.command {
         return mcp::serve(workspace, cli.tag.clone());

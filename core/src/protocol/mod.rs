@@ -13,6 +13,7 @@ mod code;
 pub(crate) mod config;
 pub mod daemon;
 mod dispatch;
+mod editor_sessions;
 pub(crate) mod engine;
 pub(crate) mod envelope;
 pub(crate) mod inflight;

@@ -167,7 +167,7 @@ impl Engine {
         workspace: Option<&Path>,
         tag: Option<String>,
     ) -> impl Future<Output = Result<Entry>> + Send + 'static {
-        self.open_session_with(agent_id, workspace, tag, None, None)
+        self.open_session_with(agent_id, workspace, tag, None, None, Vec::new())
     }
 
     /// [`open_session`](Self::open_session), signing in first with the
@@ -180,7 +180,7 @@ impl Engine {
         tag: Option<String>,
         sign_in: Option<String>,
     ) -> impl Future<Output = Result<Entry>> + Send + 'static {
-        self.open_session_with(agent_id, workspace, tag, None, sign_in)
+        self.open_session_with(agent_id, workspace, tag, None, sign_in, Vec::new())
     }
 
     /// [`open_session`](Self::open_session) continuing conversation
@@ -193,18 +193,20 @@ impl Engine {
         tag: Option<String>,
         resume: Option<String>,
     ) -> impl Future<Output = Result<Entry>> + Send + 'static {
-        self.open_session_with(agent_id, workspace, tag, resume, None)
+        self.open_session_with(agent_id, workspace, tag, resume, None, Vec::new())
     }
 
-    /// [`open_session`](Self::open_session) with both: the conversation of
-    /// the history to continue (`resume`) and the sign-in method (`sign_in`).
-    fn open_session_with(
+    /// [`open_session`](Self::open_session) with all: the conversation of
+    /// the history to continue (`resume`), the sign-in method (`sign_in`)
+    /// and an editor's MCP servers (`editor_mcp`).
+    pub(super) fn open_session_with(
         &self,
         agent_id: &str,
         workspace: Option<&Path>,
         tag: Option<String>,
         resume: Option<String>,
         sign_in: Option<String>,
+        editor_mcp: Vec<Value>,
     ) -> impl Future<Output = Result<Entry>> + Send + 'static {
         let ws: Option<PathBuf> = workspace
             .map(Path::to_owned)
@@ -253,6 +255,7 @@ impl Engine {
                 log,
                 mcp,
                 sign_in,
+                editor_mcp,
             };
             let runtime = registry.runtime_handle()?;
             let session = runtime

@@ -48,9 +48,15 @@ pub(crate) async fn serve(session: &AgentSession, method: &str, params: Value) -
             let limit = session.agent.permission_timeout;
             Ok(permission(session, &params, limit).await)
         }
-        "fs/read_text_file" => read(session, &params),
+        "fs/read_text_file" => match session.read_from_owner(&params).await {
+            Some(answer) => answer,
+            None => read(session, &params),
+        },
         "fs/write_text_file" => write(session, &params).await,
-        other => Err(method_not_found(other)),
+        other => match session.unserved(other, params).await {
+            Some(answer) => answer,
+            None => Err(method_not_found(other)),
+        },
     }
 }
 

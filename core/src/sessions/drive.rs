@@ -150,6 +150,15 @@ fn replayed(session: &AgentSession, message: &Incoming) -> bool {
         && lock(&session.state).history.replaying
 }
 
+/// Passes what the agent sent to the session's tap (see `tap`).
+fn tap(session: &AgentSession, message: &Incoming) {
+    match message {
+        Incoming::Notification { method, params } => session.tapped(method, params, None),
+        Incoming::Request { id, method, params } => session.tapped(method, params, Some(id)),
+        _ => {}
+    }
+}
+
 /// Reads what the agent sends unasked, for as long as the session lives.
 pub(crate) async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::Receiver<Incoming>) {
     let mut next = None;
@@ -157,7 +166,12 @@ pub(crate) async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::Recei
         let message = match next.take() {
             Some(message) => message,
             None => match incoming.recv().await {
-                Some(message) => message,
+                Some(message) => {
+                    if let Some(session) = session.upgrade() {
+                        tap(&session, &message);
+                    }
+                    message
+                }
                 None => return,
             },
         };
@@ -175,6 +189,7 @@ pub(crate) async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::Recei
                 let Ok(more) = incoming.try_recv() else {
                     break;
                 };
+                tap(&session, &more);
                 if let Some(chunk) = message_chunk(&more) {
                     text.push_str(chunk);
                 } else {

@@ -32,6 +32,7 @@ mod sign_in;
 mod snapshot;
 mod start_error;
 pub mod table;
+pub mod tap;
 mod tools;
 mod turn;
 mod user_mcp;
@@ -45,3 +46,4 @@ pub use session::{AgentSession, PermissionAnswer, SessionSetup, ACP_VERSION, PER
 pub use snapshot::{MAX_SNAPSHOTS, MAX_SNAPSHOT_FILE};
 pub use start_error::{MAX_ERROR_DATA, START_STDERR_LINES};
 pub use table::{Entry, EventQueue, Sessions, MAX_IDLE_NOTICES};
+pub use tap::Unserved;

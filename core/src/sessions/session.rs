@@ -112,6 +112,8 @@ pub(crate) struct State {
     pub history: super::history::Kept,
     /// The agent's commands and usage (see `commands`).
     pub slash: super::commands::Controls,
+    /// The agent's messages as it sent them (see `tap`).
+    pub tap: super::tap::Tap,
 }
 
 /// An open session with an ACP agent.
@@ -163,6 +165,8 @@ pub struct SessionSetup {
     /// Sign in first with this method of the agent's (`authenticate`; empty:
     /// its only method of type `agent`); `None`: no sign-in.
     pub sign_in: Option<String>,
+    /// An editor's MCP servers (ACP `McpServer` objects), passed as they are.
+    pub editor_mcp: Vec<Value>,
 }
 
 impl AgentSession {
@@ -240,6 +244,7 @@ impl AgentSession {
                 }),
             )
             .await?;
+        session.keep_opened("initialize", &init);
         let version = init.get("protocolVersion").and_then(Value::as_u64);
         if version != Some(ACP_VERSION) {
             session.close();
@@ -253,7 +258,8 @@ impl AgentSession {
         if let Some(method) = &setup.sign_in {
             session.authenticate(method).await?;
         }
-        let servers = session.offered_mcp_servers(rad.clone(), &init, &setup.mcp);
+        let servers =
+            session.offered_mcp_servers(rad.clone(), &init, &setup.mcp, &setup.editor_mcp);
         session
             .start_conversation(&init, rad, servers, earlier)
             .await?;

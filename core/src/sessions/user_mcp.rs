@@ -14,12 +14,14 @@ use crate::support::log::Level;
 
 impl AgentSession {
     /// Every MCP server `session/new` offers: radium's (when allowed), then
-    /// the user's that the agent (its `initialize` answer `init`) can take.
+    /// the user's that the agent (its `initialize` answer `init`) can take,
+    /// then an editor's (`rad acp`) whose names are not among them.
     pub(crate) fn offered_mcp_servers(
         &self,
         rad: Option<PathBuf>,
         init: &Value,
         user: &McpServers,
+        editor: &[Value],
     ) -> Value {
         let mut all = match self.mcp_servers(rad) {
             Value::Array(list) => list,
@@ -46,6 +48,12 @@ impl AgentSession {
         for notice in &notices {
             self.log
                 .write(Level::Warn, "session", format!("{}: {notice}", self.id));
+        }
+        for server in editor {
+            let name = server.get("name");
+            if !all.iter().any(|s| s.get("name") == name) {
+                all.push(server.clone());
+            }
         }
         lock(&self.state).start_notices.extend(notices);
         Value::Array(all)

@@ -171,6 +171,7 @@ impl AgentSession {
         if let Some(e) = earlier.as_ref() {
             if let Some((way, answer)) = self.come_back(init, &params, e).await? {
                 // The resumed session's modes and options, as `session/new`'s.
+                self.keep_opened("session", &answer);
                 self.after_new(&answer).await;
                 how = Some(way);
             } else if e.foreign {
@@ -192,6 +193,7 @@ impl AgentSession {
                 )));
             };
             let _ = self.acp_id.set(acp_id.to_owned());
+            self.keep_opened("session", &new);
             self.after_new(&new).await;
         }
         self.keep_history(earlier, how);

@@ -1,0 +1,263 @@
+//! `rad acp`: the relay between an editor and an agent, spoken to in raw
+//! JSON-RPC lines (tests/acp-proxy drives it with the official ACP SDK).
+
+#![allow(clippy::unwrap_used, clippy::pedantic)]
+
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+mod common;
+use common::{agent_home, err, out, AgentHome};
+
+fn rad() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_rad"))
+}
+
+/// `rad acp example` with its stdin and stdout lines.
+struct Relay {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::io::Lines<BufReader<std::process::ChildStdout>>,
+}
+
+impl Relay {
+    fn start(h: &AgentHome) -> Self {
+        let mut child = rad()
+            .args(["acp", "example"])
+            .current_dir(&h.ws)
+            .env("RADIUM_HOME", &h.home)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        Relay {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    fn send(&mut self, message: Value) {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn next(&mut self) -> Value {
+        serde_json::from_str(&self.lines.next().unwrap().unwrap()).unwrap()
+    }
+
+    /// The messages until the answer to `id` (included).
+    fn until_answer(&mut self, id: u64) -> Vec<Value> {
+        let mut got = Vec::new();
+        loop {
+            let m = self.next();
+            let done = m["id"] == id && m.get("method").is_none();
+            got.push(m);
+            if done {
+                return got;
+            }
+        }
+    }
+
+    /// initialize and session/new; answers the session id.
+    fn open(&mut self, h: &AgentHome) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}));
+        let init = self.until_answer(1).pop().unwrap();
+        assert_eq!(init["result"]["protocolVersion"], 1, "{init}");
+        assert!(
+            init["result"]["_meta"]["radium"]["version"].is_string(),
+            "{init}"
+        );
+        self.send(json!({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": h.ws, "mcpServers": []}}));
+        self.until_answer(2).pop().unwrap()["result"]["sessionId"].clone()
+    }
+}
+
+#[test]
+fn a_turn_relays_the_agents_updates_unchanged_and_its_end_answers_the_prompt() {
+    let h = agent_home();
+    let mut r = Relay::start(&h);
+    let session = r.open(&h);
+    r.send(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
+        "params": {"sessionId": session, "prompt": [{"type": "text", "text": "write x.txt hi"}]}}),
+    );
+    // The permission request reaches the editor as the agent sent it.
+    let asked = loop {
+        let m = r.next();
+        if m["method"] == "session/request_permission" {
+            break m;
+        }
+    };
+    assert_eq!(asked["params"]["sessionId"], session);
+    assert_eq!(asked["params"]["toolCall"]["rawInput"]["content"], "hi\n");
+    r.send(json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"outcome": {"outcome": "selected", "optionId": "allow"}}}));
+    let got = r.until_answer(3);
+    assert_eq!(got.last().unwrap()["result"]["stopReason"], "end_turn");
+    let updates: Vec<&Value> = got
+        .iter()
+        .filter(|m| m["method"] == "session/update")
+        .collect();
+    assert!(
+        updates
+            .iter()
+            .any(|u| u["params"]["update"]["sessionUpdate"] == "tool_call_update"),
+        "{got:?}"
+    );
+    assert_eq!(std::fs::read_to_string(h.ws.join("x.txt")).unwrap(), "hi\n");
+    drop(r.stdin.take());
+    assert!(r.child.wait().unwrap().success());
+}
+
+#[test]
+fn a_line_that_is_not_json_and_a_message_with_no_method_get_errors_and_the_relay_goes_on() {
+    let h = agent_home();
+    let mut child = rad()
+        .args(["acp", "example"])
+        .current_dir(&h.ws)
+        .env("RADIUM_HOME", &h.home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "this is not json").unwrap();
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":99,"result":null}}"#).unwrap();
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":3}}"#).unwrap();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{{"sessionId":"none","prompt":[]}}}}"#
+    )
+    .unwrap();
+    drop(stdin);
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", err(&o));
+    let lines: Vec<Value> = out(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert_eq!(lines[0]["error"]["code"], -32700);
+    assert_eq!(lines[0]["id"], Value::Null);
+    assert_eq!(lines[1]["id"], 3);
+    assert_eq!(lines[1]["error"]["code"], -32600);
+    assert_eq!(lines[2]["id"], 4);
+    assert!(lines[2]["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("before `initialize`"));
+    assert!(
+        err(&o).contains("answered a request radium never sent"),
+        "{}",
+        err(&o)
+    );
+}
+
+#[test]
+fn an_unknown_agent_fails_initialize_with_the_reason() {
+    let h = agent_home();
+    let mut child = rad()
+        .args(["acp", "nosuch"])
+        .current_dir(&h.ws)
+        .env("RADIUM_HOME", &h.home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":1}}}}"#
+    )
+    .unwrap();
+    drop(stdin);
+    let o = child.wait_with_output().unwrap();
+    let first: Value = serde_json::from_str(out(&o).lines().next().unwrap()).unwrap();
+    assert_eq!(first["id"], 1);
+    let message = first["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("nosuch") && message.contains("example"),
+        "{message}"
+    );
+}
+
+#[test]
+fn list_prints_each_editors_setting_and_no_agent_is_a_usage_error() {
+    let o = rad().args(["acp", "--list", "gemini"]).output().unwrap();
+    assert!(o.status.success(), "{}", err(&o));
+    let text = out(&o);
+    for needle in [
+        "\"agent_servers\"",
+        "\"args\": [\"acp\", \"gemini\"]",
+        "agent-shell-make-agent-config",
+        "codecompanion",
+        "acp_providers",
+    ] {
+        assert!(text.contains(needle), "{needle} missing in:\n{text}");
+    }
+    let o = rad().arg("acp").output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("name the agent"), "{}", err(&o));
+}
+
+#[test]
+fn closing_stdin_mid_turn_ends_rad_acp_and_the_agent() {
+    let h = agent_home();
+    let mut child = rad()
+        .args(["acp", "example"])
+        .current_dir(&h.ws)
+        .env("RADIUM_HOME", &h.home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
+    )
+    .unwrap();
+    writeln!(stdin, "{}", json!({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": h.ws, "mcpServers": []}})).unwrap();
+    let mut session = Value::Null;
+    while session.is_null() {
+        let m: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+        if m["id"] == 2 {
+            session = m["result"]["sessionId"].clone();
+        }
+    }
+    let prompt = json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
+        "params": {"sessionId": session, "prompt": [{"type": "text", "text": "hang"}]}});
+    writeln!(stdin, "{prompt}").unwrap();
+    // The agent said it waits: the turn runs.
+    loop {
+        let m: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+        if m["params"]["update"]["content"]["text"] == "Waiting forever." {
+            break;
+        }
+    }
+    drop(stdin);
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            assert!(status.success(), "{status}");
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "rad acp did not end after stdin closed"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}

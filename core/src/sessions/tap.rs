@@ -1,0 +1,169 @@
+//! The agent's messages as it sent them, for a front end that speaks ACP
+//! itself (`rad acp`, radium between an ACP editor and the agent): a tap
+//! that gets every notification of the agent unchanged (alongside the
+//! events radium makes of them), the agent's `initialize` and `session/new`
+//! answers, the agent's requests radium does not serve (handed to the tap's
+//! owner to answer), and raw requests and notifications to the agent.
+
+use serde_json::{json, Value};
+use tokio::sync::{mpsc, oneshot};
+
+use super::rpc::RpcError;
+use super::session::{lock, AgentSession};
+
+/// A request of the agent radium does not serve, handed to the tap's owner:
+/// its method, its params, and where its answer goes (`Err`: a JSON-RPC
+/// error object, `{code, message, data?}`).
+pub type Unserved = (String, Value, oneshot::Sender<Result<Value, Value>>);
+
+/// What a tap holds while its owner listens.
+#[derive(Default)]
+pub(crate) struct Tap {
+    /// Every message the agent sent unasked, as `{method, params}`.
+    pub messages: Option<mpsc::UnboundedSender<Value>>,
+    /// The agent's requests radium does not serve.
+    pub unserved: Option<mpsc::UnboundedSender<Unserved>>,
+    /// Whether the agent's file reads are asked of the tap's owner first.
+    pub reads: bool,
+    /// The agent's answers to `initialize` and `session/new` (or the
+    /// resume that stood for it): `{initialize, session}`.
+    pub opened: Value,
+}
+
+/// A JSON-RPC error object from an [`RpcError`].
+fn error_json(e: &RpcError) -> Value {
+    let mut error = json!({"code": e.code, "message": e.message});
+    if let Some(data) = &e.data {
+        error["data"] = data.clone();
+    }
+    error
+}
+
+impl AgentSession {
+    /// Starts listening to the agent's messages as it sends them: each
+    /// notification (`session/update`s included, also the ones radium turns
+    /// into events) and each request (permission requests and file reads
+    /// too, before radium serves them) comes as `{method, params}` on the
+    /// first receiver (a request with its `id`); the requests radium does not serve come on the second
+    /// for the caller to answer (instead of radium's method-not-found). A
+    /// later call replaces the earlier listener.
+    pub fn tap(
+        &self,
+    ) -> (
+        mpsc::UnboundedReceiver<Value>,
+        mpsc::UnboundedReceiver<Unserved>,
+    ) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let (utx, urx) = mpsc::unbounded_channel();
+        let mut state = lock(&self.state);
+        state.tap.messages = Some(tx);
+        state.tap.unserved = Some(utx);
+        (rx, urx)
+    }
+
+    /// The agent's answers when the session opened: `{initialize, session}`
+    /// (its `initialize` answer; its `session/new` answer, or the
+    /// `session/load`/`session/resume` answer of a continued conversation).
+    pub fn opened(&self) -> Value {
+        lock(&self.state).tap.opened.clone()
+    }
+
+    /// Sends the agent request `method` as it is; answers its result, or its
+    /// JSON-RPC error object (`{code, message, data?}`; code -32603 when the
+    /// agent ended before answering).
+    pub async fn agent_request(&self, method: &str, params: &Value) -> Result<Value, Value> {
+        match self.conn.request(method, params).await {
+            Ok(Ok(result)) => Ok(result),
+            Ok(Err(e)) => Err(error_json(&e)),
+            Err(_) => Err(json!({
+                "code": -32603,
+                "message": self.ended(&format!("before answering `{method}`")).to_string(),
+            })),
+        }
+    }
+
+    /// Whether the agent's `fs/read_text_file` requests go to the tap's
+    /// owner (an editor that offered `fs.readTextFile`: its unsaved
+    /// buffers) before the disk. The path is confined first, as for a read
+    /// from disk; an error of the owner's, or no owner, reads the disk.
+    pub fn read_through_tap(&self, on: bool) {
+        lock(&self.state).tap.reads = on;
+    }
+
+    /// The agent's read asked of the tap's owner (see
+    /// [`read_through_tap`](Self::read_through_tap)); `None`: read the disk.
+    pub(crate) async fn read_from_owner(&self, params: &Value) -> Option<Result<Value, RpcError>> {
+        if !lock(&self.state).tap.reads {
+            return None;
+        }
+        let path = params.get("path").and_then(Value::as_str)?;
+        let confined = self.project().and_then(|p| p.confine(path));
+        if let Err(e) = confined {
+            return Some(Err(RpcError {
+                code: -32000,
+                message: e.to_string(),
+                data: None,
+            }));
+        }
+        match self.unserved("fs/read_text_file", params.clone()).await? {
+            Ok(answer) if answer.get("content").is_some_and(Value::is_string) => Some(Ok(answer)),
+            _ => None,
+        }
+    }
+
+    /// Sends the agent notification `method` as it is.
+    pub fn agent_notify(&self, method: &str, params: &Value) {
+        self.conn.notify(method, params);
+    }
+
+    /// Passes a message of the agent to the tap, if one listens.
+    pub(crate) fn tapped(&self, method: &str, params: &Value, id: Option<&Value>) {
+        if let Some(tx) = &lock(&self.state).tap.messages {
+            let mut message = json!({"method": method, "params": params});
+            if let Some(id) = id {
+                message["id"] = id.clone();
+            }
+            let _ = tx.send(message);
+        }
+    }
+
+    /// Keeps one of the agent's answers of the start (`initialize` or `session`).
+    pub(crate) fn keep_opened(&self, key: &str, answer: &Value) {
+        lock(&self.state).tap.opened[key] = answer.clone();
+    }
+
+    /// Hands a request radium does not serve to the tap's owner; `None`
+    /// when no one listens.
+    pub(crate) async fn unserved(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Option<Result<Value, RpcError>> {
+        let (tx, rx) = oneshot::channel();
+        let sent = {
+            let state = lock(&self.state);
+            let listener = state.tap.unserved.as_ref()?;
+            listener.send((method.to_owned(), params, tx)).is_ok()
+        };
+        if !sent {
+            return None;
+        }
+        Some(match rx.await {
+            Ok(Ok(result)) => Ok(result),
+            Ok(Err(e)) => Err(RpcError {
+                code: e.get("code").and_then(Value::as_i64).unwrap_or(-32603),
+                message: e
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("the request failed")
+                    .to_owned(),
+                data: e.get("data").cloned(),
+            }),
+            Err(_) => Err(RpcError {
+                code: -32603,
+                message: format!("`{method}` got no answer"),
+                data: None,
+            }),
+        })
+    }
+}

@@ -1,0 +1,272 @@
+// `rad acp` driven as an editor drives it: the official ACP TypeScript SDK's
+// ClientSideConnection (@agentclientprotocol/sdk 1.x) on one side, `rad acp
+// <agent>` in the middle, an ACP agent behind it (the example agent, or the
+// agent named by RAD_ACP_AGENT with its agents.toml in RAD_ACP_HOME).
+//
+//   RAD=target/debug/rad ACP_SDK_MODULES=.../node_modules node --test tests/acp-proxy/proxy.test.mjs
+//
+// Each test starts its own `rad acp` in a fresh workspace and RADIUM_HOME.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawn, execFileSync } from 'node:child_process'
+import { mkdtempSync, writeFileSync, readFileSync, existsSync, mkdirSync, chmodSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve, dirname } from 'node:path'
+import { Readable, Writable } from 'node:stream'
+import { fileURLToPath } from 'node:url'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const repo = resolve(here, '../..')
+const RAD = resolve(process.env.RAD ?? join(repo, 'target/debug/rad'))
+const modules = process.env.ACP_SDK_MODULES
+if (!modules) throw new Error('ACP_SDK_MODULES must name the node_modules holding @agentclientprotocol/sdk (scripts/ensure-acp-sdk.sh)')
+const acp = await import(join(modules, '@agentclientprotocol/sdk/dist/acp.js'))
+
+/** A workspace and a RADIUM_HOME with the example agent and a hook that refuses writes to `denied*`. */
+function home () {
+  const dir = mkdtempSync(join(tmpdir(), 'rad-acp-'))
+  const ws = join(dir, 'ws')
+  const radHome = join(dir, 'home')
+  mkdirSync(ws, { recursive: true })
+  const ext = join(radHome, 'extensions/no-denied')
+  mkdirSync(join(ext, 'hooks'), { recursive: true })
+  writeFileSync(join(radHome, 'agents.toml'),
+    `[[agents]]\nid = "example"\nprotocol = "acp"\ncommand = ["node", "${join(repo, 'examples/acp-agent/agent.mjs')}", "--load"]\n`)
+  writeFileSync(join(ext, 'radium-extension.json'),
+    '{"name": "no-denied", "version": "1.0.0", "description": "no denied files", "components": {"hooks": ["hooks/*.toml"]}}')
+  writeFileSync(join(ext, 'hooks/no-denied.toml'), '[[hooks]]\nname = "no-denied"\ntype = "before_tool"\nscript = "no-denied.sh"\n')
+  writeFileSync(join(ext, 'no-denied.sh'), "#!/bin/sh\nif grep -q 'denied'; then echo 'no denied files here' >&2; exit 2; fi\n")
+  chmodSync(join(ext, 'no-denied.sh'), 0o755)
+  return { dir, ws, radHome }
+}
+
+/** `rad acp example` in `h`'s workspace, with an SDK client; `answers` picks permission options. */
+function start (h, { allow = true } = {}) {
+  const child = spawn(RAD, ['acp', 'example'], {
+    cwd: h.ws,
+    env: { ...process.env, RADIUM_HOME: h.radHome },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true
+  })
+  let stderr = ''
+  child.stderr.on('data', (d) => { stderr += d })
+  const seen = { updates: [], permissions: [], reads: [], text: () => seen.updates.filter((u) => u.update.sessionUpdate === 'agent_message_chunk').map((u) => u.update.content.text ?? '').join('') }
+  const client = {
+    async requestPermission (params) {
+      seen.permissions.push(params)
+      const kind = allow ? 'allow_once' : 'reject_once'
+      const option = params.options.find((o) => o.kind === kind)
+      return { outcome: { outcome: 'selected', optionId: option.optionId } }
+    },
+    async sessionUpdate (params) { seen.updates.push(params) },
+    async extMethod (method, params) { return { method, from: params._meta?.from ?? null } },
+    async readTextFile (params) {
+      seen.reads.push(params.path)
+      return { content: 'unsaved text of the editor\n' }
+    }
+  }
+  const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout))
+  const conn = new acp.ClientSideConnection(() => client, stream)
+  const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)))
+  return { child, conn, seen, exited, stderr: () => stderr }
+}
+
+/** initialize and session/new; answers the session id. */
+async function open (t, h) {
+  const init = await t.conn.initialize({ protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false } } })
+  assert.equal(init.protocolVersion, 1)
+  assert.ok(init._meta?.radium?.commands?.includes('/undo'), JSON.stringify(init))
+  const session = await t.conn.newSession({ cwd: h.ws, mcpServers: [] })
+  assert.ok(session.sessionId)
+  return session.sessionId
+}
+
+const say = (conn, sessionId, text) => conn.prompt({ sessionId, prompt: [{ type: 'text', text }] })
+
+async function stop (t) {
+  t.child.stdin.end()
+  const code = await Promise.race([t.exited, new Promise((resolve) => setTimeout(() => resolve('timeout'), 30000))])
+  if (code === 'timeout') { try { process.kill(-t.child.pid, 'SIGKILL') } catch {} }
+  return code
+}
+
+test('a turn streams through; an edit asks the editor after the hooks; radium commands are listed', async () => {
+  const h = home()
+  const t = start(h)
+  const id = await open(t, h)
+  const end = await say(t.conn, id, 'write notes.txt hello there')
+  assert.equal(end.stopReason, 'end_turn')
+  assert.equal(readFileSync(join(h.ws, 'notes.txt'), 'utf8'), 'hello there\n')
+  assert.equal(t.seen.permissions.length, 1)
+  assert.equal(t.seen.permissions[0].sessionId, id)
+  assert.equal(t.seen.permissions[0].toolCall.rawInput.content, 'hello there\n', 'the request as the agent sent it')
+  assert.ok(t.seen.updates.some((u) => u.update.sessionUpdate === 'tool_call'), 'the tool call streamed')
+  const commands = t.seen.updates.filter((u) => u.update.sessionUpdate === 'available_commands_update')
+  assert.ok(commands.length >= 1)
+  const names = commands.at(-1).update.availableCommands.map((c) => c.name)
+  for (const n of ['undo', 'redo', 'rewind', 'changes', 'hooks']) assert.ok(names.includes(n), names.join(','))
+  assert.equal(await stop(t), 0)
+})
+
+test('the editor\'s MCP servers reach the agent beside radium\'s rad mcp', async () => {
+  const h = home()
+  const t = start(h)
+  await t.conn.initialize({ protocolVersion: 1, clientCapabilities: {} })
+  const editorServer = { name: 'editor-tool', command: '/bin/true', args: ['x'], env: [] }
+  const { sessionId } = await t.conn.newSession({ cwd: h.ws, mcpServers: [editorServer] })
+  await say(t.conn, sessionId, 'mcpservers')
+  const servers = JSON.parse(t.seen.text())
+  assert.ok(servers.some((s) => s.name === 'editor-tool' && s.args[0] === 'x'), t.seen.text())
+  assert.ok(servers.some((s) => s.name !== 'editor-tool' && s.args?.includes('mcp')), 'rad mcp is passed too: ' + t.seen.text())
+  assert.equal(await stop(t), 0)
+})
+
+test('the agent reads the editor\'s unsaved buffer when the editor offers fs reads, else the disk', async () => {
+  const h = home()
+  writeFileSync(join(h.ws, 'notes.txt'), 'saved text on disk\n')
+  const t = start(h)
+  await t.conn.initialize({ protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: false } } })
+  const { sessionId } = await t.conn.newSession({ cwd: h.ws, mcpServers: [] })
+  await say(t.conn, sessionId, 'read notes.txt')
+  assert.match(t.seen.text(), /unsaved text of the editor/)
+  assert.deepEqual(t.seen.reads, [join(h.ws, 'notes.txt')])
+  // A path outside the workspace is refused by radium, never asked of the editor.
+  // (the example agent then fails its turn with radium's refusal).
+  await assert.rejects(say(t.conn, sessionId, 'read /etc/hostname'), /outside the project/)
+  assert.equal(t.seen.reads.length, 1)
+  await stop(t)
+  const t2 = start(h)
+  const id = await open(t2, h)
+  await say(t2.conn, id, 'read notes.txt')
+  assert.match(t2.seen.text(), /saved text on disk/)
+  assert.equal(t2.seen.reads.length, 0)
+  await stop(t2)
+})
+
+test('a hook denial never reaches the editor', async () => {
+  const h = home()
+  const t = start(h)
+  const id = await open(t, h)
+  const end = await say(t.conn, id, 'write denied.txt secret')
+  assert.equal(end.stopReason, 'end_turn')
+  assert.equal(t.seen.permissions.length, 0, 'the editor was not asked')
+  assert.ok(!existsSync(join(h.ws, 'denied.txt')))
+  assert.match(t.seen.text(), /not allowed to write/)
+  await say(t.conn, id, '/hooks')
+  assert.match(t.seen.text(), /refused by hook:no-denied: .*no denied files here/)
+  await stop(t)
+})
+
+test('/undo restores both files of a two-file turn, /redo writes them again, /changes shows the diff', async () => {
+  const h = home()
+  writeFileSync(join(h.ws, 'a.txt'), 'a before\n')
+  writeFileSync(join(h.ws, 'b.txt'), 'b before\n')
+  const t = start(h)
+  const id = await open(t, h)
+  await say(t.conn, id, 'twowrite a.txt b.txt new text')
+  assert.equal(readFileSync(join(h.ws, 'a.txt'), 'utf8'), 'new text again\n')
+  assert.equal(readFileSync(join(h.ws, 'b.txt'), 'utf8'), 'new text\n')
+  await say(t.conn, id, '/changes')
+  assert.match(t.seen.text(), /\+new text/)
+  const undo = await say(t.conn, id, '/undo')
+  assert.equal(undo.stopReason, 'end_turn')
+  assert.equal(readFileSync(join(h.ws, 'a.txt'), 'utf8'), 'a before\n')
+  assert.equal(readFileSync(join(h.ws, 'b.txt'), 'utf8'), 'b before\n')
+  assert.match(t.seen.text(), /radium: undone: .*a\.txt/)
+  await say(t.conn, id, '/redo')
+  assert.equal(readFileSync(join(h.ws, 'b.txt'), 'utf8'), 'new text\n')
+  // radium's commands never reach the agent: it would answer "command /undo got".
+  assert.doesNotMatch(t.seen.text(), /command \/(undo|redo|changes) got/)
+  await stop(t)
+})
+
+test('/rewind 1 after two turns puts the files back to before the first prompt', async () => {
+  const h = home()
+  writeFileSync(join(h.ws, 'c.txt'), 'original\n')
+  const t = start(h)
+  const id = await open(t, h)
+  await say(t.conn, id, 'write c.txt first')
+  await say(t.conn, id, 'write d.txt second')
+  assert.equal(readFileSync(join(h.ws, 'c.txt'), 'utf8'), 'first\n')
+  await say(t.conn, id, '/rewind 1')
+  assert.equal(readFileSync(join(h.ws, 'c.txt'), 'utf8'), 'original\n')
+  assert.ok(!existsSync(join(h.ws, 'd.txt')), 'the file of the second turn is gone')
+  await say(t.conn, id, '/rewind 9')
+  assert.match(t.seen.text(), /\/rewind N takes a prompt's number, 1 to 2/)
+  await stop(t)
+})
+
+test('unknown methods pass through both ways (with _meta); a slash command of the agent\'s reaches it', async () => {
+  const h = home()
+  const t = start(h)
+  const id = await open(t, h)
+  await assert.rejects(t.conn.extMethod('_example/nothing', { x: 1 }), (e) => e.code === -32601 && /method not found: _example\/nothing/.test(e.message))
+  await say(t.conn, id, '/review now')
+  assert.match(t.seen.text(), /command \/review got: now/)
+  // An agent's request radium does not serve is asked of the editor, _meta unchanged.
+  await say(t.conn, id, 'ask _editor/hello')
+  assert.match(t.seen.text(), /asked _editor\/hello: \{"from":"agent","method":"_editor\/hello"\}/)
+  await say(t.conn, id, 'ask nothing/here')
+  assert.match(t.seen.text(), /asked nothing\/here: \{"from":"agent","method":"nothing\/here"\}/)
+  const loaded = await t.conn.setSessionMode({ sessionId: id, modeId: 'plan' })
+  assert.ok(loaded !== undefined)
+  await stop(t)
+})
+
+test('the agent dying mid-turn fails the prompt (no hang); closing stdin ends the agent\'s process group', async () => {
+  const h = home()
+  const t = start(h)
+  const id = await open(t, h)
+  await assert.rejects(say(t.conn, id, 'crash'), (e) => /radium: .*agent `example`/.test(e.message))
+  const t2 = start(h)
+  await open(t2, h)
+  const agents = execFileSync('pgrep', ['-P', String(t2.child.pid)]).toString().trim().split('\n').map(Number)
+  assert.ok(agents.length >= 1, 'the agent runs')
+  assert.equal(await stop(t2), 0)
+  for (const pid of agents) assert.ok(await gone(pid), 'agent process still alive: ' + pid)
+  await stop(t)
+})
+
+/** Whether process `pid` ends (or is a zombie) within 20 s. */
+async function gone (pid) {
+  for (let i = 0; i < 200; i++) {
+    let state = null
+    try { state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] } catch {}
+    if (state === null || state === 'Z') return true
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return false
+}
+
+/** `rad acp example` spoken to in raw lines: answers the lines it printed until `until` matched. */
+async function raw (h, lines, until) {
+  const child = spawn(RAD, ['acp', 'example'], { cwd: h.ws, env: { ...process.env, RADIUM_HOME: h.radHome }, stdio: ['pipe', 'pipe', 'inherit'] })
+  let out = ''
+  const done = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no answer: ' + out)), 60000)
+    child.stdout.on('data', (d) => { out += d; if (until(out)) { clearTimeout(timer); resolve() } })
+  })
+  for (const line of lines) child.stdin.write(line + '\n')
+  await done
+  child.stdin.end()
+  await new Promise((resolve) => child.on('exit', resolve))
+  return out.trim().split('\n').map((l) => JSON.parse(l))
+}
+
+test('bad input from the editor: invalid JSON, an answer to an id never sent, no method', async () => {
+  const h = home()
+  const got = await raw(h, [
+    '{not json',
+    '{"jsonrpc":"2.0","id":4242,"result":{}}',
+    '{"jsonrpc":"2.0","id":7}',
+    '{"jsonrpc":"2.0","id":8,"method":"session/list","params":{}}',
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}'
+  ], (out) => out.includes('"id":1,'))
+  assert.equal(got[0].error.code, -32700)
+  assert.match(got[0].error.message, /not JSON/)
+  assert.equal(got[1].id, 7)
+  assert.equal(got[1].error.code, -32600)
+  assert.equal(got[2].id, 8)
+  assert.match(got[2].error.message, /before `initialize`/)
+  assert.equal(got.at(-1).result.protocolVersion, 1)
+})
