@@ -455,12 +455,12 @@ function geminiScript(body) {
       .flatMap((c) => [...geminiTextOf(c).matchAll(/(?:^|\n|>)chat: ([^\n]*)/g)].map((x) => x[1].trim()));
     return { step: "chat", parts: [{ text: `recall: ${earlier.join(" | ") || "nothing"}` }] };
   }
-  if (chat !== null) return { step: "chat", parts: [{ text: `pong: ${chat}` }] };
   const responses = (last?.parts ?? []).filter((p) => p?.functionResponse);
   if (responses.length === 0 && (last?.parts ?? []).some((p) => /(?:^|\n)chat: image/.test(p?.text ?? ""))) {
     const images = last.parts.filter((p) => p?.inlineData).map((p) => imageSummary(p.inlineData.mimeType, p.inlineData.data));
     return { step: "image", parts: [{ text: `image: ${images.join(", ") || "none"}` }] };
   }
+  if (chat !== null) return { step: "chat", parts: [{ text: `pong: ${chat}` }] };
   if (responses.length === 0) {
     return {
       step: "write",

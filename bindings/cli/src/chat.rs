@@ -283,6 +283,7 @@ fn run(options: &ChatOptions, workspace: &Path) -> Result<u8, String> {
         };
         let mut images = options.images.clone();
         let mut shown = Value::Null;
+        let mut waited = false;
         let code = match &options.prompt {
             Some(prompt) => {
                 let first = (prompt.as_str(), images.as_slice());
@@ -319,6 +320,7 @@ fn run(options: &ChatOptions, workspace: &Path) -> Result<u8, String> {
                     continue;
                 }
                 if crate::chat_commands::radium_command(&line, "/help").is_some() {
+                    crate::chat_commands::wait_for_commands(&session, &mut waited).await;
                     say(&crate::chat_commands::help(&session));
                     continue;
                 }

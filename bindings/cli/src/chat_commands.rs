@@ -161,3 +161,18 @@ pub(crate) fn say_json(session: &AgentSession, event: &Value, first: &mut bool, 
     }
     crate::chat::say(&format!("{event}\n"));
 }
+
+/// An agent sends its commands a moment after the session opens (Gemini
+/// CLI about a second later): the first `/help` waits for them, at most
+/// 3 s; later ones (`waited`) do not.
+pub(crate) async fn wait_for_commands(session: &AgentSession, waited: &mut bool) {
+    if std::mem::replace(waited, true) {
+        return;
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    while session.commands().as_array().is_none_or(Vec::is_empty)
+        && std::time::Instant::now() < deadline
+    {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
