@@ -70,7 +70,7 @@ bash scripts/test-c.sh
 step "Neovim door: require('radium') in real headless Neovim"
 nvim=$(bash scripts/ensure-nvim.sh)
 bash bindings/lua/build.sh
-timeout 300 "$nvim" --headless -u NONE -l bindings/lua/tests/run.lua
+timeout 480 "$nvim" --headless -u NONE -l bindings/lua/tests/run.lua
 timeout 120 bash scripts/test-nvim-tui.sh "$nvim"   # a chat turn typed in the TUI under tmux
 
 step "Node door and VS Code extension: napi build, node --test, tsc (npm ci when needed)"
