@@ -10,7 +10,9 @@ local h = ...
 local check, eq, test, raises = h.check, h.eq, h.test, h.raises
 local install = require("radium.install")
 local version = install.version()
-local loaded_module = package.searchpath("radium_native", package.cpath)
+local loaded_module = vim.api.nvim_get_runtime_file("lua/radium_native.so", false)[1]
+  or package.searchpath("radium_native", package.cpath)
+assert(loaded_module, "the module under test is not found")
 
 -- A release folder with the loaded module under the names of `tag`'s
 -- platform, its SHA256SUMS, and an empty folder to install into.
@@ -21,6 +23,7 @@ local function release(tag, corrupt)
   local name = "radium_native-" .. version .. "-" .. tag .. ".so"
   vim.fn.system({ "cp", loaded_module, dir .. "/release/" .. name })
   vim.fn.system({ "sh", "-c", "cd '" .. dir .. "/release' && sha256sum -- * > SHA256SUMS" })
+  assert(vim.fn.readfile(dir .. "/release/SHA256SUMS")[1]:find(name, 1, true), "the fixture's SHA256SUMS")
   if corrupt then
     local fd = assert(io.open(dir .. "/release/" .. name, "ab"))
     fd:write("x")
@@ -40,12 +43,17 @@ local function files(dir)
   return out
 end
 
--- Runs install() and waits for its answer (the main loop keeps running).
+-- Runs install() with no cargo on PATH (a fallback must never build here)
+-- and waits for its answer (the main loop keeps running).
 local function run(opts)
   local result
+  local saved = vim.env.PATH
+  vim.env.PATH = "/usr/bin:/bin"
+  assert(vim.fn.executable("cargo") == 0, "cargo is in /usr/bin or /bin")
   install.install(opts, function(err, msg) result = { err = err, msg = msg } end)
-  check(vim.wait(60000, function() return result ~= nil end, 20), "the install did not finish")
-  return result
+  vim.wait(60000, function() return result ~= nil end, 20)
+  vim.env.PATH = saved
+  return assert(result, "the install did not finish")
 end
 
 local linux_x64 = { os = "linux", arch = "x86_64", libc = "gnu", luajit = true }
@@ -71,7 +79,7 @@ test("RADIUM_PLATFORM overrides the detection; a malformed one is an error", fun
   local p = install.platform()
   eq({ p.os, p.arch, p.libc }, { "linux", "aarch64", "musl" }, "forced platform")
   vim.env.RADIUM_PLATFORM = "linux"
-  raises(install.platform, "RADIUM_PLATFORM must be os%-arch%-libc", "malformed")
+  raises(install.platform, "RADIUM_PLATFORM must be os-arch-libc", "malformed")
   local r = run({ release_url = "file:///nowhere" })
   check(r.err and r.err:find("RADIUM_PLATFORM must be", 1, true), "install says so: " .. tostring(r.err))
   vim.env.RADIUM_PLATFORM = saved
@@ -84,7 +92,7 @@ test("a release that fits is installed: checksum verified, version checked, reco
   local r = run({ release_url = "file://" .. dir .. "/release", platform = linux_x64, root = dir .. "/into" })
   eq(r.err, nil, "no error")
   check(r.msg:find("radium " .. version .. " installed for " .. version .. "-linux-x86_64-gnu from file://", 1, true), r.msg)
-  eq(files(dir .. "/into"), { "radium_native.json", "radium_native.so" }, "the module and its record, no temporary file")
+  eq(files(dir .. "/into"), { "lua/radium_native.json", "lua/radium_native.so" }, "the module and its record, no temporary file")
   local fd = assert(io.open(dir .. "/into/lua/radium_native.json"))
   local info = vim.json.decode(fd:read("*a"))
   fd:close()
@@ -102,10 +110,7 @@ end)
 
 test("a release that cannot be reached, or has no build for the platform, without cargo: says how to build", function()
   local dir = release("linux-x86_64-gnu")
-  local saved = vim.env.PATH
-  vim.env.PATH = "/usr/bin:/bin"
   local ok, err = pcall(function()
-    check(vim.fn.executable("cargo") == 0, "cargo is still on PATH")
     local r = run({ release_url = "file://" .. dir .. "/release", root = dir .. "/into",
       platform = { os = "linux", arch = "riscv64", libc = "gnu", luajit = true } })
     check(r.err and r.err:find("has no build for " .. version .. "-linux-riscv64-gnu", 1, true), tostring(r.err))
@@ -113,7 +118,6 @@ test("a release that cannot be reached, or has no build for the platform, withou
     r = run({ release_url = "file://" .. dir .. "/nowhere", root = dir .. "/into", platform = linux_x64 })
     check(r.err and r.err:find("could not be reached", 1, true), tostring(r.err))
   end)
-  vim.env.PATH = saved
   assert(ok, err)
   eq(files(dir .. "/into"), {}, "nothing written")
 end)
