@@ -47,6 +47,8 @@ node -e '
   pkg.version = version
   pkg.files = pkg.files.filter((f) => !f.endsWith(".node"))
   pkg.optionalDependencies = Object.fromEntries(platforms.map((p) => [p, version]))
+  const triple = { x64: "x86_64-unknown-linux-gnu", arm64: "aarch64-unknown-linux-gnu" }
+  pkg.napi.targets = platforms.map((p) => triple[p.split("-")[3]])
   fs.writeFileSync(dst, JSON.stringify(pkg, null, 2) + "\n")
 ' bindings/node/package.json "$main/package.json" "$version" "${pkgs[@]}"
 (cd "$main" && npm pack --silent --pack-destination "$dist" >/dev/null)

@@ -14,7 +14,8 @@
 #        nothing half-written (tests/release/nvim_install.lua);
 #      - `npm install` of the Node package from the packed tarballs, and a request;
 #      - a C program built with pkg-config against the SDK tarball;
-#      - the linux-x64 .vsix installed into code-server, its module and `rad` run;
+#      - the linux-x64 .vsix installed into code-server: it activates (Show
+#        Version from the palette), its module and `rad` run;
 #   4. aarch64 under qemu-user: `rad --version` and a C program loading
 #      the aarch64 libradium.so.
 # Cargo's output for the release targets: $CARGO_TARGET_DIR (default
@@ -45,10 +46,11 @@ fi
 (cd "$dist" && sha256sum --quiet -c SHA256SUMS) || die "dist/SHA256SUMS does not match dist/"
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/radium-test-release.XXXXXX")
-server_pid=""
+server_pid="" code_pid=""
 cleanup() {
   local rc=$?
   [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
+  [ -n "$code_pid" ] && kill -- "-$code_pid" 2>/dev/null || true
   if [ "${RADIUM_RELEASE_KEEP:-}" = 1 ]; then echo "scratch kept: $scratch"; else rm -rf "$scratch"; fi
   [ $rc -eq 0 ] || echo "test-release: FAILED" >&2
   exit $rc
@@ -78,7 +80,7 @@ while IFS= read -r f; do
       [ "$(printf '%s\n2.17\n' "$floor" | sort -V | tail -1)" = 2.17 ] || die "$f needs glibc $floor (newer than 2.17)"
       ;;
   esac
-  printf '  %-70s %s\n' "${f#"$scratch/unpacked/"}" "$want, ${floor:+glibc $floor}${floor:-static}"
+  printf '  %-70s %s\n' "${f#"$scratch/unpacked/"}" "$want, $([ -n "$floor" ] && echo "glibc $floor" || echo static)"
   floor=""
   checked=$((checked + 1))
 done < <(find "$dist" "$scratch/unpacked" -type f \( -name '*.so' -o -name '*.node' -o -name 'rad' -o -name 'rad-*' \))
@@ -88,7 +90,7 @@ step "a clean environment: fresh HOME, no cargo or rustc on PATH, dist/ on 127.0
 mkdir -p "$scratch/home" "$scratch/bin"
 # Only the tools a user without Rust has.
 for tool in bash sh env cat cp mv rm mkdir ls sed grep sort tail head tr sha256sum curl node npm python3 \
-  gcc cc ld as pkg-config tar gzip git file dirname basename uname readlink mktemp sleep timeout ldd; do
+  gcc cc ld as pkg-config tar gzip git file dirname basename uname readlink mktemp sleep timeout ldd setsid; do
   p=$(command -v "$tool" 2>/dev/null) && ln -sf "$(readlink -f "$p")" "$scratch/bin/$tool"
 done
 ln -sf "$nvim" "$scratch/bin/nvim"
@@ -187,10 +189,12 @@ file -b "$scratch/c/hello-aarch64" | grep -q "ARM aarch64" || die "the C program
 QEMU_LD_PREFIX=$sysroot LD_LIBRARY_PATH="$sdk_arm/lib" qemu-aarch64-static "$scratch/c/hello-aarch64" "$version" \
   || die "the aarch64 C program did not load libradium.so"
 
-step "VS Code: the linux-x64 .vsix installs into code-server; its module and rad run"
+step "VS Code: the linux-x64 .vsix installs into code-server and activates; its module and rad run"
 tools=$(bash scripts/ensure-vscode.sh) || die "scripts/ensure-vscode.sh failed"
 CODE_SERVER=$(sed -n 's/^CODE_SERVER=//p' <<<"$tools")
-mkdir -p "$scratch/vscode"/{user,extensions}
+PLAYWRIGHT_CORE=$(sed -n 's/^PLAYWRIGHT_CORE=//p' <<<"$tools")
+CHROMIUM=$(sed -n 's/^CHROMIUM=//p' <<<"$tools")
+mkdir -p "$scratch/vscode"/{user,extensions,xdg-config,xdg-data,xdg-cache,ws}
 "${clean_env[@]}" "$CODE_SERVER" --user-data-dir "$scratch/vscode/user" --extensions-dir "$scratch/vscode/extensions" \
   --install-extension "$dist/radium-$version-linux-x64.vsix" >"$scratch/vscode/install.log" 2>&1 \
   || { cat "$scratch/vscode/install.log"; die "code-server could not install the .vsix"; }
@@ -205,6 +209,24 @@ ext=$(ls -d "$scratch/vscode/extensions"/radium.radium-"$version"* 2>/dev/null |
   console.log("vsix: radium " + radium.version() + " from " + path + ", rad " + rad)
 ' "$ext" || die "the installed extension does not load its module"
 "$ext/bin/rad" --version | grep -q "$version" || die "the .vsix's rad does not run"
+vport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
+# No rad on the clean PATH: the notification's "rad reachable" is the .vsix's bin/rad.
+"${clean_env[@]}" XDG_CONFIG_HOME="$scratch/vscode/xdg-config" XDG_DATA_HOME="$scratch/vscode/xdg-data" \
+  XDG_CACHE_HOME="$scratch/vscode/xdg-cache" setsid "$CODE_SERVER" --bind-addr "127.0.0.1:$vport" --auth none \
+  --disable-telemetry --disable-update-check --disable-workspace-trust --user-data-dir "$scratch/vscode/user" \
+  --extensions-dir "$scratch/vscode/extensions" "$scratch/vscode/ws" >"$scratch/vscode/code-server.log" 2>&1 &
+code_pid=$!
+for _ in $(seq 150); do
+  curl -fsS "http://127.0.0.1:$vport/healthz" >/dev/null 2>&1 && break
+  kill -0 "$code_pid" 2>/dev/null || { cat "$scratch/vscode/code-server.log"; die "code-server exited"; }
+  sleep 0.2
+done
+mkdir -p "$repo/target/release-test"
+status=0
+timeout 180 node tests/release/vscode_activate.js "$vport" "$scratch/vscode/ws" "$PLAYWRIGHT_CORE" "$CHROMIUM" \
+  "$version" "$repo/target/release-test/vscode-show-version.png" || status=$?
+kill -- "-$code_pid" 2>/dev/null || true
+[ $status -eq 0 ] || { tail -30 "$scratch/vscode/code-server.log"; die "the extension did not activate (screenshot: target/release-test/vscode-show-version.png)"; }
 
 echo
 echo "test-release: all checks passed in $(( $(date +%s) - started )) s"
