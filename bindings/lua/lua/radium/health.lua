@@ -98,7 +98,8 @@ end
 -- by :RadiumInstall and build.sh).
 function M.check_build(health)
   local install = require("radium.install")
-  local path = package.searchpath("radium_native", package.cpath) or "?"
+  local path = vim.api.nvim_get_runtime_file("lua/radium_native.so", false)[1]
+    or package.searchpath("radium_native", package.cpath) or "?"
   local info = install.info()
   if not info then
     health.info("module: " .. path .. " (origin unknown: not installed by :RadiumInstall or build.sh)")
