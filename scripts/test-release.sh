@@ -36,6 +36,15 @@ for pkg in libc6-arm64-cross libgcc-s1-arm64-cross; do
 done
 nvim=$(bash scripts/ensure-nvim.sh)
 
+step "release.sh refuses a missing or foreign VERSION before touching dist/"
+expect_refusal() { # EXPECTED-TEXT ARGS...
+  local want=$1 out; shift
+  if out=$(bash scripts/release.sh "$@" 2>&1); then die "release.sh $* succeeded"; fi
+  grep -qF "$want" <<<"$out" || die "release.sh $*: expected \"$want\", got: $out"
+}
+expect_refusal "usage: bash scripts/release.sh VERSION"
+expect_refusal "VERSION 9.9.9 is not the workspace version $version" 9.9.9
+
 if [ "${RADIUM_RELEASE_NO_BUILD:-}" = 1 ]; then
   step "using the dist/ already built"
   [ -f "$dist/SHA256SUMS" ] || die "RADIUM_RELEASE_NO_BUILD=1 but dist/SHA256SUMS is missing"
