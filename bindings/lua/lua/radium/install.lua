@@ -236,7 +236,18 @@ end
 --- Installs the module (and `rad`) for this platform; done(err, message) on
 --- the main loop. opts: release_url, platform (a table like M.platform()'s),
 --- root (the folder to install into, default the plugin's).
+local running = false
+
 function M.install(opts, done)
+  if running then
+    return done("radium: an install is already running; wait for its message")
+  end
+  running = true
+  local caller = done
+  done = function(err, msg)
+    running = false
+    caller(err, msg)
+  end
   opts = opts or {}
   local ok, p = pcall(function() return opts.platform or M.platform() end)
   if not ok then

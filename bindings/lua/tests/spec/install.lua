@@ -100,6 +100,22 @@ test("a release that fits is installed: checksum verified, version checked, reco
   eq(vim.fn.getfperm(dir .. "/into/lua/radium_native.so"), "rwxr-xr-x", "mode")
 end)
 
+test("a second install while one runs is refused (their temporary files would collide)", function()
+  local dir = release("linux-x86_64-gnu")
+  local opts = { release_url = "file://" .. dir .. "/release", platform = linux_x64, root = dir .. "/into" }
+  local first, second
+  local saved = vim.env.PATH
+  vim.env.PATH = "/usr/bin:/bin" -- never a cargo build here
+  install.install(opts, function(err) first = err or "ok" end)
+  install.install(opts, function(err) second = err or "ok" end)
+  eq(second, "radium: an install is already running; wait for its message", "the second")
+  vim.wait(60000, function() return first ~= nil end, 20)
+  vim.env.PATH = saved
+  eq(first, "ok", "the first")
+  local r = run(opts)
+  eq(r.err, nil, "a later install runs")
+end)
+
 test("a wrong checksum is refused and nothing is written", function()
   local dir = release("linux-x86_64-gnu", true)
   local r = run({ release_url = "file://" .. dir .. "/release", platform = linux_x64, root = dir .. "/into" })
