@@ -91,7 +91,7 @@ if mode == "install" then
   check((chat.turns or 0) > 0 and not chat.running, "the turn did not finish")
   require("radium.chat_render").flush(chat)
   local text = table.concat(vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false), "\n")
-  check(text:find("hello from a release build", 1, true), "the chat:\n" .. text)
+  check(text:find("You said: hello from a release build", 1, true), "the agent's answer is in the chat:\n" .. text)
   io.stdout:write("install: ok (" .. msg .. "); chat turn done", "\n")
 elseif mode == "corrupt" then
   local before = files()
