@@ -17,7 +17,9 @@
 #      - the linux-x64 .vsix installed into code-server: it activates (Show
 #        Version from the palette), its module and `rad` run;
 #   4. aarch64 under qemu-user: `rad --version` and a C program loading
-#      the aarch64 libradium.so.
+#      the aarch64 libradium.so;
+#   5. the real Claude Code adapter (scripts/test-agents.sh claude-mcp) with
+#      the static musl `rad` as radium's MCP server.
 # Cargo's output for the release targets: $CARGO_TARGET_DIR (default
 # target/release-dist). Prints the time each part took.
 set -euo pipefail
@@ -236,6 +238,10 @@ timeout 180 node tests/release/vscode_activate.js "$vport" "$scratch/vscode/ws" 
   "$version" "$repo/target/release-test/vscode-show-version.png" || status=$?
 kill -- "-$code_pid" 2>/dev/null || true
 [ $status -eq 0 ] || { tail -30 "$scratch/vscode/code-server.log"; die "the extension did not activate (screenshot: target/release-test/vscode-show-version.png)"; }
+
+step "the real Claude Code adapter edits through the static musl rad's MCP server (scripts/test-agents.sh claude-mcp)"
+RAD="$dist/rad-$version-linux-x86_64-musl" timeout 600 bash scripts/test-agents.sh claude-mcp \
+  || die "claude-mcp with the release's musl rad"
 
 echo
 echo "test-release: all checks passed in $(( $(date +%s) - started )) s"
