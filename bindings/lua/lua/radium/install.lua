@@ -170,8 +170,7 @@ local function module_version(path, cb)
 end
 
 -- Builds with cargo (build.sh) when cargo is there; else says how.
-local function fallback(reason, done)
-  local p = M.paths()
+local function fallback(reason, done, p)
   if vim.fn.executable("cargo") ~= 1 then
     return done(reason .. ". cargo is not on PATH, so nothing was built: install Rust (https://rustup.rs) and run "
       .. ":RadiumInstall again (it then builds with cargo), or build by hand: bash " .. p.build)
@@ -255,7 +254,7 @@ function M.install(opts, done)
   end
   local ctx = { base = M.base_url(opts), names = M.names(M.version(), p), paths = M.paths(opts.root) }
   if not p.luajit then
-    return fallback("radium's module is built for LuaJIT and this Neovim's Lua is not LuaJIT", done)
+    return fallback("radium's module is built for LuaJIT and this Neovim's Lua is not LuaJIT", done, ctx.paths)
   end
   local sums_file = vim.fn.tempname()
   fetch(ctx.base .. "/SHA256SUMS", sums_file, function(got, err)
@@ -264,11 +263,11 @@ function M.install(opts, done)
     if fd then fd:close() end
     os.remove(sums_file)
     if not got then
-      return fallback(string.format("the release %s could not be reached (%s)", ctx.base, err), done)
+      return fallback(string.format("the release %s could not be reached (%s)", ctx.base, err), done, ctx.paths)
     end
     local sums = M.parse_sums(text)
     if not sums[ctx.names.module] then
-      return fallback(string.format("release %s has no build for %s", ctx.base, ctx.names.tag), done)
+      return fallback(string.format("release %s has no build for %s", ctx.base, ctx.names.tag), done, ctx.paths)
     end
     local paths, pid = ctx.paths, vim.uv.os_getpid()
     local files = { { name = ctx.names.module, dest = paths.module, sha256 = sums[ctx.names.module] } }
@@ -287,7 +286,7 @@ function M.install(opts, done)
       fetch(ctx.base .. "/" .. f.name, f.tmp, function(fok, ferr)
         if not fok then
           drop(files)
-          return fallback(string.format("%s could not be downloaded from %s (%s)", f.name, ctx.base, ferr), done)
+          return fallback(string.format("%s could not be downloaded from %s (%s)", f.name, ctx.base, ferr), done, ctx.paths)
         end
         next_download()
       end)

@@ -138,6 +138,33 @@ test("a release that cannot be reached, or has no build for the platform, withou
   eq(files(dir .. "/into"), {}, "nothing written")
 end)
 
+test("with cargo on PATH, a platform without a build runs build.sh; its failure is reported", function()
+  local dir = release("linux-x86_64-gnu")
+  -- A stand-in for cargo (only its presence is checked) and for the plugin's
+  -- build.sh, which records that it ran (a real one builds for minutes).
+  vim.fn.mkdir(dir .. "/bin", "p")
+  vim.fn.writefile({ "#!/bin/sh", "exit 0" }, dir .. "/bin/cargo")
+  vim.fn.setfperm(dir .. "/bin/cargo", "rwxr-xr-x")
+  vim.fn.writefile({ 'echo built > "$(dirname "$0")/lua/built-by-build.sh"' }, dir .. "/into/build.sh")
+  local opts = { release_url = "file://" .. dir .. "/release", root = dir .. "/into",
+    platform = { os = "linux", arch = "riscv64", libc = "musl", luajit = true } }
+  local saved = vim.env.PATH
+  vim.env.PATH = dir .. "/bin:/usr/bin:/bin"
+  local result
+  install.install(opts, function(err, msg) result = { err = err, msg = msg } end)
+  vim.wait(60000, function() return result ~= nil end, 20)
+  local ok_result = result
+  vim.fn.writefile({ "echo 'error: linking failed' >&2", "exit 101" }, dir .. "/into/build.sh")
+  result = nil
+  install.install(opts, function(err, msg) result = { err = err, msg = msg } end)
+  vim.wait(60000, function() return result ~= nil end, 20)
+  vim.env.PATH = saved
+  eq(ok_result.err, nil, "the fallback build succeeded")
+  check(ok_result.msg:find("built with cargo (release file://", 1, true) and ok_result.msg:find("has no build for " .. version .. "-linux-riscv64-musl)", 1, true), ok_result.msg)
+  eq(vim.fn.readfile(dir .. "/into/lua/built-by-build.sh"), { "built" }, "build.sh ran")
+  check(result.err and result.err:find("; the cargo build failed: error: linking failed", 1, true), "the failure: " .. tostring(result.err))
+end)
+
 test("require refuses a module of another version than the plugin's, saying how to update", function()
   local saved_version, saved_radium = package.loaded["radium.version"], package.loaded.radium
   package.loaded["radium.version"] = "9.9.9"
