@@ -30,10 +30,11 @@ end
 --- came from (under `root`, default the plugin's folder).
 function M.paths(root)
   root = root or plugin_root()
+  local windows = vim.fn.has("win32") == 1
   return {
     root = root,
-    module = root .. "/lua/radium_native.so",
-    rad = root .. "/bin/rad",
+    module = root .. "/lua/radium_native" .. (windows and ".dll" or ".so"),
+    rad = root .. "/bin/rad" .. (windows and ".exe" or ""),
     info = root .. "/lua/radium_native.json",
     build = root .. "/build.sh",
   }
