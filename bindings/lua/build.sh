@@ -11,3 +11,7 @@ cargo build --manifest-path "$root/Cargo.toml" -p radium-lua "${flag[@]}" --quie
 # Where cargo put the module: $CARGO_TARGET_DIR when it is set.
 install -m 755 "${CARGO_TARGET_DIR:-$root/target}/$profile/libradium_native.so" "$here/lua/radium_native.so"
 echo "built $here/lua/radium_native.so"
+# Where the module came from, for :checkhealth radium (and :RadiumInstall's record).
+version=$(sed -n 's/^return "\(.*\)"/\1/p' "$here/lua/radium/version.lua")
+printf '{"version":"%s","source":"cargo","profile":"%s"}\n' "$version" "$profile" >"$here/lua/radium_native.json.tmp"
+mv "$here/lua/radium_native.json.tmp" "$here/lua/radium_native.json"

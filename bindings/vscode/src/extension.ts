@@ -20,7 +20,7 @@ import { registerCode } from './code'
 import { changedRegion, editorContext, splitLines, type EditorContext } from './context'
 import { EngineLogs } from './engineLog'
 import { HookSet } from './hooks'
-import { loadRadium, type Engine, type HookFn, type HookOptions, type HookType, type Loaded, type Response } from './native'
+import { describe, loadRadium, radProgram, type Engine, type HookFn, type HookOptions, type HookType, type Loaded, type Response } from './native'
 import {
   agentItems,
   cancelRequest,
@@ -135,10 +135,9 @@ function fail(message: string, showOutput = true): void {
 function showVersion(context: vscode.ExtensionContext): void {
   const out = channel()
   try {
-    const { radium, path } = loaded(context)
-    const text = `Radium ${radium.version()} (ABI ${radium.abiVersion()})`
-    out.appendLine(`${text}, native module: ${path}`)
-    void vscode.window.showInformationMessage(text)
+    const { message, lines } = describe(loaded(context), radProgram(context.extensionPath))
+    lines.forEach((l) => out.appendLine(l))
+    void vscode.window.showInformationMessage(message)
   } catch (e) {
     fail(messageOf(e).split('\n')[0])
   }
@@ -150,7 +149,7 @@ function engineFor(context: vscode.ExtensionContext, workspace: string | undefin
   let engine = engines.get(key)
   if (!engine) {
     const { radium } = loaded(context)
-    engine = new radium.Engine({ workspace: workspace ?? null, radium_home: radiumHome ?? null })
+    engine = new radium.Engine({ workspace: workspace ?? null, radium_home: radiumHome ?? null, rad_program: radProgram(context.extensionPath) ?? null })
     engines.set(key, engine)
     hooks.attach(engine)
     engineLogs.follow(engine, workspace ? path.basename(workspace) : '')

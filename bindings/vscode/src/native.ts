@@ -32,6 +32,41 @@ export const EXPECTED_ABI = 1
 export interface Loaded {
   radium: Radium
   path: string
+  /** Where it came from: `RADIUM_NODE_MODULE`, the extension (`bundled`) or the repository's build. */
+  origin: 'RADIUM_NODE_MODULE' | 'bundled' | 'repository'
+}
+
+/** The extension's own version (its package.json), or undefined when it has none. */
+export function extensionVersion(extensionPath: string): string | undefined {
+  try {
+    const pkg = JSON.parse(fs.readFileSync(path.join(extensionPath, 'package.json'), 'utf8')) as { version?: string }
+    return pkg.version
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The `rad` the engines offer to agents (radium's MCP tools): the one in the
+ * extension (`bin/rad`, in a platform's .vsix), else `rad` on `PATH`;
+ * undefined when there is none.
+ */
+export function radProgram(extensionPath: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const bundled = path.join(extensionPath, 'bin', 'rad')
+  if (executable(bundled)) return bundled
+  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+    if (dir && executable(path.join(dir, 'rad'))) return path.join(dir, 'rad')
+  }
+  return undefined
+}
+
+function executable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK)
+    return fs.statSync(file).isFile()
+  } catch {
+    return false
+  }
 }
 
 /**
@@ -56,10 +91,17 @@ function present(candidate: string): boolean {
     fs.readdirSync(candidate).some((name) => /^radium\..+\.node$/.test(name))
 }
 
-/** Loads the first module found; throws an Error listing what was tried. */
+/**
+ * Loads the first module found; throws an Error listing what was tried. A
+ * module of another version than the extension's is refused (the message
+ * says how to update).
+ */
 export function loadRadium(extensionPath: string, env: NodeJS.ProcessEnv = process.env): Loaded {
   const tried: string[] = []
-  for (const candidate of candidates(extensionPath, env)) {
+  const want = extensionVersion(extensionPath)
+  const list = candidates(extensionPath, env)
+  const origins: Loaded['origin'][] = env.RADIUM_NODE_MODULE ? ['RADIUM_NODE_MODULE', 'bundled', 'repository'] : ['bundled', 'repository']
+  for (const [i, candidate] of list.entries()) {
     if (!present(candidate)) {
       tried.push(`${candidate} (not found)`)
       continue
@@ -72,10 +114,30 @@ export function loadRadium(extensionPath: string, env: NodeJS.ProcessEnv = proce
         tried.push(`${candidate} (ABI ${abi}, expected ${EXPECTED_ABI})`)
         continue
       }
-      return { radium, path: candidate }
+      if (want !== undefined && radium.version() !== want) {
+        tried.push(`${candidate} (version ${radium.version()}, but the extension is ${want}: install the extension's .vsix of ` +
+          `version ${want} for this platform, or rebuild the module: bash bindings/node/build.sh)`)
+        continue
+      }
+      return { radium, path: candidate, origin: origins[i] }
     } catch (e) {
       tried.push(`${candidate} (${e instanceof Error ? e.message : String(e)})`)
     }
   }
   throw new Error(`the radium native module was not found or did not load; tried:\n  ${tried.join('\n  ')}`)
+}
+
+/**
+ * What Show Version says: the build loaded, where it came from, and whether
+ * `rad` is reachable (a notification's message and the output's lines).
+ */
+export function describe(loaded: Loaded, rad: string | undefined): { message: string; lines: string[] } {
+  const text = `Radium ${loaded.radium.version()} (ABI ${loaded.radium.abiVersion()})`
+  return {
+    message: `${text}, ${loaded.origin} module, rad ${rad ? 'reachable' : 'not found'}`,
+    lines: [
+      `${text}, native module: ${loaded.path} (${loaded.origin})`,
+      rad ? `rad: ${rad}` : 'rad: not found (agents get no radium tools: install the .vsix of your platform, or put rad on PATH)',
+    ],
+  }
 }

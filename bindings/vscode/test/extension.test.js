@@ -13,7 +13,7 @@ const Module = require('node:module')
 
 const root = path.join(__dirname, '..')
 const manifest = require('../package.json')
-const { loadRadium, candidates, EXPECTED_ABI } = require('../out/native.js')
+const { loadRadium, candidates, radProgram, EXPECTED_ABI } = require('../out/native.js')
 
 // The module the loader picks here: radium.node when `npm run bundle-native`
 // left one next to the extension, else the Node door of this repository.
@@ -121,6 +121,41 @@ test('the loader tries RADIUM_NODE_MODULE, then radium.node, then ../node, and s
   }
 })
 
+test('the loader refuses a module of another version than the extension, saying how to update', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'radium-ext-'))
+  try {
+    const ext = path.join(dir, 'ext')
+    fs.mkdirSync(ext)
+    fs.writeFileSync(path.join(ext, 'package.json'), JSON.stringify({ name: 'radium', version: '9.9.9' }))
+    const radium = require('../../node')
+    assert.throws(() => loadRadium(ext, { RADIUM_NODE_MODULE: path.join(root, '..', 'node') }), (e) => {
+      assert.ok(e.message.includes(`(version ${radium.version()}, but the extension is 9.9.9: install the extension's .vsix of version 9.9.9`), e.message)
+      return true
+    })
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('rad is the one in the extension (bin/rad), else the one on PATH, else none', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'radium-ext-'))
+  try {
+    const ext = path.join(dir, 'ext')
+    const onPath = path.join(dir, 'path')
+    fs.mkdirSync(path.join(ext, 'bin'), { recursive: true })
+    fs.mkdirSync(onPath)
+    assert.equal(radProgram(ext, { PATH: '' }), undefined)
+    fs.writeFileSync(path.join(onPath, 'rad'), '#!/bin/sh\n', { mode: 0o755 })
+    assert.equal(radProgram(ext, { PATH: onPath }), path.join(onPath, 'rad'))
+    fs.writeFileSync(path.join(ext, 'bin', 'rad'), '#!/bin/sh\n', { mode: 0o644 })
+    assert.equal(radProgram(ext, { PATH: onPath }), path.join(onPath, 'rad'), 'a bin/rad that cannot run is skipped')
+    fs.chmodSync(path.join(ext, 'bin', 'rad'), 0o755)
+    assert.equal(radProgram(ext, { PATH: onPath }), path.join(ext, 'bin', 'rad'))
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+})
+
 test('Radium: Show Version reports the version and ABI in a message and the Radium output channel', () => {
   const calls = { commands: {}, info: [], errors: [], channels: [] }
   const vscode = {
@@ -167,13 +202,16 @@ test('Radium: Show Version reports the version and ABI in a message and the Radi
     calls.commands['radium.showVersion']()
     const radium = require('../../node')
     const expected = `Radium ${radium.version()} (ABI ${radium.abiVersion()})`
-    assert.deepEqual(calls.info, [expected])
+    const origin = found.endsWith('radium.node') ? 'bundled' : 'repository'
+    const rad = radProgram(root)
+    assert.deepEqual(calls.info, [`${expected}, ${origin} module, rad ${rad ? 'reachable' : 'not found'}`])
     assert.equal(api.engineVersion(), radium.version())
     assert.equal(api.abiVersion(), radium.abiVersion())
     assert.deepEqual(calls.errors, [])
     assert.equal(calls.channels.length, 1)
     assert.equal(calls.channels[0].name, 'Radium')
-    assert.deepEqual(calls.channels[0].lines, [`${expected}, native module: ${found}`])
+    assert.deepEqual(calls.channels[0].lines, [`${expected}, native module: ${found} (${origin})`,
+      rad ? `rad: ${rad}` : 'rad: not found (agents get no radium tools: install the .vsix of your platform, or put rad on PATH)'])
     extension.deactivate()
   } finally {
     Module._resolveFilename = resolve

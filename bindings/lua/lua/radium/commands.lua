@@ -225,6 +225,8 @@ function M.define()
     require("radium.agents").command(o.args)
   end), { nargs = "*", complete = function(lead, line) return require("radium.agents").complete(lead, line) end,
     desc = "The agents (radium's catalogue and agents.toml) with their status; `install ID` installs one, `pick` chooses one" })
+  cmd("RadiumInstall", function() require("radium.install").command() end,
+    { desc = "Download the native module and `rad` of the plugin's version (checksums verified), or build them with cargo" })
   cmd("RadiumUndo", guard(function() M.history("undo") end), { desc = "Undo the project's latest radium edit" })
   cmd("RadiumRedo", guard(function() M.history("redo") end), { desc = "Redo the edit :RadiumUndo took back" })
   cmd("RadiumClipboard", guard(clipboard_cmd), { range = true, nargs = "*", complete = clipboard_complete,

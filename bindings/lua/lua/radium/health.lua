@@ -1,4 +1,5 @@
--- :checkhealth radium: Neovim, the native module, the project of the
+-- :checkhealth radium: Neovim, the native module (which build, where it
+-- came from), `rad`, the project of the
 -- current buffer (its root and trust) and its agents (found, runnable,
 -- protocol, and really started: `agents-check`).
 local M = {}
@@ -93,6 +94,39 @@ function M.start_agents(health, project, root, ids, wait_ms)
   end
 end
 
+-- Which build is loaded and where it came from (radium_native.json, written
+-- by :RadiumInstall and build.sh).
+function M.check_build(health)
+  local install = require("radium.install")
+  local path = vim.api.nvim_get_runtime_file("lua/radium_native.so", false)[1]
+    or package.searchpath("radium_native", package.cpath) or "?"
+  local info = install.info()
+  if not info then
+    health.info("module: " .. path .. " (origin unknown: not installed by :RadiumInstall or build.sh)")
+  elseif info.source == "download" then
+    health.ok(string.format("module: %s, downloaded from %s (%s, checksum verified)", path, tostring(info.url), tostring(info.platform)))
+  else
+    health.ok(string.format("module: %s, built with cargo (%s profile)", path, tostring(info.profile)))
+  end
+end
+
+-- Whether `rad` (radium's MCP tools for the agents) can be run.
+function M.check_rad(health)
+  local own = require("radium.install").paths().rad
+  local rad = vim.fn.executable(own) == 1 and own or vim.fn.exepath("rad")
+  if rad == "" then
+    health.warn("`rad` is not reachable: agents get no radium tools",
+      { "Run :RadiumInstall (downloads it into the plugin's bin/), or put `rad` on PATH (cargo install --path bindings/cli)" })
+    return
+  end
+  local r = vim.system({ rad, "--version" }, { text = true }):wait(10000)
+  if r.code == 0 then
+    health.ok(string.format("`rad` reachable: %s (%s)", rad, vim.trim(r.stdout)))
+  else
+    health.error(string.format("`rad` at %s does not run: %s", rad, vim.trim(r.stderr or "")))
+  end
+end
+
 function M.check()
   local health = vim.health
   health.start("radium")
@@ -104,11 +138,15 @@ function M.check()
   end
   local ok, radium = pcall(require, "radium")
   if not ok then
-    health.error("the module does not load: " .. tostring(radium), { "Build it: bash bindings/lua/build.sh" })
+    health.error("the module does not load: " .. tostring(radium),
+      { "Run :RadiumInstall (downloads the build of the plugin's version, or builds it with cargo)" })
+    M.check_rad(health)
     return
   end
   health.ok("native module loaded: radium " .. radium.version())
   health.info("ABI version " .. tostring(radium.abi_version()))
+  M.check_build(health)
+  M.check_rad(health)
   local eok, engine = pcall(radium.new)
   if eok and engine:request({ command = "ping" }).data == "pong" then
     health.ok("an engine answers ping")

@@ -33,7 +33,20 @@ check_neovim()
 local ok, native = pcall(require, "radium_native")
 if not ok then
   error(
-    "radium: the native module is not built (" .. tostring(native) .. "); run `bash bindings/lua/build.sh` in the radium repository",
+    "radium: the native module is not installed (" .. tostring(native) .. "); run :RadiumInstall (downloads it, or builds it with cargo)",
+    0
+  )
+end
+-- A module of another version than the plugin's is refused: the two halves
+-- of one release go together.
+local plugin_version = require("radium.version")
+if native.version ~= plugin_version then
+  error(
+    string.format(
+      "radium: the native module is version %s but the plugin is %s; run :RadiumInstall to update it (then restart Neovim)",
+      tostring(native.version),
+      plugin_version
+    ),
     0
   )
 end

@@ -14,6 +14,7 @@ local M = {}
 ---@field notify boolean show messages (errors are always shown)
 ---@field keymaps table<string, string|false> review and chat keys (false: no mapping)
 ---@field follow_agent boolean show the files of the agent's tool calls (their locations) in the window the chat was opened from
+---@field release_url string|nil where :RadiumInstall downloads from (default: $RADIUM_RELEASE_URL, else GitHub's release of the plugin's version)
 ---@field review { save: boolean } save: an accept saves the buffers it changed and records them as one radium step (:RadiumUndo)
 local defaults = {
   agent = "example",
@@ -25,6 +26,7 @@ local defaults = {
   notify = true,
   follow_agent = false,
   review = { save = true },
+  release_url = nil,
   keymaps = {
     accept = "ga", reject = "gr", accept_all = "gA", reject_all = "gR",
     next_hunk = "]h", prev_hunk = "[h", close = "q",
@@ -137,6 +139,13 @@ local function add_hook(engine, h)
   end
 end
 
+--- The `rad` the engines offer to agents (radium's MCP tools): the one
+--- :RadiumInstall put in the plugin's bin/, else nil (`rad` on PATH).
+function M.rad_program()
+  local rad = require("radium.install").paths().rad
+  return vim.fn.executable(rad) == 1 and rad or nil
+end
+
 --- The engine of project `root` (default: the current buffer's root), made
 --- on first use with every hook registered through require("radium").
 ---@param root string|nil
@@ -144,7 +153,7 @@ function M.engine(root)
   root = root or M.root()
   local engine = engines[root]
   if not engine then
-    engine = require("radium").new({ workspace = root, radium_home = M.config.radium_home })
+    engine = require("radium").new({ workspace = root, radium_home = M.config.radium_home, rad_program = M.rad_program() })
     for _, h in ipairs(hooks) do
       local ok, err = pcall(add_hook, engine, h)
       if not ok then

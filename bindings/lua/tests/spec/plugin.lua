@@ -195,6 +195,10 @@ test(":checkhealth radium checks the project's trust and its agents", function()
   vim.cmd("checkhealth radium")
   local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
   check(text:find("root: " .. p.ws, 1, true) ~= nil, "the root: " .. text)
+  -- Which build is loaded and where from, and whether rad can be run.
+  local module = vim.api.nvim_get_runtime_file("lua/radium_native.so", false)[1]
+  check(text:find("module: " .. module, 1, true) ~= nil, "the module's path: " .. text)
+  check(text:find("`rad` reachable: ", 1, true) ~= nil or text:find("`rad` is not reachable", 1, true) ~= nil, "rad: " .. text)
   check(text:find("not trusted: its agents are not used", 1, true) ~= nil, "untrusted with its own agents")
   check(text:find("agent `example` (acp", 1, true) ~= nil, "the example agent: " .. text)
   check(text:find("agent `reviewer` (command", 1, true) ~= nil, "a command agent")
@@ -213,7 +217,7 @@ test(":checkhealth radium checks the project's trust and its agents", function()
 end)
 
 test(":help radium and its tags", function()
-  for _, tag in ipairs({ "radium", "radium-review", ":RadiumChat", "radium-variables", "radium.register()", "radium-keymaps", ":RadiumClipboard", "radium-clipboard" }) do
+  for _, tag in ipairs({ "radium", "radium-review", ":RadiumChat", "radium-variables", "radium.register()", "radium-keymaps", ":RadiumClipboard", "radium-clipboard", ":RadiumInstall" }) do
     local ok, err = pcall(vim.cmd, "help " .. tag)
     check(ok, ":help " .. tag .. ": " .. tostring(err))
     eq(vim.fn.fnamemodify(vim.api.nvim_buf_get_name(0), ":t"), "radium.txt", ":help " .. tag .. " opens radium.txt")

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Builds the release binaries for Linux into dist/ (docs/release.md):
+#   bash scripts/release.sh VERSION        (VERSION = the workspace version, e.g. 0.1.0)
+# For x86_64 and aarch64, linked against glibc 2.17 (cargo-zigbuild), plus a
+# static musl `rad` for x86_64:
+#   radium_native-VERSION-linux-ARCH-gnu.so   the Neovim module (LuaJIT)
+#   rad-VERSION-linux-ARCH-gnu, rad-VERSION-linux-x86_64-musl
+#   radium-c-VERSION-linux-ARCH.tar.gz        libradium.so/.a, radium.h, radium.pc
+#   radium-node-*.tgz                         napi-rs packages: the main one and one per platform
+#   radium-VERSION-linux-x64.vsix, -linux-arm64.vsix   the extension with its module and `rad`
+#   SHA256SUMS
+# ziglang and cargo-zigbuild (PyPI) are installed into .cache/release-venv when
+# missing; the Rust targets with rustup. Cargo's output goes to
+# $CARGO_TARGET_DIR (default target/release-dist), dist/ to $RADIUM_DIST.
+# RADIUM_RELEASE_ARCHS (default "x86_64 aarch64") narrows the architectures.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd -P)
+die() { echo "release: $*" >&2; exit 1; }
+step() { printf '==> %s\n' "$*" >&2; }
+
+[ $# -eq 1 ] || die "usage: bash scripts/release.sh VERSION"
+version=${1#v}
+crate_version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+[ "$version" = "$crate_version" ] \
+  || die "VERSION $version is not the workspace version $crate_version (Cargo.toml): the plugin downloads the build of its own version"
+lua_version=$(sed -n 's/^return "\(.*\)"/\1/p' bindings/lua/lua/radium/version.lua)
+[ "$lua_version" = "$crate_version" ] \
+  || die "bindings/lua/lua/radium/version.lua says $lua_version, Cargo.toml $crate_version: make them equal"
+archs=${RADIUM_RELEASE_ARCHS:-x86_64 aarch64}
+dist=${RADIUM_DIST:-$repo/dist}
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target/release-dist}
+
+step "tools: ziglang and cargo-zigbuild (.cache/release-venv), rustup targets"
+venv=$repo/.cache/release-venv
+if [ ! -x "$venv/bin/cargo-zigbuild" ] || ! "$venv/bin/python" -m ziglang version >/dev/null 2>&1; then
+  python3 -m venv "$venv" >&2
+  "$venv/bin/pip" install --quiet ziglang==0.17.1 cargo-zigbuild==0.24.1 >&2 \
+    || die "could not install ziglang and cargo-zigbuild from PyPI"
+fi
+export PATH="$venv/bin:$PATH"
+targets=(x86_64-unknown-linux-musl)
+for a in $archs; do targets+=("$a-unknown-linux-gnu"); done
+missing=()
+installed=$(rustup target list --installed)
+for t in "${targets[@]}"; do grep -qx "$t" <<<"$installed" || missing+=("$t"); done
+[ ${#missing[@]} -eq 0 ] || rustup target add "${missing[@]}" >&2
+
+rm -rf "$dist"
+mkdir -p "$dist"
+stage=$(mktemp -d "${TMPDIR:-/tmp}/radium-release.XXXXXX")
+cleanup() {
+  rm -rf "$stage" "$repo/bindings/vscode/radium.node" "$repo/bindings/vscode/bin"
+}
+trap cleanup EXIT
+
+# Node's names for an architecture (napi-rs and vsce use them).
+node_arch() { case $1 in x86_64) echo x64 ;; aarch64) echo arm64 ;; *) die "unknown arch $1" ;; esac; }
+
+for a in $archs; do
+  step "build $a-unknown-linux-gnu (glibc 2.17): radium-lua, radium-cli, radium-ffi, radium-node"
+  cargo zigbuild --release --quiet --target "$a-unknown-linux-gnu.2.17" \
+    -p radium-lua -p radium-cli -p radium-ffi -p radium-node >&2
+  out=$CARGO_TARGET_DIR/$a-unknown-linux-gnu/release
+  install -m 755 "$out/libradium_native.so" "$dist/radium_native-$version-linux-$a-gnu.so"
+  install -m 755 "$out/rad" "$dist/rad-$version-linux-$a-gnu"
+  c=radium-c-$version-linux-$a
+  mkdir -p "$stage/$c/lib/pkgconfig" "$stage/$c/include"
+  install -m 644 include/radium.h "$stage/$c/include/"
+  install -m 755 "$out/libradium.so" "$stage/$c/lib/"
+  install -m 644 "$out/libradium.a" "$stage/$c/lib/"
+  # Relocatable: the prefix is found from where radium.pc lies.
+  sed -e 's|@PREFIX@|${pcfiledir}/../..|' -e "s|@VERSION@|$version|" ffi/radium.pc.in >"$stage/$c/lib/pkgconfig/radium.pc"
+  tar -C "$stage" -czf "$dist/$c.tar.gz" "$c"
+  install -m 755 "$out/libradium_node.so" "$stage/radium.linux-$(node_arch "$a")-gnu.node"
+done
+
+step "build x86_64-unknown-linux-musl (static): rad"
+cargo zigbuild --release --quiet --target x86_64-unknown-linux-musl -p radium-cli >&2
+install -m 755 "$CARGO_TARGET_DIR/x86_64-unknown-linux-musl/release/rad" "$dist/rad-$version-linux-x86_64-musl"
+
+step "Node: napi-rs packages (the main one, one per platform)"
+bash scripts/release-node.sh "$version" "$stage" "$dist" "$archs"
+
+step "VS Code: one .vsix per platform"
+bash scripts/release-vsix.sh "$version" "$stage" "$dist" "$archs"
+
+step "SHA256SUMS"
+(cd "$dist" && sha256sum -- * >SHA256SUMS.tmp && mv SHA256SUMS.tmp SHA256SUMS)
+cat "$dist/SHA256SUMS" >&2
+echo "release $version: $(ls "$dist" | wc -l) files in $dist"
