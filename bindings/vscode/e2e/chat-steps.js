@@ -401,6 +401,8 @@ module.exports = function chatSteps(step, h) {
     fs.writeFileSync(path.join(state, 'cli-a.json'), JSON.stringify({ cwd: fs.realpathSync(p.ws), prompts: ['from the cli'] }))
     await runCommand('Radium: New Chat')
     await chat().locator('#agent').selectOption('listing')
+    // The keys go to the workbench again (a focused <select> keeps F1).
+    await chat().locator('#input').click()
     await runCommand('Radium: Reopen a Past Conversation')
     const rows = page().locator('.quick-input-widget .monaco-list-row')
     const own = rows.filter({ hasText: 'from the cli' }).first()
