@@ -24,6 +24,7 @@ mod group;
 mod recover;
 mod turn;
 
+pub use cache::EngineHold;
 pub use group::FileChange;
 
 /// One recorded edit.

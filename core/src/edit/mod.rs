@@ -26,7 +26,7 @@ use std::path::Path;
 use serde_json::{json, Map, Value};
 
 pub use conflict::{find_conflicts, Conflict};
-pub use history::{Changeset, FileChange, History};
+pub use history::{Changeset, EngineHold, FileChange, History};
 pub use merge::{merge3, Merged, MAX_MERGE_BYTES};
 pub use project::{Project, ProjectLock};
 pub use session::{Chain, Session, TagPoint, SESSION_VERSION};

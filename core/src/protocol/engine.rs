@@ -57,6 +57,9 @@ pub struct Engine {
     /// Why the workspace's `.radium/hooks.toml` is not applied (the
     /// workspace is not trusted): a warning of `hooks-list`.
     pub(super) unapplied_hooks: Arc<std::sync::Mutex<Option<String>>>,
+    /// The edit history's cache of parsed session files is emptied when
+    /// the last engine goes (a library host gets its memory back).
+    _edit_cache: Arc<crate::edit::EngineHold>,
 }
 
 /// Runs a future on this thread: one poll with a no-op waker first (work
@@ -101,6 +104,7 @@ impl Engine {
             servers: Arc::new(crate::code::lsp::Servers::with_log(Arc::clone(&log))),
             log,
             unapplied_hooks: Arc::default(),
+            _edit_cache: Arc::default(),
         };
         let step_only = || HookOptions {
             matcher: ToolMatcher::new(STEP_TOOL).ok(),

@@ -4,9 +4,13 @@
 //! the same with 1,000 tags as with one. The file is still read each time
 //! and compared byte for byte with the text the cache was made from (another
 //! process may have written it), so the cache can never answer stale state.
+//!
+//! A library host (C, Neovim, Node) gets its memory back with its engines:
+//! when the last [`EngineHold`] is dropped, the cache is emptied.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::edit::session::Session;
@@ -46,4 +50,29 @@ pub(super) fn put(path: &Path, parsed: Arc<Parsed>) {
         cache.clear();
     }
     cache.insert(path.to_owned(), parsed);
+}
+
+/// How many engines hold the cache.
+static HOLDERS: AtomicUsize = AtomicUsize::new(0);
+
+/// An engine's hold on the cache: the last one dropped empties it (and
+/// frees its table), so a host that freed its engines holds none of it.
+#[derive(Debug)]
+pub struct EngineHold(());
+
+impl Default for EngineHold {
+    fn default() -> Self {
+        HOLDERS.fetch_add(1, Ordering::SeqCst);
+        EngineHold(())
+    }
+}
+
+impl Drop for EngineHold {
+    fn drop(&mut self) {
+        if HOLDERS.fetch_sub(1, Ordering::SeqCst) == 1 {
+            if let Ok(mut cache) = cache().lock() {
+                *cache = HashMap::new();
+            }
+        }
+    }
 }
