@@ -14,12 +14,15 @@ impl Engine {
     /// radium (`rad acp`): `editor_mcp`, the MCP servers of the editor's
     /// `session/new` (ACP's `McpServer` objects), are passed to the agent
     /// beside radium's and the user's (a name already passed is left out).
+    /// An agent that refuses `session/new` until the user signs in leaves
+    /// the session open, waiting for the editor's `authenticate`
+    /// ([`AgentSession::awaiting_sign_in`](crate::sessions::AgentSession::awaiting_sign_in)).
     pub fn open_session_for_editor(
         &self,
         agent_id: &str,
         workspace: Option<&Path>,
         editor_mcp: Vec<Value>,
     ) -> impl Future<Output = Result<Entry>> + Send + 'static {
-        self.open_session_with(agent_id, workspace, None, None, None, editor_mcp)
+        self.open_session_with(agent_id, workspace, None, None, None, Some(editor_mcp))
     }
 }

@@ -167,7 +167,7 @@ impl Engine {
         workspace: Option<&Path>,
         tag: Option<String>,
     ) -> impl Future<Output = Result<Entry>> + Send + 'static {
-        self.open_session_with(agent_id, workspace, tag, None, None, Vec::new())
+        self.open_session_with(agent_id, workspace, tag, None, None, None)
     }
 
     /// [`open_session`](Self::open_session), signing in first with the
@@ -180,7 +180,7 @@ impl Engine {
         tag: Option<String>,
         sign_in: Option<String>,
     ) -> impl Future<Output = Result<Entry>> + Send + 'static {
-        self.open_session_with(agent_id, workspace, tag, None, sign_in, Vec::new())
+        self.open_session_with(agent_id, workspace, tag, None, sign_in, None)
     }
 
     /// [`open_session`](Self::open_session) continuing conversation
@@ -193,7 +193,7 @@ impl Engine {
         tag: Option<String>,
         resume: Option<String>,
     ) -> impl Future<Output = Result<Entry>> + Send + 'static {
-        self.open_session_with(agent_id, workspace, tag, resume, None, Vec::new())
+        self.open_session_with(agent_id, workspace, tag, resume, None, None)
     }
 
     /// [`open_session`](Self::open_session) with all: the conversation of
@@ -206,8 +206,11 @@ impl Engine {
         tag: Option<String>,
         resume: Option<String>,
         sign_in: Option<String>,
-        editor_mcp: Vec<Value>,
+        editor_mcp: Option<Vec<Value>>,
     ) -> impl Future<Output = Result<Entry>> + Send + 'static {
+        // An editor in front (`Some`) signs in itself when the agent asks.
+        let wait_for_sign_in = editor_mcp.is_some();
+        let editor_mcp = editor_mcp.unwrap_or_default();
         let ws: Option<PathBuf> = workspace
             .map(Path::to_owned)
             .or_else(|| self.config.workspace.clone());
@@ -256,6 +259,7 @@ impl Engine {
                 mcp,
                 sign_in,
                 editor_mcp,
+                wait_for_sign_in,
             };
             let runtime = registry.runtime_handle()?;
             let session = runtime

@@ -167,6 +167,10 @@ pub struct SessionSetup {
     pub sign_in: Option<String>,
     /// An editor's MCP servers (ACP `McpServer` objects), passed as they are.
     pub editor_mcp: Vec<Value>,
+    /// Whether a `session/new` the agent refuses as needing a sign-in
+    /// leaves the session open, waiting for it (an ACP editor in front
+    /// signs in with `authenticate`, see `sign_in`); else it is an error.
+    pub wait_for_sign_in: bool,
 }
 
 impl AgentSession {
@@ -260,9 +264,16 @@ impl AgentSession {
         }
         let servers =
             session.offered_mcp_servers(rad.clone(), &init, &setup.mcp, &setup.editor_mcp);
-        session
-            .start_conversation(&init, rad, servers, earlier)
-            .await?;
+        lock(&session.state).tap.sign_in_waits = setup.wait_for_sign_in;
+        let started = session
+            .start_conversation(&init, rad.clone(), servers.clone(), earlier)
+            .await;
+        if let Err(e) = started {
+            if session.wait_for_sign_in(&init, rad, servers) {
+                return Ok(session);
+            }
+            return Err(e);
+        }
         session.log.write(
             Level::Info,
             "session",
@@ -305,7 +316,9 @@ impl AgentSession {
                 "session",
                 format!("{}: agent `{}` did not start: {e}", self.id, self.agent.id),
             );
-            self.close();
+            if !self.waits_for_sign_in() {
+                self.close();
+            }
         }
         outcome
     }

@@ -28,6 +28,17 @@ pub(crate) struct Tap {
     /// The agent's answers to `initialize` and `session/new` (or the
     /// resume that stood for it): `{initialize, session}`.
     pub opened: Value,
+    /// The `_meta` the next `session/prompt` carries (an editor's own, as
+    /// it sent it).
+    pub prompt_meta: Option<Value>,
+    /// Whether the agent refused `session/new` as needing a sign-in.
+    pub auth_refused: bool,
+    /// Whether such a refusal leaves the session open, waiting for the
+    /// sign-in (`SessionSetup::wait_for_sign_in`).
+    pub sign_in_waits: bool,
+    /// What `session/new` takes once the agent is signed in (its
+    /// `initialize` answer, `rad`, the MCP servers), while it waits.
+    pub awaiting_sign_in: Option<(Value, Option<std::path::PathBuf>, Value)>,
 }
 
 /// A JSON-RPC error object from an [`RpcError`].
@@ -109,6 +120,12 @@ impl AgentSession {
             Ok(answer) if answer.get("content").is_some_and(Value::is_string) => Some(Ok(answer)),
             _ => None,
         }
+    }
+
+    /// The `_meta` the agent's `session/prompt`s carry from now on (an ACP
+    /// editor's own, passed as it sent it); `None`: none.
+    pub fn set_prompt_meta(&self, meta: Option<Value>) {
+        lock(&self.state).tap.prompt_meta = meta;
     }
 
     /// Sends the agent notification `method` as it is.

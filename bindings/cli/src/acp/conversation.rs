@@ -98,6 +98,34 @@ impl Conversation {
     }
 }
 
+/// Relays the messages of `session`'s agent that no conversation takes (a
+/// session the editor loaded before any `session/new`, whose replayed
+/// updates and answers come through this agent) until a conversation
+/// taps the session instead; the agent's requests radium does not serve
+/// are asked of the editor.
+pub fn relay_loose(session: &AgentSession, editor: Editor) {
+    let (mut tap, mut unserved) = session.tap();
+    tokio::spawn(async move {
+        let mut asked = HashMap::new();
+        loop {
+            tokio::select! {
+                biased;
+                Some(message) = tap.recv() => {
+                    forward(&editor, &message, &mut asked);
+                    asked.clear();
+                }
+                Some((method, params, tx)) = unserved.recv() => {
+                    let editor = editor.clone();
+                    tokio::spawn(async move {
+                        let _ = tx.send(editor.request(&method, &params).await);
+                    });
+                }
+                else => return,
+            }
+        }
+    });
+}
+
 /// `agent`'s commands, then radium's (an agent's command of the same name
 /// as one of radium's is left out: radium answers that name).
 pub fn merged(agent: Vec<Value>) -> Value {

@@ -243,6 +243,7 @@ impl Proxy {
     async fn initialize(&mut self) -> Result<Value, Value> {
         if self.primary.is_none() {
             let session = self.open(&self.workspace.clone(), Vec::new()).await?;
+            conversation::relay_loose(&session, self.editor.clone());
             self.primary = Some(Arc::clone(&session));
             self.spare = Some(session);
         }
@@ -283,6 +284,19 @@ impl Proxy {
                 s
             }
         };
+        if session.awaiting_sign_in() {
+            // The agent refused its session until the user signs in: the
+            // editor's `authenticate` went to it; ask again.
+            if let Err(e) = session.start_after_sign_in().await {
+                let code = if session.awaiting_sign_in() {
+                    radium_core::sessions::AUTH_REQUIRED
+                } else {
+                    -32603
+                };
+                self.spare = Some(session);
+                return Err(error(code, format!("radium: {e}")));
+            }
+        }
         session.read_through_tap(self.editor_reads);
         let conversation = Conversation::start(Arc::clone(&session), self.editor.clone());
         self.conversations
@@ -317,6 +331,10 @@ impl Proxy {
                 .editor
                 .answer(id, Ok(json!({"stopReason": "end_turn"})));
         }
+        // The editor's `_meta` goes to the agent as it sent it.
+        conversation
+            .session
+            .set_prompt_meta(params.get("_meta").cloned());
         match conversation.session.prompt(blocks) {
             Ok(events) => {
                 let _ = conversation.turns.send((id.clone(), text, events));
