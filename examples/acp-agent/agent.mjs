@@ -322,6 +322,7 @@ async function prompt (id, { sessionId, prompt, _meta: meta }) {
       break
     }
     case 'meta': say(sessionId, 'prompt _meta: ' + JSON.stringify(meta ?? null)); break
+    case 'stamp': for (let i = 0; i < (Number(arg) || 1); i++) { say(sessionId, `${process.hrtime.bigint()} `); if (Number(rest[0])) await new Promise((resolve) => setTimeout(resolve, Number(rest[0]))) } break
     case 'mcpservers': say(sessionId, JSON.stringify(mcpServersOf.get(sessionId) ?? null)); break
     case 'ask': say(sessionId, `asked ${arg}: ` + await request(arg, { sessionId, _meta: { from: 'agent' } }).then((r) => JSON.stringify(r), (e) => `error ${e.message}`)); break
     case 'usage': usageUpdate(sessionId); say(sessionId, 'Usage reported.'); break

@@ -111,7 +111,7 @@ pub fn relay_loose(session: &AgentSession, editor: Editor) {
             tokio::select! {
                 biased;
                 Some(message) = tap.recv() => {
-                    forward(&editor, &message, &mut asked);
+                    forward(&editor, message, &mut asked);
                     asked.clear();
                 }
                 Some((method, params, tx)) = unserved.recv() => {
@@ -182,7 +182,7 @@ async fn relay(
             else => Next::Done,
         };
         match next {
-            Next::Tapped(message) => forward(&editor, &message, &mut asked),
+            Next::Tapped(message) => forward(&editor, message, &mut asked),
             Next::Unserved((method, params, tx)) => {
                 let editor = editor.clone();
                 tokio::spawn(async move {
@@ -214,20 +214,28 @@ async fn relay(
     }
 }
 
-/// Passes one of the agent's messages to the editor; answers nothing.
-fn forward(editor: &Editor, message: &Value, asked: &mut HashMap<String, Value>) {
-    let method = message["method"].as_str().unwrap_or_default();
-    if message.get("id").is_some() {
+/// Passes one of the agent's messages to the editor (moved, not copied);
+/// answers nothing.
+fn forward(editor: &Editor, message: Value, asked: &mut HashMap<String, Value>) {
+    let Value::Object(mut message) = message else {
+        return;
+    };
+    let method = match message.remove("method") {
+        Some(Value::String(method)) => method,
+        _ => String::new(),
+    };
+    if message.contains_key("id") {
         // A request: radium serves it (or hands it over as unserved); a
         // permission request's own words are kept for the editor's prompt.
         if method == "session/request_permission" {
-            if let Some(call) = message["params"]["toolCall"]["toolCallId"].as_str() {
-                asked.insert(call.to_owned(), message["params"].clone());
+            let params = message.remove("params").unwrap_or(Value::Null);
+            if let Some(call) = params["toolCall"]["toolCallId"].as_str() {
+                asked.insert(call.to_owned(), params);
             }
         }
         return;
     }
-    let mut params = message["params"].clone();
+    let mut params = message.remove("params").unwrap_or(Value::Null);
     if method == "session/update"
         && params["update"]["sessionUpdate"] == "available_commands_update"
     {
@@ -237,7 +245,7 @@ fn forward(editor: &Editor, message: &Value, asked: &mut HashMap<String, Value>)
             .unwrap_or_default();
         params["update"]["availableCommands"] = merged(agent);
     }
-    editor.notify(method, &params);
+    editor.notify_owned(method, params);
 }
 
 /// Handles one event of the running turn; answers whether it was the last.
