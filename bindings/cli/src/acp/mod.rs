@@ -96,13 +96,20 @@ pub fn run(agent: &str, workspace: &Path) -> u8 {
         while let Some(line) = lines.recv().await {
             proxy.take(line).await;
         }
-        // The editor closed stdin: every agent's process group ends.
-        for conversation in proxy.conversations.values() {
-            conversation.session.close();
+        // The editor closed stdin: every agent's process group ends, the
+        // way an agent that keeps its sessions needs to load them later
+        // (`session/close` when offered, then SIGTERM and a moment).
+        let mut ending = tokio::task::JoinSet::new();
+        let sessions = proxy.conversations.values().map(|c| &c.session);
+        let mut seen: Vec<Arc<AgentSession>> = Vec::new();
+        for session in sessions.chain(proxy.spare.iter()).chain(proxy.primary.iter()) {
+            if !seen.iter().any(|s| Arc::ptr_eq(s, session)) {
+                seen.push(Arc::clone(session));
+                let session = Arc::clone(session);
+                ending.spawn(async move { session.finish().await });
+            }
         }
-        for session in proxy.spare.iter().chain(proxy.primary.iter()) {
-            session.close();
-        }
+        while ending.join_next().await.is_some() {}
         proxy.editor.fail_pending();
         proxy.editor.close();
         let _ = writer.await;
