@@ -101,10 +101,10 @@ console.log(`back to back, per chunk (a turn's time / its chunks, median of ${ro
 const n = quick ? 2000 : 10000
 const before = rss(proxied.pid)
 const sizes = [before]
-for (let i = 0; i < 2; i++) {
+for (let i = 0; i < 4; i++) {
   await proxied.prompt(`stream ${n} 64`)
   sizes.push(rss(proxied.pid))
 }
-console.log(`rad acp VmRSS: ${sizes.map((k) => `${(k / 1024).toFixed(1)} MiB`).join(' -> ')} (before, after ${n}, after ${2 * n} more relayed updates; ${proxied.updates()} updates in all)`)
+console.log(`rad acp VmRSS: ${sizes.map((k) => `${(k / 1024).toFixed(1)} MiB`).join(' -> ')} (before, then after each ${n} more relayed updates; ${proxied.updates()} updates in all)`)
 await alone.close()
 await proxied.close()
