@@ -102,7 +102,10 @@ pub fn run(agent: &str, workspace: &Path) -> u8 {
         let mut ending = tokio::task::JoinSet::new();
         let sessions = proxy.conversations.values().map(|c| &c.session);
         let mut seen: Vec<Arc<AgentSession>> = Vec::new();
-        for session in sessions.chain(proxy.spare.iter()).chain(proxy.primary.iter()) {
+        for session in sessions
+            .chain(proxy.spare.iter())
+            .chain(proxy.primary.iter())
+        {
             if !seen.iter().any(|s| Arc::ptr_eq(s, session)) {
                 seen.push(Arc::clone(session));
                 let session = Arc::clone(session);
