@@ -313,7 +313,7 @@ test('an agent that needs a sign-in: initialize answers, the editor\'s authentic
   assert.equal(await stop(t), 0)
 })
 
-test('session/load passes through: the replay reaches the editor, and the agent remembers', async () => {
+test('session/load reaches the agent: the replay reaches the editor, the agent remembers, its prompts are radium turns', async () => {
   const h = home()
   const t = start(h)
   const id = await open(t, h)
@@ -332,6 +332,16 @@ test('session/load passes through: the replay reaches the editor, and the agent 
   assert.equal(end.stopReason, 'end_turn')
   await until(() => /I remember: /.test(t2.seen.text()), 'the answer to remember')
   assert.match(t2.seen.text(), /I remember: first words \| second words;/)
+  // A radium turn: the write asks the editor after radium's rules, and /undo takes it back.
+  const write = await say(t2.conn, id, 'write loaded.txt from the loaded session')
+  assert.equal(write.stopReason, 'end_turn')
+  assert.equal(readFileSync(join(h.ws, 'loaded.txt'), 'utf8'), 'from the loaded session\n')
+  assert.equal(t2.seen.permissions.length, 1)
+  assert.equal(t2.seen.permissions[0].sessionId, id)
+  await say(t2.conn, id, '/undo')
+  assert.ok(!existsSync(join(h.ws, 'loaded.txt')), '/undo took the loaded session\'s write back')
+  // An id the agent does not know: its refusal, as an error.
+  await assert.rejects(t2.conn.loadSession({ sessionId: 'no-such-session', cwd: h.ws, mcpServers: [] }), /radium: .*no-such-session/)
   assert.equal(await stop(t2), 0)
 })
 

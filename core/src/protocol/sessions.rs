@@ -198,7 +198,7 @@ impl Engine {
 
     /// [`open_session`](Self::open_session) with all: the conversation of
     /// the history to continue (`resume`), the sign-in method (`sign_in`)
-    /// and an editor's MCP servers (`editor_mcp`).
+    /// and an ACP editor in front (`editor`).
     pub(super) fn open_session_with(
         &self,
         agent_id: &str,
@@ -206,11 +206,8 @@ impl Engine {
         tag: Option<String>,
         resume: Option<String>,
         sign_in: Option<String>,
-        editor_mcp: Option<Vec<Value>>,
+        editor: Option<crate::sessions::tap::EditorSide>,
     ) -> impl Future<Output = Result<Entry>> + Send + 'static {
-        // An editor in front (`Some`) signs in itself when the agent asks.
-        let wait_for_sign_in = editor_mcp.is_some();
-        let editor_mcp = editor_mcp.unwrap_or_default();
         let ws: Option<PathBuf> = workspace
             .map(Path::to_owned)
             .or_else(|| self.config.workspace.clone());
@@ -258,8 +255,7 @@ impl Engine {
                 log,
                 mcp,
                 sign_in,
-                editor_mcp,
-                wait_for_sign_in,
+                editor,
             };
             let runtime = registry.runtime_handle()?;
             let session = runtime

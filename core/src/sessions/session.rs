@@ -165,12 +165,8 @@ pub struct SessionSetup {
     /// Sign in first with this method of the agent's (`authenticate`; empty:
     /// its only method of type `agent`); `None`: no sign-in.
     pub sign_in: Option<String>,
-    /// An editor's MCP servers (ACP `McpServer` objects), passed as they are.
-    pub editor_mcp: Vec<Value>,
-    /// Whether a `session/new` the agent refuses as needing a sign-in
-    /// leaves the session open, waiting for it (an ACP editor in front
-    /// signs in with `authenticate`, see `sign_in`); else it is an error.
-    pub wait_for_sign_in: bool,
+    /// An ACP editor in front (`rad acp`, see `tap`); `None`: none.
+    pub editor: Option<super::tap::EditorSide>,
 }
 
 impl AgentSession {
@@ -262,9 +258,9 @@ impl AgentSession {
         if let Some(method) = &setup.sign_in {
             session.authenticate(method).await?;
         }
-        let servers =
-            session.offered_mcp_servers(rad.clone(), &init, &setup.mcp, &setup.editor_mcp);
-        lock(&session.state).tap.sign_in_waits = setup.wait_for_sign_in;
+        let editor_mcp = setup.editor.as_ref().map_or(&[][..], |e| &e.mcp[..]);
+        let servers = session.offered_mcp_servers(rad.clone(), &init, &setup.mcp, editor_mcp);
+        session.install_editor_side(setup.editor.take());
         let started = session
             .start_conversation(&init, rad.clone(), servers.clone(), earlier)
             .await;

@@ -153,7 +153,7 @@ impl AgentSession {
     ) -> bool {
         let mut state = lock(&self.state);
         let refused = std::mem::take(&mut state.tap.auth_refused);
-        if !(refused && state.tap.sign_in_waits) {
+        if !(refused && state.tap.front.is_some()) {
             return false;
         }
         state.tap.awaiting_sign_in = Some((init.clone(), rad, servers));
@@ -164,7 +164,7 @@ impl AgentSession {
     /// sign-in, in a session that then waits for it (the agent is not ended).
     pub(crate) fn waits_for_sign_in(&self) -> bool {
         let state = lock(&self.state);
-        state.tap.auth_refused && state.tap.sign_in_waits
+        state.tap.auth_refused && state.tap.front.is_some()
     }
 
     /// Whether the agent refused `session/new` as needing a sign-in and the

@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use radium_core::sessions::tap::TapReceivers;
 use radium_core::sessions::{AgentSession, PermissionAnswer, Unserved};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
@@ -55,7 +56,17 @@ pub struct Conversation {
 impl Conversation {
     /// Starts relaying `session` to the editor.
     pub fn start(session: Arc<AgentSession>, editor: Editor) -> Arc<Self> {
-        let (tap, unserved) = session.tap();
+        let receivers = session.tap();
+        Self::start_with(session, editor, receivers)
+    }
+
+    /// Starts relaying `session` to the editor from its tap's `receivers`
+    /// (made before it opened: what the agent sent meanwhile comes first).
+    pub fn start_with(
+        session: Arc<AgentSession>,
+        editor: Editor,
+        (tap, unserved): TapReceivers,
+    ) -> Arc<Self> {
         let (turns, turns_rx) = mpsc::unbounded_channel();
         let conversation = Arc::new(Conversation {
             session,

@@ -194,10 +194,14 @@ impl Proxy {
                 let answer = self.initialize().await;
                 self.editor.answer(id, answer);
             }
-            "session/new" => {
-                let answer = self.new_session(&params).await;
+            "session/new" | "session/load" => {
+                let answer = if method == "session/new" {
+                    self.new_session(&params).await
+                } else {
+                    self.load_session(&params).await
+                };
                 let conversation = answer.as_ref().ok().and_then(|a| {
-                    let id = a["sessionId"].as_str()?;
+                    let id = a["sessionId"].as_str().or(params["sessionId"].as_str())?;
                     self.conversations.get(id).cloned()
                 });
                 self.editor.answer(id, answer);
@@ -312,6 +316,35 @@ impl Proxy {
         self.conversations
             .insert(conversation.id(), Arc::clone(&conversation));
         Ok(session.opened()["session"].clone())
+    }
+
+    /// `session/load`: a radium session that takes up the agent's session
+    /// (`session/load` to the agent, whose replay reaches the editor); its
+    /// answer is the agent's.
+    async fn load_session(&mut self, params: &Value) -> Result<Value, Value> {
+        let Some(id) = params["sessionId"].as_str().filter(|id| !id.is_empty()) else {
+            return Err(error(-32602, "radium: `session/load` without a sessionId"));
+        };
+        let cwd = params
+            .get("cwd")
+            .and_then(Value::as_str)
+            .map_or_else(|| self.workspace.clone(), PathBuf::from);
+        let mcp: Vec<Value> = params["mcpServers"].as_array().cloned().unwrap_or_default();
+        // The tap listens from the start: the agent's replay comes on it,
+        // relayed once the session is open.
+        let (senders, receivers) = radium_core::sessions::tap::tap_channels();
+        let session = self
+            .engine
+            .load_session_for_editor(&self.agent, Some(&cwd), mcp, id, senders)
+            .await
+            .map(|entry| entry.session)
+            .map_err(|e| error(-32603, format!("radium: {e}")))?;
+        session.read_through_tap(self.editor_reads);
+        self.primary.get_or_insert_with(|| Arc::clone(&session));
+        let conversation = Conversation::start_with(session, self.editor.clone(), receivers);
+        self.conversations
+            .insert(conversation.id(), Arc::clone(&conversation));
+        Ok(conversation.session.opened()["session"].clone())
     }
 
     /// `session/prompt`: radium's command answered here, else a turn.
