@@ -15,3 +15,6 @@ fi
 modules=$(bash scripts/ensure-acp-sdk.sh | sed -n 's/^sdk_modules=//p')
 RAD="target/$profile/rad" ACP_SDK_MODULES="$modules" \
   node --test --test-concurrency=1 tests/acp-proxy/proxy.test.mjs
+# The relay's benchmark, once in test mode (a second or two).
+RAD="target/$profile/rad" ACP_SDK_MODULES="$modules" \
+  node tests/acp-proxy/bench.mjs --quick

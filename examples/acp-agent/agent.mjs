@@ -181,7 +181,7 @@ async function quiet (sessionId, cwd, tool, input) {
   say(sessionId, `hook decision: ${decision}`)
 }
 
-async function prompt (id, { sessionId, prompt }) {
+async function prompt (id, { sessionId, prompt, _meta: meta }) {
   cancelled = false
   const texts = prompt.filter((b) => b.type === 'text').map((b) => b.text)
   const earlier = texts.length > 1 && texts[0].startsWith('This conversation continues an earlier one') ? texts.shift() : null
@@ -315,11 +315,14 @@ async function prompt (id, { sessionId, prompt }) {
       break
     }
     case 'big': say(sessionId, 'x'.repeat(10 << 20)); break
+    case 'huge': say(sessionId, 'h'.repeat((Number(arg) || 100) << 20)); say(sessionId, 'after the huge line'); break
     case 'stream': {
       const chunk = 'y'.repeat(Number(rest[0]) || 4096)
       for (let i = 0; i < (Number(arg) || 1); i++) say(sessionId, chunk)
       break
     }
+    case 'meta': say(sessionId, 'prompt _meta: ' + JSON.stringify(meta ?? null)); break
+    case 'stamp': for (let i = 0; i < (Number(arg) || 1); i++) { say(sessionId, `${process.hrtime.bigint()} `); if (Number(rest[0])) await new Promise((resolve) => setTimeout(resolve, Number(rest[0]))) } break
     case 'mcpservers': say(sessionId, JSON.stringify(mcpServersOf.get(sessionId) ?? null)); break
     case 'ask': say(sessionId, `asked ${arg}: ` + await request(arg, { sessionId, _meta: { from: 'agent' } }).then((r) => JSON.stringify(r), (e) => `error ${e.message}`)); break
     case 'usage': usageUpdate(sessionId); say(sessionId, 'Usage reported.'); break

@@ -5,7 +5,9 @@
 // turn. After each prompt it prints one JSON line: the prompt, its stop
 // reason (or error), the text streamed during it, how many permission
 // requests reached the editor, and the content of each file named in
-// $WATCH (comma-separated paths; null: no such file).
+// $WATCH (comma-separated paths; null: no such file). With $LOAD (a session
+// id), the session is loaded (`session/load`) instead of a new one, and the
+// first line names the prompts its replay sent the editor.
 //
 //   ACP_SDK_MODULES=... WATCH=a.txt,b.txt node drive.mjs RAD AGENT PROMPT...
 import { spawn } from 'node:child_process'
@@ -20,6 +22,7 @@ const child = spawn(rad, ['acp', agent], { stdio: ['pipe', 'pipe', 'inherit'] })
 let text = ''
 let permissions = 0
 let commands = []
+const replayed = []
 const client = {
   async requestPermission (params) {
     permissions++
@@ -28,6 +31,7 @@ const client = {
   },
   async sessionUpdate ({ update }) {
     if (update.sessionUpdate === 'agent_message_chunk' && update.content.type === 'text') text += update.content.text
+    if (update.sessionUpdate === 'user_message_chunk' && update.content.type === 'text') replayed.push(update.content.text)
     if (update.sessionUpdate === 'available_commands_update') commands = update.availableCommands.map((c) => c.name)
   },
   async writeTextFile () { throw new Error('the editor offered no fs') },
@@ -36,8 +40,15 @@ const client = {
 const conn = new acp.ClientSideConnection(() => client, acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout)))
 const read = (p) => { try { return readFileSync(p, 'utf8') } catch { return null } }
 const init = await conn.initialize({ protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false } } })
-const { sessionId } = await conn.newSession({ cwd: process.cwd(), mcpServers: [] })
-console.log(JSON.stringify({ initialized: init.protocolVersion, radium: init._meta?.radium ?? null, sessionId }))
+let sessionId = process.env.LOAD
+if (sessionId) {
+  await conn.loadSession({ sessionId, cwd: process.cwd(), mcpServers: [] })
+  // The replay may end just after the answer.
+  await new Promise((resolve) => setTimeout(resolve, 1000))
+} else {
+  sessionId = (await conn.newSession({ cwd: process.cwd(), mcpServers: [] })).sessionId
+}
+console.log(JSON.stringify({ initialized: init.protocolVersion, radium: init._meta?.radium ?? null, sessionId, replayed }))
 for (const prompt of prompts) {
   text = ''
   permissions = 0

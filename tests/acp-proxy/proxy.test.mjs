@@ -23,7 +23,7 @@ if (!modules) throw new Error('ACP_SDK_MODULES must name the node_modules holdin
 const acp = await import(join(modules, '@agentclientprotocol/sdk/dist/acp.js'))
 
 /** A workspace and a RADIUM_HOME with the example agent and a hook that refuses writes to `denied*`. */
-function home () {
+function home (flags = ['--load']) {
   const dir = mkdtempSync(join(tmpdir(), 'rad-acp-'))
   const ws = join(dir, 'ws')
   const radHome = join(dir, 'home')
@@ -31,20 +31,23 @@ function home () {
   const ext = join(radHome, 'extensions/no-denied')
   mkdirSync(join(ext, 'hooks'), { recursive: true })
   writeFileSync(join(radHome, 'agents.toml'),
-    `[[agents]]\nid = "example"\nprotocol = "acp"\ncommand = ["node", "${join(repo, 'examples/acp-agent/agent.mjs')}", "--load"]\n`)
+    `[[agents]]\nid = "example"\nprotocol = "acp"\ncommand = ${JSON.stringify(['node', join(repo, 'examples/acp-agent/agent.mjs'), ...flags])}\n`)
   writeFileSync(join(ext, 'radium-extension.json'),
     '{"name": "no-denied", "version": "1.0.0", "description": "no denied files", "components": {"hooks": ["hooks/*.toml"]}}')
   writeFileSync(join(ext, 'hooks/no-denied.toml'), '[[hooks]]\nname = "no-denied"\ntype = "before_tool"\nscript = "no-denied.sh"\n')
   writeFileSync(join(ext, 'no-denied.sh'), "#!/bin/sh\nif grep -q 'denied'; then echo 'no denied files here' >&2; exit 2; fi\n")
   chmodSync(join(ext, 'no-denied.sh'), 0o755)
-  return { dir, ws, radHome }
+  // The example agent keeps its sessions (and its sign-in) here.
+  const env = { EXAMPLE_AGENT_STATE: join(dir, 'state'), EXAMPLE_AGENT_AUTH_FILE: join(dir, 'signed-in') }
+  mkdirSync(env.EXAMPLE_AGENT_STATE)
+  return { dir, ws, radHome, env }
 }
 
 /** `rad acp example` in `h`'s workspace, with an SDK client; `answers` picks permission options. */
 function start (h, { allow = true } = {}) {
   const child = spawn(RAD, ['acp', 'example'], {
     cwd: h.ws,
-    env: { ...process.env, RADIUM_HOME: h.radHome },
+    env: { ...process.env, ...h.env, RADIUM_HOME: h.radHome },
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true
   })
@@ -269,4 +272,119 @@ test('bad input from the editor: invalid JSON, an answer to an id never sent, no
   assert.equal(got[2].id, 8)
   assert.match(got[2].error.message, /before `initialize`/)
   assert.equal(got.at(-1).result.protocolVersion, 1)
+})
+
+/** Waits (up to 30 s) until `ok()` holds. */
+async function until (ok, what) {
+  for (let i = 0; i < 300 && !ok(); i++) await new Promise((resolve) => setTimeout(resolve, 100))
+  assert.ok(ok(), 'waited in vain for ' + what)
+}
+
+test('an editor\'s _meta on session/prompt reaches the agent as it sent it', async () => {
+  const h = home()
+  const t = start(h)
+  const id = await open(t, h)
+  const end = await t.conn.prompt({ sessionId: id, prompt: [{ type: 'text', text: 'meta' }], _meta: { editor: { trace: 'abc' }, n: 1 } })
+  assert.equal(end.stopReason, 'end_turn')
+  assert.match(t.seen.text(), /prompt _meta: \{"editor":\{"trace":"abc"\},"n":1\}/)
+  // The next prompt carries none: none reaches the agent.
+  await say(t.conn, id, 'meta')
+  assert.match(t.seen.text(), /prompt _meta: null$/)
+  assert.equal(await stop(t), 0)
+})
+
+test('an agent that needs a sign-in: initialize answers, the editor\'s authenticate passes through, then session/new', async () => {
+  const h = home(['--auth-required'])
+  const t = start(h)
+  const init = await t.conn.initialize({ protocolVersion: 1, clientCapabilities: {} })
+  assert.deepEqual(init.authMethods.map((m) => m.id), ['example-login', 'example-terminal'])
+  // Before the sign-in, the agent's refusal reaches the editor with ACP's auth_required code.
+  await assert.rejects(t.conn.newSession({ cwd: h.ws, mcpServers: [] }), (e) => e.code === -32000 && /needs you to sign in/.test(e.message))
+  await assert.rejects(t.conn.authenticate({ methodId: 'nope' }), (e) => /unknown method nope/.test(e.message))
+  await t.conn.authenticate({ methodId: 'example-login' })
+  const { sessionId } = await t.conn.newSession({ cwd: h.ws, mcpServers: [] })
+  // A radium turn: the write asks the editor and is recorded (/undo takes it back).
+  const end = await say(t.conn, sessionId, 'write notes.txt signed in')
+  assert.equal(end.stopReason, 'end_turn')
+  assert.equal(readFileSync(join(h.ws, 'notes.txt'), 'utf8'), 'signed in\n')
+  assert.equal(t.seen.permissions.length, 1)
+  await say(t.conn, sessionId, '/undo')
+  assert.ok(!existsSync(join(h.ws, 'notes.txt')))
+  assert.equal(await stop(t), 0)
+})
+
+test('session/load reaches the agent: the replay reaches the editor, the agent remembers, its prompts are radium turns', async () => {
+  const h = home()
+  const t = start(h)
+  const id = await open(t, h)
+  await say(t.conn, id, 'first words')
+  await say(t.conn, id, 'second words')
+  assert.equal(await stop(t), 0)
+  const t2 = start(h)
+  const init = await t2.conn.initialize({ protocolVersion: 1, clientCapabilities: {} })
+  assert.equal(init.agentCapabilities.loadSession, true)
+  await t2.conn.loadSession({ sessionId: id, cwd: h.ws, mcpServers: [] })
+  const replayed = () => t2.seen.updates.filter((u) => u.sessionId === id && u.update.sessionUpdate === 'user_message_chunk').map((u) => u.update.content.text)
+  await until(() => replayed().length >= 2, 'the replayed prompts')
+  assert.deepEqual(replayed(), ['first words', 'second words'])
+  await until(() => /\(replayed answer to second words\)/.test(t2.seen.text()), 'the replayed answers')
+  const end = await say(t2.conn, id, 'remember')
+  assert.equal(end.stopReason, 'end_turn')
+  await until(() => /I remember: /.test(t2.seen.text()), 'the answer to remember')
+  assert.match(t2.seen.text(), /I remember: first words \| second words;/)
+  // A radium turn: the write asks the editor after radium's rules, and /undo takes it back.
+  const write = await say(t2.conn, id, 'write loaded.txt from the loaded session')
+  assert.equal(write.stopReason, 'end_turn')
+  assert.equal(readFileSync(join(h.ws, 'loaded.txt'), 'utf8'), 'from the loaded session\n')
+  assert.equal(t2.seen.permissions.length, 1)
+  assert.equal(t2.seen.permissions[0].sessionId, id)
+  await say(t2.conn, id, '/undo')
+  assert.ok(!existsSync(join(h.ws, 'loaded.txt')), '/undo took the loaded session\'s write back')
+  // An id the agent does not know: its refusal, as an error.
+  await assert.rejects(t2.conn.loadSession({ sessionId: 'no-such-session', cwd: h.ws, mcpServers: [] }), /radium: .*no-such-session/)
+  assert.equal(await stop(t2), 0)
+})
+
+/** Writes `n` MiB of `fill` to `stream` a MiB at a time, waiting for the pipe to drain. */
+async function stream (out, head, n, fill, tail) {
+  const mib = fill.repeat(1 << 20)
+  if (!out.write(head)) await new Promise((resolve) => out.once('drain', resolve))
+  for (let i = 0; i < n; i++) {
+    if (!out.write(mib)) await new Promise((resolve) => out.once('drain', resolve))
+  }
+  out.write(tail)
+}
+
+test('a line of 100 MB from the editor is skipped with an error; the proxy goes on', async () => {
+  const h = home()
+  const child = spawn(RAD, ['acp', 'example'], { cwd: h.ws, env: { ...process.env, ...h.env, RADIUM_HOME: h.radHome }, stdio: ['pipe', 'pipe', 'inherit'] })
+  let out = ''
+  child.stdout.on('data', (d) => { out += d })
+  const answered = (id) => until(() => out.includes(`"id":${id},`), `the answer to ${id}`)
+  child.stdin.write('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}\n')
+  await answered(1)
+  await stream(child.stdin, '{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"text":"', 100, 'a', '"}}\n')
+  child.stdin.write(`{"jsonrpc":"2.0","id":3,"method":"session/new","params":{"cwd":${JSON.stringify(h.ws)},"mcpServers":[]}}\n`)
+  await answered(3)
+  const got = out.trim().split('\n').map((l) => JSON.parse(l))
+  const skipped = got.find((m) => m.error?.code === -32700)
+  assert.match(skipped.error.message, /a line of \d+ bytes or more is over the 64 MiB limit \(skipped\)/)
+  assert.ok(got.find((m) => m.id === 3).result.sessionId, 'session/new after the long line is answered')
+  assert.ok(!got.some((m) => m.id === 2), 'the long line is no request')
+  child.stdin.end()
+  assert.equal(await new Promise((resolve) => child.on('exit', resolve)), 0)
+})
+
+test('a line of 100 MB from the agent is skipped; the turn and the proxy go on', async () => {
+  const h = home()
+  const t = start(h)
+  const id = await open(t, h)
+  const end = await say(t.conn, id, 'huge 100')
+  assert.equal(end.stopReason, 'end_turn')
+  assert.doesNotMatch(t.seen.text(), /hhhh/, 'the long line never reaches the editor')
+  await until(() => /after the huge line/.test(t.seen.text()), 'the line after it')
+  const next = await say(t.conn, id, 'hello again')
+  assert.equal(next.stopReason, 'end_turn')
+  await until(() => /hello again/.test(t.seen.text()), 'the next turn\'s text')
+  assert.equal(await stop(t), 0)
 })

@@ -167,7 +167,7 @@ impl Engine {
         workspace: Option<&Path>,
         tag: Option<String>,
     ) -> impl Future<Output = Result<Entry>> + Send + 'static {
-        self.open_session_with(agent_id, workspace, tag, None, None, Vec::new())
+        self.open_session_with(agent_id, workspace, tag, None, None, None)
     }
 
     /// [`open_session`](Self::open_session), signing in first with the
@@ -180,7 +180,7 @@ impl Engine {
         tag: Option<String>,
         sign_in: Option<String>,
     ) -> impl Future<Output = Result<Entry>> + Send + 'static {
-        self.open_session_with(agent_id, workspace, tag, None, sign_in, Vec::new())
+        self.open_session_with(agent_id, workspace, tag, None, sign_in, None)
     }
 
     /// [`open_session`](Self::open_session) continuing conversation
@@ -193,12 +193,12 @@ impl Engine {
         tag: Option<String>,
         resume: Option<String>,
     ) -> impl Future<Output = Result<Entry>> + Send + 'static {
-        self.open_session_with(agent_id, workspace, tag, resume, None, Vec::new())
+        self.open_session_with(agent_id, workspace, tag, resume, None, None)
     }
 
     /// [`open_session`](Self::open_session) with all: the conversation of
     /// the history to continue (`resume`), the sign-in method (`sign_in`)
-    /// and an editor's MCP servers (`editor_mcp`).
+    /// and an ACP editor in front (`editor`).
     pub(super) fn open_session_with(
         &self,
         agent_id: &str,
@@ -206,7 +206,7 @@ impl Engine {
         tag: Option<String>,
         resume: Option<String>,
         sign_in: Option<String>,
-        editor_mcp: Vec<Value>,
+        editor: Option<crate::sessions::tap::EditorSide>,
     ) -> impl Future<Output = Result<Entry>> + Send + 'static {
         let ws: Option<PathBuf> = workspace
             .map(Path::to_owned)
@@ -255,7 +255,7 @@ impl Engine {
                 log,
                 mcp,
                 sign_in,
-                editor_mcp,
+                editor,
             };
             let runtime = registry.runtime_handle()?;
             let session = runtime

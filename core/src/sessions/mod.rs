@@ -43,6 +43,7 @@ pub use events::SessionEvent;
 pub use output::MAX_TOOL_OUTPUT;
 pub use pre_tool::{relay, RelayOutcome, MAX_RELAY_INPUT, RELAY_TIMEOUT};
 pub use session::{AgentSession, PermissionAnswer, SessionSetup, ACP_VERSION, PERMISSION_TIMEOUT};
+pub use sign_in::AUTH_REQUIRED;
 pub use snapshot::{MAX_SNAPSHOTS, MAX_SNAPSHOT_FILE};
 pub use start_error::{MAX_ERROR_DATA, START_STDERR_LINES};
 pub use table::{Entry, EventQueue, Sessions, MAX_IDLE_NOTICES};

@@ -52,10 +52,11 @@ impl AgentSession {
     /// Sends `prompt` and waits for the agent's answer to it, while the agent
     /// keeps talking within its silence limit: the answer's `result`.
     pub(crate) async fn ask_prompt(&self, prompt: &[Value]) -> Result<Value> {
-        let answer = self.conn.request(
-            "session/prompt",
-            &json!({"sessionId": self.acp_session_id(), "prompt": prompt}),
-        );
+        let mut params = json!({"sessionId": self.acp_session_id(), "prompt": prompt});
+        if let Some(meta) = lock(&self.state).tap.prompt_meta.clone() {
+            params["_meta"] = meta;
+        }
+        let answer = self.conn.request("session/prompt", &params);
         let mut answer = std::pin::pin!(answer);
         let silence = self.agent.silence_timeout;
         let result = loop {

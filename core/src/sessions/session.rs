@@ -165,8 +165,8 @@ pub struct SessionSetup {
     /// Sign in first with this method of the agent's (`authenticate`; empty:
     /// its only method of type `agent`); `None`: no sign-in.
     pub sign_in: Option<String>,
-    /// An editor's MCP servers (ACP `McpServer` objects), passed as they are.
-    pub editor_mcp: Vec<Value>,
+    /// An ACP editor in front (`rad acp`, see `tap`); `None`: none.
+    pub editor: Option<super::tap::EditorSide>,
 }
 
 impl AgentSession {
@@ -258,11 +258,18 @@ impl AgentSession {
         if let Some(method) = &setup.sign_in {
             session.authenticate(method).await?;
         }
-        let servers =
-            session.offered_mcp_servers(rad.clone(), &init, &setup.mcp, &setup.editor_mcp);
-        session
-            .start_conversation(&init, rad, servers, earlier)
-            .await?;
+        let editor_mcp = setup.editor.as_ref().map_or(&[][..], |e| &e.mcp[..]);
+        let servers = session.offered_mcp_servers(rad.clone(), &init, &setup.mcp, editor_mcp);
+        session.install_editor_side(setup.editor.take());
+        let started = session
+            .start_conversation(&init, rad.clone(), servers.clone(), earlier)
+            .await;
+        if let Err(e) = started {
+            if session.wait_for_sign_in(&init, rad, servers) {
+                return Ok(session);
+            }
+            return Err(e);
+        }
         session.log.write(
             Level::Info,
             "session",
@@ -305,7 +312,9 @@ impl AgentSession {
                 "session",
                 format!("{}: agent `{}` did not start: {e}", self.id, self.agent.id),
             );
-            self.close();
+            if !self.waits_for_sign_in() {
+                self.close();
+            }
         }
         outcome
     }

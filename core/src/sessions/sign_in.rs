@@ -6,6 +6,8 @@
 //! variable to set in the agent's `env`.
 
 use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 
@@ -139,5 +141,52 @@ impl AgentSession {
         self.call_within_start("authenticate", json!({"methodId": method}))
             .await
             .map(|_| ())
+    }
+
+    /// Keeps what `session/new` takes for later, when the agent refused it
+    /// as needing a sign-in; answers whether it did.
+    pub(crate) fn wait_for_sign_in(
+        &self,
+        init: &Value,
+        rad: Option<PathBuf>,
+        servers: Value,
+    ) -> bool {
+        let mut state = lock(&self.state);
+        let refused = std::mem::take(&mut state.tap.auth_refused);
+        if !(refused && state.tap.front.is_some()) {
+            return false;
+        }
+        state.tap.awaiting_sign_in = Some((init.clone(), rad, servers));
+        true
+    }
+
+    /// Whether the agent's last refusal was of `session/new` as needing a
+    /// sign-in, in a session that then waits for it (the agent is not ended).
+    pub(crate) fn waits_for_sign_in(&self) -> bool {
+        let state = lock(&self.state);
+        state.tap.auth_refused && state.tap.front.is_some()
+    }
+
+    /// Whether the agent refused `session/new` as needing a sign-in and the
+    /// session waits for it (opened for an ACP editor, which signs in with
+    /// `authenticate` and then asks [`start_after_sign_in`](Self::start_after_sign_in)).
+    pub fn awaiting_sign_in(&self) -> bool {
+        lock(&self.state).tap.awaiting_sign_in.is_some()
+    }
+
+    /// Asks the agent for its session again once signed in (nothing when
+    /// the session does not wait). When the agent still needs a sign-in,
+    /// the session goes on waiting and the error says so.
+    pub async fn start_after_sign_in(self: &Arc<Self>) -> Result<()> {
+        let Some((init, rad, servers)) = lock(&self.state).tap.awaiting_sign_in.take() else {
+            return Ok(());
+        };
+        let started = self
+            .start_conversation(&init, rad.clone(), servers.clone(), None)
+            .await;
+        if started.is_err() {
+            self.wait_for_sign_in(&init, rad, servers);
+        }
+        started
     }
 }

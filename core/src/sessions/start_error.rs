@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::rpc::RpcError;
-use super::session::{last_lines, AgentSession};
+use super::session::{last_lines, lock, AgentSession};
 
 /// The most of an error's `data` the message carries, in characters.
 pub const MAX_ERROR_DATA: usize = 600;
@@ -108,6 +108,7 @@ impl AgentSession {
             .map(|d| format!(": {}", data_text(d)))
             .unwrap_or_default();
         let sign_in = if method == "session/new" && e.code == super::sign_in::AUTH_REQUIRED {
+            lock(&self.state).tap.auth_refused = true;
             self.sign_in_help()
         } else {
             String::new()

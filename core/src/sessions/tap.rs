@@ -16,6 +16,40 @@ use super::session::{lock, AgentSession};
 /// error object, `{code, message, data?}`).
 pub type Unserved = (String, Value, oneshot::Sender<Result<Value, Value>>);
 
+/// The sending ends of a tap, made before the session opens (see
+/// [`EditorSide::tap`]).
+pub type TapSenders = (
+    mpsc::UnboundedSender<Value>,
+    mpsc::UnboundedSender<Unserved>,
+);
+
+/// The receiving ends of a tap, as [`AgentSession::tap`] answers them.
+pub type TapReceivers = (
+    mpsc::UnboundedReceiver<Value>,
+    mpsc::UnboundedReceiver<Unserved>,
+);
+
+/// A new tap's two ends.
+pub fn tap_channels() -> (TapSenders, TapReceivers) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let (utx, urx) = mpsc::unbounded_channel();
+    ((tx, utx), (rx, urx))
+}
+
+/// An ACP editor in front of the session (`rad acp`): what it brings.
+#[derive(Default)]
+pub struct EditorSide {
+    /// Its MCP servers (ACP `McpServer` objects), passed as they are.
+    pub mcp: Vec<Value>,
+    /// Whether an earlier session of the agent's is taken up with
+    /// `session/load` (its replay) rather than `session/resume`, when the
+    /// agent offers both (the editor asked to load it).
+    pub load: bool,
+    /// The tap, listening from the start: the replay of a loaded session
+    /// comes on it.
+    pub tap: Option<TapSenders>,
+}
+
 /// What a tap holds while its owner listens.
 #[derive(Default)]
 pub(crate) struct Tap {
@@ -28,6 +62,19 @@ pub(crate) struct Tap {
     /// The agent's answers to `initialize` and `session/new` (or the
     /// resume that stood for it): `{initialize, session}`.
     pub opened: Value,
+    /// The `_meta` the next `session/prompt` carries (an editor's own, as
+    /// it sent it).
+    pub prompt_meta: Option<Value>,
+    /// Whether the agent refused `session/new` as needing a sign-in.
+    pub auth_refused: bool,
+    /// An ACP editor in front (`None`: none): a refusal for a sign-in
+    /// then leaves the session open, waiting for it (the editor signs in
+    /// with `authenticate`); `Some(true)`: an earlier session is taken up
+    /// with `session/load` first.
+    pub front: Option<bool>,
+    /// What `session/new` takes once the agent is signed in (its
+    /// `initialize` answer, `rad`, the MCP servers), while it waits.
+    pub awaiting_sign_in: Option<(Value, Option<std::path::PathBuf>, Value)>,
 }
 
 /// A JSON-RPC error object from an [`RpcError`].
@@ -47,18 +94,25 @@ impl AgentSession {
     /// first receiver (a request with its `id`); the requests radium does not serve come on the second
     /// for the caller to answer (instead of radium's method-not-found). A
     /// later call replaces the earlier listener.
-    pub fn tap(
-        &self,
-    ) -> (
-        mpsc::UnboundedReceiver<Value>,
-        mpsc::UnboundedReceiver<Unserved>,
-    ) {
-        let (tx, rx) = mpsc::unbounded_channel();
-        let (utx, urx) = mpsc::unbounded_channel();
+    pub fn tap(&self) -> TapReceivers {
+        let ((tx, utx), receivers) = tap_channels();
         let mut state = lock(&self.state);
         state.tap.messages = Some(tx);
         state.tap.unserved = Some(utx);
-        (rx, urx)
+        receivers
+    }
+
+    /// Takes in what an ACP editor in front brings (see [`EditorSide`]).
+    pub(crate) fn install_editor_side(&self, editor: Option<EditorSide>) {
+        let Some(editor) = editor else {
+            return;
+        };
+        let mut state = lock(&self.state);
+        state.tap.front = Some(editor.load);
+        if let Some((tx, utx)) = editor.tap {
+            state.tap.messages = Some(tx);
+            state.tap.unserved = Some(utx);
+        }
     }
 
     /// The agent's answers when the session opened: `{initialize, session}`
@@ -109,6 +163,12 @@ impl AgentSession {
             Ok(answer) if answer.get("content").is_some_and(Value::is_string) => Some(Ok(answer)),
             _ => None,
         }
+    }
+
+    /// The `_meta` the agent's `session/prompt`s carry from now on (an ACP
+    /// editor's own, passed as it sent it); `None`: none.
+    pub fn set_prompt_meta(&self, meta: Option<Value>) {
+        lock(&self.state).tap.prompt_meta = meta;
     }
 
     /// Sends the agent notification `method` as it is.

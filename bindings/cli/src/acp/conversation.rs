@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use radium_core::sessions::tap::TapReceivers;
 use radium_core::sessions::{AgentSession, PermissionAnswer, Unserved};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
@@ -55,7 +56,17 @@ pub struct Conversation {
 impl Conversation {
     /// Starts relaying `session` to the editor.
     pub fn start(session: Arc<AgentSession>, editor: Editor) -> Arc<Self> {
-        let (tap, unserved) = session.tap();
+        let receivers = session.tap();
+        Self::start_with(session, editor, receivers)
+    }
+
+    /// Starts relaying `session` to the editor from its tap's `receivers`
+    /// (made before it opened: what the agent sent meanwhile comes first).
+    pub fn start_with(
+        session: Arc<AgentSession>,
+        editor: Editor,
+        (tap, unserved): TapReceivers,
+    ) -> Arc<Self> {
         let (turns, turns_rx) = mpsc::unbounded_channel();
         let conversation = Arc::new(Conversation {
             session,
@@ -96,6 +107,34 @@ impl Conversation {
             .collect();
         merged(agent)
     }
+}
+
+/// Relays the messages of `session`'s agent that no conversation takes (a
+/// session the editor loaded before any `session/new`, whose replayed
+/// updates and answers come through this agent) until a conversation
+/// taps the session instead; the agent's requests radium does not serve
+/// are asked of the editor.
+pub fn relay_loose(session: &AgentSession, editor: Editor) {
+    let (mut tap, mut unserved) = session.tap();
+    tokio::spawn(async move {
+        let mut asked = HashMap::new();
+        loop {
+            tokio::select! {
+                biased;
+                Some(message) = tap.recv() => {
+                    forward(&editor, message, &mut asked);
+                    asked.clear();
+                }
+                Some((method, params, tx)) = unserved.recv() => {
+                    let editor = editor.clone();
+                    tokio::spawn(async move {
+                        let _ = tx.send(editor.request(&method, &params).await);
+                    });
+                }
+                else => return,
+            }
+        }
+    });
 }
 
 /// `agent`'s commands, then radium's (an agent's command of the same name
@@ -154,7 +193,7 @@ async fn relay(
             else => Next::Done,
         };
         match next {
-            Next::Tapped(message) => forward(&editor, &message, &mut asked),
+            Next::Tapped(message) => forward(&editor, message, &mut asked),
             Next::Unserved((method, params, tx)) => {
                 let editor = editor.clone();
                 tokio::spawn(async move {
@@ -186,20 +225,28 @@ async fn relay(
     }
 }
 
-/// Passes one of the agent's messages to the editor; answers nothing.
-fn forward(editor: &Editor, message: &Value, asked: &mut HashMap<String, Value>) {
-    let method = message["method"].as_str().unwrap_or_default();
-    if message.get("id").is_some() {
+/// Passes one of the agent's messages to the editor (moved, not copied);
+/// answers nothing.
+fn forward(editor: &Editor, message: Value, asked: &mut HashMap<String, Value>) {
+    let Value::Object(mut message) = message else {
+        return;
+    };
+    let method = match message.remove("method") {
+        Some(Value::String(method)) => method,
+        _ => String::new(),
+    };
+    if message.contains_key("id") {
         // A request: radium serves it (or hands it over as unserved); a
         // permission request's own words are kept for the editor's prompt.
         if method == "session/request_permission" {
-            if let Some(call) = message["params"]["toolCall"]["toolCallId"].as_str() {
-                asked.insert(call.to_owned(), message["params"].clone());
+            let params = message.remove("params").unwrap_or(Value::Null);
+            if let Some(call) = params["toolCall"]["toolCallId"].as_str() {
+                asked.insert(call.to_owned(), params);
             }
         }
         return;
     }
-    let mut params = message["params"].clone();
+    let mut params = message.remove("params").unwrap_or(Value::Null);
     if method == "session/update"
         && params["update"]["sessionUpdate"] == "available_commands_update"
     {
@@ -209,7 +256,7 @@ fn forward(editor: &Editor, message: &Value, asked: &mut HashMap<String, Value>)
             .unwrap_or_default();
         params["update"]["availableCommands"] = merged(agent);
     }
-    editor.notify(method, &params);
+    editor.notify_owned(method, params);
 }
 
 /// Handles one event of the running turn; answers whether it was the last.

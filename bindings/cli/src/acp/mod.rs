@@ -96,13 +96,23 @@ pub fn run(agent: &str, workspace: &Path) -> u8 {
         while let Some(line) = lines.recv().await {
             proxy.take(line).await;
         }
-        // The editor closed stdin: every agent's process group ends.
-        for conversation in proxy.conversations.values() {
-            conversation.session.close();
+        // The editor closed stdin: every agent's process group ends, the
+        // way an agent that keeps its sessions needs to load them later
+        // (`session/close` when offered, then SIGTERM and a moment).
+        let mut ending = tokio::task::JoinSet::new();
+        let sessions = proxy.conversations.values().map(|c| &c.session);
+        let mut seen: Vec<Arc<AgentSession>> = Vec::new();
+        for session in sessions
+            .chain(proxy.spare.iter())
+            .chain(proxy.primary.iter())
+        {
+            if !seen.iter().any(|s| Arc::ptr_eq(s, session)) {
+                seen.push(Arc::clone(session));
+                let session = Arc::clone(session);
+                ending.spawn(async move { session.finish().await });
+            }
         }
-        for session in proxy.spare.iter().chain(proxy.primary.iter()) {
-            session.close();
-        }
+        while ending.join_next().await.is_some() {}
         proxy.editor.fail_pending();
         proxy.editor.close();
         let _ = writer.await;
@@ -184,10 +194,14 @@ impl Proxy {
                 let answer = self.initialize().await;
                 self.editor.answer(id, answer);
             }
-            "session/new" => {
-                let answer = self.new_session(&params).await;
+            "session/new" | "session/load" => {
+                let answer = if method == "session/new" {
+                    self.new_session(&params).await
+                } else {
+                    self.load_session(&params).await
+                };
                 let conversation = answer.as_ref().ok().and_then(|a| {
-                    let id = a["sessionId"].as_str()?;
+                    let id = a["sessionId"].as_str().or(params["sessionId"].as_str())?;
                     self.conversations.get(id).cloned()
                 });
                 self.editor.answer(id, answer);
@@ -243,6 +257,7 @@ impl Proxy {
     async fn initialize(&mut self) -> Result<Value, Value> {
         if self.primary.is_none() {
             let session = self.open(&self.workspace.clone(), Vec::new()).await?;
+            conversation::relay_loose(&session, self.editor.clone());
             self.primary = Some(Arc::clone(&session));
             self.spare = Some(session);
         }
@@ -283,11 +298,53 @@ impl Proxy {
                 s
             }
         };
+        if session.awaiting_sign_in() {
+            // The agent refused its session until the user signs in: the
+            // editor's `authenticate` went to it; ask again.
+            if let Err(e) = session.start_after_sign_in().await {
+                let code = if session.awaiting_sign_in() {
+                    radium_core::sessions::AUTH_REQUIRED
+                } else {
+                    -32603
+                };
+                self.spare = Some(session);
+                return Err(error(code, format!("radium: {e}")));
+            }
+        }
         session.read_through_tap(self.editor_reads);
         let conversation = Conversation::start(Arc::clone(&session), self.editor.clone());
         self.conversations
             .insert(conversation.id(), Arc::clone(&conversation));
         Ok(session.opened()["session"].clone())
+    }
+
+    /// `session/load`: a radium session that takes up the agent's session
+    /// (`session/load` to the agent, whose replay reaches the editor); its
+    /// answer is the agent's.
+    async fn load_session(&mut self, params: &Value) -> Result<Value, Value> {
+        let Some(id) = params["sessionId"].as_str().filter(|id| !id.is_empty()) else {
+            return Err(error(-32602, "radium: `session/load` without a sessionId"));
+        };
+        let cwd = params
+            .get("cwd")
+            .and_then(Value::as_str)
+            .map_or_else(|| self.workspace.clone(), PathBuf::from);
+        let mcp: Vec<Value> = params["mcpServers"].as_array().cloned().unwrap_or_default();
+        // The tap listens from the start: the agent's replay comes on it,
+        // relayed once the session is open.
+        let (senders, receivers) = radium_core::sessions::tap::tap_channels();
+        let session = self
+            .engine
+            .load_session_for_editor(&self.agent, Some(&cwd), mcp, id, senders)
+            .await
+            .map(|entry| entry.session)
+            .map_err(|e| error(-32603, format!("radium: {e}")))?;
+        session.read_through_tap(self.editor_reads);
+        self.primary.get_or_insert_with(|| Arc::clone(&session));
+        let conversation = Conversation::start_with(session, self.editor.clone(), receivers);
+        self.conversations
+            .insert(conversation.id(), Arc::clone(&conversation));
+        Ok(conversation.session.opened()["session"].clone())
     }
 
     /// `session/prompt`: radium's command answered here, else a turn.
@@ -317,6 +374,10 @@ impl Proxy {
                 .editor
                 .answer(id, Ok(json!({"stopReason": "end_turn"})));
         }
+        // The editor's `_meta` goes to the agent as it sent it.
+        conversation
+            .session
+            .set_prompt_meta(params.get("_meta").cloned());
         match conversation.session.prompt(blocks) {
             Ok(events) => {
                 let _ = conversation.turns.send((id.clone(), text, events));

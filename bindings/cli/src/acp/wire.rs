@@ -102,16 +102,26 @@ impl Editor {
         let (out, mut rx) = mpsc::unbounded_channel::<Value>();
         let writer = tokio::task::spawn_blocking(move || {
             let stdout = std::io::stdout();
-            while let Some(message) = rx.blocking_recv() {
-                if message.is_null() {
-                    // `close`: what came before it is written.
-                    break;
+            // The messages waiting are written together, then flushed once.
+            let mut out = std::io::BufWriter::with_capacity(64 << 10, stdout.lock());
+            'write: while let Some(mut message) = rx.blocking_recv() {
+                loop {
+                    if message.is_null() {
+                        // `close`: what came before it is written.
+                        let _ = out.flush();
+                        break 'write;
+                    }
+                    let ok = serde_json::to_writer(&mut out, &message).is_ok()
+                        && out.write_all(b"\n").is_ok();
+                    if !ok {
+                        break 'write;
+                    }
+                    match rx.try_recv() {
+                        Ok(next) => message = next,
+                        Err(_) => break,
+                    }
                 }
-                let mut lock = stdout.lock();
-                let ok = serde_json::to_writer(&mut lock, &message).is_ok()
-                    && lock.write_all(b"\n").is_ok()
-                    && lock.flush().is_ok();
-                if !ok {
+                if out.flush().is_err() {
                     break;
                 }
             }
@@ -137,6 +147,16 @@ impl Editor {
     /// Sends a notification.
     pub fn notify(&self, method: &str, params: &Value) {
         self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// Sends a notification whose params are moved in, not copied (the
+    /// relay's path for each of the agent's messages).
+    pub fn notify_owned(&self, method: String, params: Value) {
+        let mut message = serde_json::Map::with_capacity(3);
+        message.insert("jsonrpc".into(), Value::String("2.0".into()));
+        message.insert("method".into(), Value::String(method));
+        message.insert("params".into(), params);
+        self.send(Value::Object(message));
     }
 
     /// Answers the editor's request `id`.

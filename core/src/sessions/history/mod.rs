@@ -210,15 +210,15 @@ impl AgentSession {
         earlier: &Earlier,
     ) -> Result<Option<(&'static str, Value)>> {
         let caps = init.get("agentCapabilities").unwrap_or(&Value::Null);
-        let method = if caps
+        let resumes = caps
             .pointer("/sessionCapabilities/resume")
-            .is_some_and(|c| !c.is_null())
-        {
-            "session/resume"
-        } else if caps.get("loadSession") == Some(&Value::Bool(true)) {
-            "session/load"
-        } else {
-            return Ok(None);
+            .is_some_and(|c| !c.is_null());
+        let loads = caps.get("loadSession") == Some(&Value::Bool(true));
+        // An editor that asked to load the session wants its replay.
+        let method = match (resumes, loads, lock(&self.state).tap.front == Some(true)) {
+            (_, true, true) | (false, true, _) => "session/load",
+            (true, _, _) => "session/resume",
+            (false, false, _) => return Ok(None),
         };
         if earlier.agent != self.agent.id || earlier.acp_session.is_empty() {
             return Ok(None);
