@@ -15,6 +15,11 @@ fn fnv(text: &str) -> String {
 }
 
 /// The project's only changeset file.
+/// Changeset `seq` as it is on disk.
+fn changeset(e: &Env, seq: u64) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(changeset_file(e, seq)).unwrap()).unwrap()
+}
+
 fn changeset_file(e: &Env, seq: u64) -> PathBuf {
     std::fs::read_dir(&e.home)
         .unwrap()
@@ -38,8 +43,7 @@ fn new_changesets_carry_the_xxh3_prefix() {
         None,
     );
     assert_eq!(r["ok"], true, "{r}");
-    let cs: Value =
-        serde_json::from_str(&std::fs::read_to_string(changeset_file(&e, 1)).unwrap()).unwrap();
+    let cs = changeset(&e, 1);
     for side in ["before_hash", "after_hash"] {
         let hash = cs[side].as_str().unwrap();
         assert!(
@@ -97,8 +101,7 @@ fn edits_of_a_large_multibyte_file_record_only_the_change_and_undo_exactly() {
     );
     assert_eq!(r["ok"], true, "{r}");
     assert_eq!(r["data"]["line"], 20_001);
-    let cs: Value =
-        serde_json::from_str(&std::fs::read_to_string(changeset_file(&e, 1)).unwrap()).unwrap();
+    let cs = changeset(&e, 1);
     assert_eq!(cs["old"], "é20000ü€");
     assert_eq!(cs["new"], "ß");
     assert_eq!(cs["offset"], big.find("é20000ü€").unwrap());
@@ -110,8 +113,7 @@ fn edits_of_a_large_multibyte_file_record_only_the_change_and_undo_exactly() {
         json!({"path": "big.txt", "old": "é39999ü€", "new": "é39999ü₭"}),
         Some(&tag(&r)),
     );
-    let cs: Value =
-        serde_json::from_str(&std::fs::read_to_string(changeset_file(&e, 2)).unwrap()).unwrap();
+    let cs = changeset(&e, 2);
     assert_eq!(cs["old"], "€");
     assert_eq!(cs["new"], "₭");
 
