@@ -113,6 +113,7 @@
 # (tests/agents/cancel-then-prompt.mjs).
 #
 #   scripts/test-agents.sh [CASE ...]   (default: every case in ALL below)
+#   scripts/test-agents.sh --lanes N [CASE ...]   the cases in N runs side by side
 #   RAD=path/to/rad   the binary (default target/debug/rad; it is not built here)
 #   RADIUM_TEST_KEEP=1  keeps the temporary folder (its path is printed)
 #
@@ -127,6 +128,42 @@ die() { echo "test-agents: $*" >&2; exit 1; }
 say() { echo "test-agents: $*" >&2; }
 
 ALL=(claude gemini gemini-catalogue claude-catalogue claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume claude-list claude-nvim-list claude-nvim-exit claude-notice claude-commands claude-image gemini-image gemini-resume gemini-modes gemini-commands acp-claude acp-gemini acp-claude-load)
+# --lanes N: the cases (all, or those named) split into N runs of this
+# script side by side, each with its own model servers, homes and run id
+# (about 40 % off the wall time on 2 cores). Each lane's output is printed
+# whole when it ends; any lane failing fails the whole.
+if [ "${1:-}" = --lanes ]; then
+  lanes=${2:-}
+  [[ "$lanes" =~ ^[1-9][0-9]*$ ]] || die "--lanes needs a number of lanes, got '${lanes}'"
+  shift 2
+  cases=("$@")
+  [ ${#cases[@]} -gt 0 ] || cases=("${ALL[@]}")
+  lane_dir=$(mktemp -d)
+  pids=()
+  # Stopped, the lanes stop too (each ends its own servers and agents).
+  trap 'for e in "${pids[@]}"; do kill "${e#*:}" 2>/dev/null; done; rm -rf "$lane_dir"' EXIT
+  for ((l = 0; l < lanes; l++)); do
+    mine=()
+    for i in "${!cases[@]}"; do
+      [ $((i % lanes)) -eq "$l" ] && mine+=("${cases[$i]}")
+    done
+    [ ${#mine[@]} -gt 0 ] || continue
+    bash "$0" "${mine[@]}" >"$lane_dir/$l.log" 2>&1 &
+    pids+=("$l:$!")
+  done
+  failed_lanes=()
+  for entry in "${pids[@]}"; do
+    l=${entry%%:*}
+    if wait "${entry#*:}"; then status=0; else status=$?; fi
+    echo "--- test-agents lane $l (exit $status)"
+    cat "$lane_dir/$l.log"
+    [ "$status" -eq 0 ] || failed_lanes+=("$l")
+  done
+  pids=()
+  [ ${#failed_lanes[@]} -eq 0 ] || die "lanes failed: ${failed_lanes[*]} (their output is above)"
+  echo "test-agents: all passed in $lanes lanes (${cases[*]})"
+  exit 0
+fi
 agents=("$@")
 [ ${#agents[@]} -gt 0 ] || agents=("${ALL[@]}")
 for a in "${agents[@]}"; do
