@@ -57,10 +57,25 @@ trap cleanup EXIT
 # Node's names for an architecture (napi-rs and vsce use them).
 node_arch() { case $1 in x86_64) echo x64 ;; aarch64) echo arm64 ;; *) die "unknown arch $1" ;; esac; }
 
+# napi-rs's own build drives cargo-zigbuild, so the Node module's loader and
+# types (index.js, index.d.ts) come out of the very build that ships: they
+# must equal the committed ones. The other three crates go in the same cargo
+# run (one feature resolution, each dependency compiled once per target).
+napi=bindings/node/node_modules/.bin/napi
+[ -x "$napi" ] || (cd bindings/node && npm ci --no-audit --no-fund --loglevel=error >&2) \
+  || die "npm ci in bindings/node failed (the napi-rs CLI builds the Node module)"
 for a in $archs; do
   step "build $a-unknown-linux-gnu (glibc 2.17): radium-lua, radium-cli, radium-ffi, radium-node"
-  cargo zigbuild --release --quiet --target "$a-unknown-linux-gnu.2.17" \
-    -p radium-lua -p radium-cli -p radium-ffi -p radium-node >&2
+  napi_out=$stage/napi-$a
+  mkdir -p "$napi_out"
+  (cd bindings/node && CARGO_TERM_QUIET=true node_modules/.bin/napi build --platform --release --cross-compile \
+    --target "$a-unknown-linux-gnu.2.17" --target-dir "$CARGO_TARGET_DIR" --output-dir "$napi_out" \
+    -- -p radium-lua -p radium-cli -p radium-ffi -p radium-node) >"$stage/napi-$a.log" 2>&1 \
+    || { cat "$stage/napi-$a.log" >&2; die "the $a build failed"; }
+  for f in index.js index.d.ts; do
+    cmp -s "$napi_out/$f" "bindings/node/$f" \
+      || die "bindings/node/$f is not what the build generates: run 'RADIUM_BLESS=1 bash bindings/node/build.sh' and commit it"
+  done
   out=$CARGO_TARGET_DIR/$a-unknown-linux-gnu/release
   install -m 755 "$out/libradium_native.so" "$dist/radium_native-$version-linux-$a-gnu.so"
   install -m 755 "$out/rad" "$dist/rad-$version-linux-$a-gnu"
@@ -72,7 +87,7 @@ for a in $archs; do
   # Relocatable: the prefix is found from where radium.pc lies.
   sed -e 's|@PREFIX@|${pcfiledir}/../..|' -e "s|@VERSION@|$version|" ffi/radium.pc.in >"$stage/$c/lib/pkgconfig/radium.pc"
   tar -C "$stage" -czf "$dist/$c.tar.gz" "$c"
-  install -m 755 "$out/libradium_node.so" "$stage/radium.linux-$(node_arch "$a")-gnu.node"
+  install -m 755 "$napi_out/radium.linux-$(node_arch "$a")-gnu.node" "$stage/radium.linux-$(node_arch "$a")-gnu.node"
 done
 
 step "build x86_64-unknown-linux-musl (static): rad"

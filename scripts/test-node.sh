@@ -3,7 +3,9 @@
 #   1. the npm dev dependencies of bindings/node and bindings/vscode (npm ci,
 #      only when node_modules is missing or older than the lockfile);
 #   2. the addon, built with @napi-rs/cli (release), and a check that the
-#      committed index.js / index.d.ts are what the build generates;
+#      committed index.js / index.d.ts are what the build generates (with
+#      RADIUM_PREBUILT, the release build's addon: scripts/release.sh made
+#      that check);
 #   3. the node --test suites; 4. tsc --noEmit on test/usage.ts against the
 #      generated types; 5. the extension compiled by tsc, and its tests.
 set -euo pipefail
@@ -54,7 +56,7 @@ step "npm dev dependencies"
 npm_deps bindings/node
 npm_deps bindings/vscode
 
-step "Node door: build the addon (napi build --platform --release)"
+step "Node door: the addon (napi build --platform --release, or the release build with RADIUM_PREBUILT)"
 bash bindings/node/build.sh
 
 step "Node door: node --test"

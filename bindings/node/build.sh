@@ -14,6 +14,18 @@ cd "$here"
 napi=node_modules/.bin/napi
 [ -x "$napi" ] || { echo "build: $here/node_modules is missing; run 'npm ci' there (scripts/test-node.sh does)" >&2; exit 1; }
 profile=${RADIUM_PROFILE:-release}
+if [ -n "${RADIUM_PREBUILT:-}" ]; then
+  # The release build unpacked by scripts/unpack-release.sh; scripts/release.sh
+  # checked that its index.js / index.d.ts are the committed ones.
+  version=$(node -p 'require("./package.json").version')
+  [ "$(cat "$RADIUM_PREBUILT/VERSION" 2>/dev/null)" = "$version" ] \
+    || { echo "build: RADIUM_PREBUILT=$RADIUM_PREBUILT holds no build of $version" >&2; exit 1; }
+  addon=("$RADIUM_PREBUILT"/radium.*.node)
+  [ -f "${addon[0]}" ] || { echo "build: no Node module in $RADIUM_PREBUILT" >&2; exit 1; }
+  install -m 755 "${addon[@]}" "$here/"
+  echo "installed $(basename "${addon[0]}") (the release build from $RADIUM_PREBUILT)"
+  exit 0
+fi
 flag=()
 [ "$profile" = release ] && flag=(--release)
 out=$(mktemp -d); trap 'rm -rf "$out"' EXIT

@@ -105,6 +105,8 @@ function M.check_build(health)
     health.info("module: " .. path .. " (origin unknown: not installed by :RadiumInstall or build.sh)")
   elseif info.source == "download" then
     health.ok(string.format("module: %s, downloaded from %s (%s, checksum verified)", path, tostring(info.url), tostring(info.platform)))
+  elseif info.source == "release" then
+    health.ok(string.format("module: %s, a release build copied in by build.sh (RADIUM_PREBUILT)", path))
   else
     health.ok(string.format("module: %s, built with cargo (%s profile)", path, tostring(info.profile)))
   end
