@@ -47,13 +47,25 @@ cargo fmt --all -- --check
 step "lint (cargo clippy, warnings are errors)"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 
-step "Rust tests (unit, integration, doc)"
+step "Rust tests (unit, integration, doc; the benchmarks once in test mode)"
 cargo test --workspace --exclude radium-lua
+# Criterion runs each benchmark once when not given --bench; a debug build,
+# so the benches share the tests' build instead of a release build of their own.
+cargo test --workspace --exclude radium-lua --bench '*' --quiet
+
+# Every release build of the run is the release itself: scripts/release.sh
+# builds dist/ once (x86_64 and aarch64 on glibc 2.17, a static musl rad), and
+# the C, Neovim and Node steps below test those binaries (RADIUM_PREBUILT)
+# instead of building their own.
+step "release: scripts/release.sh, then the binaries as a user without Rust gets them (scripts/test-release.sh)"
+bash scripts/test-release.sh
+RADIUM_PREBUILT=$(bash scripts/unpack-release.sh)
+export RADIUM_PREBUILT
 
 step "real agents (Claude Code's ACP adapter, Gemini CLI from npm) against a scripted model server, through rad chat"
 bash scripts/ensure-apt.sh jq:jq
 cargo build -p radium-cli --quiet
-bash scripts/test-agents.sh
+bash scripts/test-agents.sh --lanes 2
 
 step "rad mcp: the edit tools as an MCP server, driven by the reference MCP client (PyPI mcp)"
 bash scripts/test-mcp.sh
@@ -73,7 +85,7 @@ bash bindings/lua/build.sh
 timeout 480 "$nvim" --headless -u NONE -l bindings/lua/tests/run.lua
 timeout 120 bash scripts/test-nvim-tui.sh "$nvim"   # a chat turn typed in the TUI under tmux
 
-step "Node door and VS Code extension: napi build, node --test, tsc (npm ci when needed)"
+step "Node door and VS Code extension: the addon, node --test, tsc (npm ci when needed)"
 bash scripts/test-node.sh
 
 step "clipboard mode: rad, C, Lua and Node with a real X clipboard under Xvfb"
@@ -81,9 +93,6 @@ bash scripts/test-clipboard.sh
 
 step "VS Code extension end to end: the .vsix in code-server, driven by headless Chromium"
 bash scripts/test-vscode-e2e.sh
-
-step "benchmarks run once in test mode"
-cargo bench --workspace --exclude radium-lua --quiet -- --test
 
 step "demo (the README's first command)"
 bash scripts/demo.sh >/dev/null

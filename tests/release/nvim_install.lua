@@ -57,6 +57,13 @@ if mode == "install" then
   check(info and info.source == "download" and info.url == vim.env.RADIUM_RELEASE_URL, "radium_native.json: " .. vim.inspect(info))
   local radium = require("radium")
   check(radium.version() == install.version(), "the loaded module is " .. radium.version())
+  -- An error raised in the module reaches Lua through LuaJIT's unwinding of
+  -- the module's own frames: with an unwinder of its own linked in, this
+  -- crashed Neovim (SIGSEGV) instead of returning the error.
+  for _ = 1, 3 do
+    local ok_new, err = pcall(require("radium_native").new, "{not json")
+    check(not ok_new and tostring(err):find("engine options", 1, true), "a bad engine option: " .. tostring(err))
+  end
   local rad = vim.system({ paths.rad, "--version" }, { text = true }):wait()
   check(rad.code == 0 and rad.stdout:find(install.version(), 1, true), "rad --version: " .. vim.inspect(rad))
 
