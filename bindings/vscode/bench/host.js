@@ -9,7 +9,7 @@
 // serialized as VS Code serializes a webview message (JSON), and its count
 // and bytes are reported.
 //
-//   node bindings/vscode/bench/host.js [--runs N] [--json FILE]
+//   node bindings/vscode/bench/host.js [--runs N] [--json FILE] [--streams a,b,c,d]
 //
 // Streams: (a) `stream 20000 64`, 20,000 chunks of 64 B; (b) `toolflood
 // 4000`, a tool call whose output streams 4,000 short lines, one update a
@@ -85,7 +85,8 @@ test('the extension host under floods', { timeout: 1800000 }, async () => {
   await v.send({ type: 'agent', agent: 'scripted' })
   await turn(v, sent, 'hello') // the agent started, warm
   const report = { node: process.version, runs, results: [] }
-  for (const [name, prompt] of STREAMS) {
+  const only = arg('--streams')
+  for (const [name, prompt] of STREAMS.filter(([name]) => !only || only.split(',').includes(name[1]))) {
     let best
     for (let r = 0; r < runs; r++) {
       await v.send({ type: 'newChat' })
