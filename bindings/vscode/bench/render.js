@@ -8,7 +8,7 @@
 // new piece; a frame's time is the view's render and the browser's rendering
 // of that frame after it: style, layout and paint).
 //
-//   node bindings/vscode/bench/render.js [--runs N] [--json FILE] [--before REV] [--cases a,b]
+//   node bindings/vscode/bench/render.js [--runs N] [--json FILE] [--before REV | --no-before] [--cases a,b]
 //
 // Cases: a 32 KB Markdown answer (headings, paragraphs, lists, fenced code)
 // and a 512 KB answer on one line, then a 5 MB answer of each kind, each in
@@ -203,7 +203,7 @@ async function main() {
   const views = [
     ['working tree', media()],
     [`before (${BEFORE})`, media(BEFORE)],
-  ]
+  ].slice(0, process.argv.includes('--no-before') ? 1 : 2)
   const report = { browser: `${browser.version()}`, frames: FRAMES, runs, results: [] }
   try {
     for (const [name, text] of cases) {

@@ -137,7 +137,10 @@
     if (!dirty || !answer) return
     dirty = false
     const a = answer
-    const cut = md.settled(a.text, a.done)
+    // Blocks end only at a new line break: without one in the new text,
+    // the finished blocks are as they were (no scan of the whole rest).
+    const fresh = a.text.slice(a.done + a.shown)
+    const cut = /[\r\n]/.test(fresh) ? md.settled(a.text, a.done) : { end: a.done, blocks: 0 }
     if (cut.end > a.done) {
       const unshown = a.text.slice(a.done + a.shown, cut.end)
       if (a.plain && cut.end - a.done > RAW_OVER && (a.raw || !/\S/.test(unshown))) {
