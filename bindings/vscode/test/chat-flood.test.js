@@ -2,7 +2,8 @@
 // A flood of events does not flood the extension host or the view: the
 // batches of a turn of the event loop are handled together and at most once
 // a frame, a tool call's updates become one message with only its last
-// output folded, the log says a call's updates once; and a long answer is
+// output folded, the log says a call's updates once, a long text message
+// goes to the view a piece a frame, in order; and a long answer is
 // cut into pieces near a size (the view's paragraphs) with nothing lost. Then
 // the real engine and the example ACP agent's `toolflood`: every line
 // reaches the view, in fewer messages than the agent sent updates.
@@ -13,6 +14,7 @@ const assert = require('node:assert/strict')
 const { setup, reset, commands, openView, channel } = require('./stand-in.js')
 const { EventBatcher, FRAME_MS } = require('../out/chat/batcher.js')
 const { viewMessages, eventLogLines } = require('../out/chat/events.js')
+const { Outbox, textPieces, FRAME_TEXT } = require('../out/chat/outbox.js')
 const md = require('../media/markdown.js')
 
 setup()
@@ -90,6 +92,32 @@ test('event log: long strings cut, a tool call\'s updates of a batch said once w
   assert.match(lines[0], /^event \{"type":"tool_call_update","id":"c1","output":"x{200,}/)
   assert.ok(lines[0].endsWith('… (and 500 earlier event(s) of this call)'), lines[0].slice(-80))
   assert.ok(lines[1].length < 320, lines[1])
+})
+
+test('outbox: a long text goes a piece a frame, in order with what follows; small messages go at once; nothing lost or split inside a character', async () => {
+  const sent = []
+  const box = new Outbox((m) => sent.push(m))
+  box.post({ type: 'busy', busy: true })
+  assert.deepEqual(sent, [{ type: 'busy', busy: true }], 'nothing waits: sent at once')
+  const text = `${'a'.repeat(FRAME_TEXT - 1)}😀${'b'.repeat(3 * FRAME_TEXT)}`
+  box.post({ type: 'text', text, chunks: 7, t: 1 })
+  box.post({ type: 'turnEnd', stopReason: 'end_turn' })
+  assert.equal(sent.length, 2, 'one piece in this frame')
+  assert.ok(sent[1].text.length <= FRAME_TEXT && sent[1].text.endsWith('a'), 'the emoji is not cut in two')
+  assert.ok(box.pending > 1)
+  const end = Date.now() + 10000
+  while (box.pending > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 5))
+  assert.equal(box.pending, 0)
+  const texts = sent.filter((m) => m.type === 'text')
+  assert.equal(texts.map((m) => m.text).join(''), text)
+  assert.deepEqual(texts.map((m) => m.chunks), [7, ...texts.slice(1).map(() => 0)], 'the chunks counted once')
+  assert.ok(texts.every((m) => m.t === 1 && m.text.length <= FRAME_TEXT))
+  assert.deepEqual(sent.at(-1), { type: 'turnEnd', stopReason: 'end_turn' }, 'what came after the text comes after all of it')
+  assert.deepEqual(textPieces({ type: 'notice', message: 'x'.repeat(FRAME_TEXT * 2) }).length, 1, 'only text is cut')
+  box.post({ type: 'text', text: 'c'.repeat(FRAME_TEXT * 2), chunks: 1, t: 2 })
+  box.flush()
+  assert.equal(box.pending, 0)
+  assert.equal(sent.filter((m) => m.t === 2).map((m) => m.text).join('').length, FRAME_TEXT * 2, 'flush sends what waits')
 })
 
 test('pieces: a long line cut near the size, at white space when there is some, never over twice the size, nothing lost', () => {
