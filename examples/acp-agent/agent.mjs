@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline'
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { claudeShell, geminiShell, oddShell } from './shell.mjs'
+import { claudeShell, geminiShell, oddShell, toolFlood } from './shell.mjs'
 
 const hangInitialize = process.argv.includes('--hang-initialize')
 const claudeHooks = process.argv.includes('--claude-hooks')
@@ -321,6 +321,7 @@ async function prompt (id, { sessionId, prompt, _meta: meta }) {
       for (let i = 0; i < (Number(arg) || 1); i++) say(sessionId, chunk)
       break
     }
+    case 'toolflood': toolFlood(update, { sessionId, toolCallId: `call-${nextId++}`, lines: Number(arg) || 4000, width: Number(rest[0]) || 95 }); say(sessionId, 'The command is done.'); break
     case 'meta': say(sessionId, 'prompt _meta: ' + JSON.stringify(meta ?? null)); break
     case 'stamp': for (let i = 0; i < (Number(arg) || 1); i++) { say(sessionId, `${process.hrtime.bigint()} `); if (Number(rest[0])) await new Promise((resolve) => setTimeout(resolve, Number(rest[0]))) } break
     case 'mcpservers': say(sessionId, JSON.stringify(mcpServersOf.get(sessionId) ?? null)); break

@@ -67,3 +67,21 @@ export function oddShell (update, { sessionId, toolCallId }) {
     _meta: { terminal_exit: { exit_code: 'zero' } }
   })
 }
+
+// A command whose output streams line by line: the call announced as
+// Gemini CLI announces one (the command as the title), then one update per
+// line, each with the output so far as the text of its content (the last
+// 64 KiB of it, as a terminal's scrollback), then the end. `lines` lines of
+// about `width` bytes.
+export function toolFlood (update, { sessionId, toolCallId, lines, width }) {
+  const command = `toolflood ${lines} ${width}`
+  update(sessionId, { sessionUpdate: 'tool_call', toolCallId, status: 'in_progress', title: command, kind: 'execute', rawInput: { command }, content: [] })
+  const pad = 'x'.repeat(Math.max(1, width - 12))
+  let output = ''
+  for (let i = 1; i <= lines; i++) {
+    output += `line ${String(i).padStart(5, '0')} ${pad}\n`
+    if (output.length > 64 << 10) output = output.slice(output.indexOf('\n', output.length - (64 << 10)) + 1)
+    update(sessionId, { sessionUpdate: 'tool_call_update', toolCallId, content: [{ type: 'content', content: { type: 'text', text: output } }] })
+  }
+  update(sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: 'completed' })
+}

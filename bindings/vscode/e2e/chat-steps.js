@@ -418,18 +418,25 @@ module.exports = function chatSteps(step, h) {
     await clearNotifications()
   })
 
-  step('11. benchmark: time to screen and the extension host\'s event-loop delay while 2000 chunks stream', async () => {
+  step('11. benchmark: time to screen and the extension host\'s event-loop delay while 2000 chunks stream, then floods (a), (b) and (d) of BENCHMARKS.md; a 5 MB answer all reachable', async () => {
     await runCommand('Radium: New Chat')
     await until('the chat is empty', async () => (await answers().count()) === 0)
     await chat().locator('#agent').selectOption('scripted')
     const figures = {}
-    for (const [name, prompt] of [['steady', 'slow'], ['flood', 'stream 2000 256']]) {
+    const streams = [
+      ['steady', 'slow'],
+      ['flood', 'stream 2000 256'],
+      ['a: 20,000 chunks of 64 B', 'stream 20000 64'],
+      ['b: 4,000 short lines through a tool call', 'toolflood 4000'],
+      ['d: a 5 MB answer', 'stream 1280 4096'],
+    ]
+    for (const [name, prompt] of streams) {
       const before = await chat().locator('#stats').getAttribute('data-latency')
       await send(prompt)
       await until(`the ${name} turn's figures`, async () => {
         const now = await chat().locator('#stats').getAttribute('data-latency')
         return now && now !== before
-      }, 60000)
+      }, 180000)
       const latency = JSON.parse(await chat().locator('#stats').getAttribute('data-latency'))
       const host = JSON.parse(await chat().locator('#stats').getAttribute('data-host'))
       figures[name] = { prompt, latency, host }
@@ -441,6 +448,22 @@ module.exports = function chatSteps(step, h) {
     const flood = figures.flood.host
     assert.ok(flood.bytes === 2000 * 256 && flood.chunks >= 1 && flood.chunks <= 2000, JSON.stringify(flood))
     await screenshot('chat-bench')
+    // The 5 MB answer is all there, and the chat's start is reachable:
+    // scrolled to the top, its first message shows.
+    const reach = await chat().locator('#log').evaluate(async (log) => {
+      const answers = log.querySelectorAll('.msg.agent')
+      const chars = answers[answers.length - 1].textContent.length
+      log.scrollTop = 0
+      await new Promise((r) => setTimeout(r, 200))
+      const first = log.firstElementChild.getBoundingClientRect()
+      const box = log.getBoundingClientRect()
+      return { chars, firstOnTop: first.height > 0 && first.top >= box.top - 1 && first.top < box.bottom, first: log.firstElementChild.textContent.slice(0, 40) }
+    })
+    log(`after the 5 MB answer: ${JSON.stringify(reach)}`)
+    assert.equal(reach.chars, 1280 * 4096)
+    assert.ok(reach.firstOnTop, JSON.stringify(reach))
+    await screenshot('chat-bench-top-after-5mb')
+    await chat().locator('#log').evaluate((log) => { log.scrollTop = log.scrollHeight })
     // The panel back to its height before step 7, for the editor steps after this.
     await dragPanelTo(panelTop)
   })

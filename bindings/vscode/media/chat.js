@@ -44,9 +44,18 @@
   let asked = false
   // The answer streaming in: its text; `done`, where its finished blocks end
   // (rendered once); `blocks`, their code blocks; `tail`, the nodes of the
-  // rest (rendered again as it grows); `shown`, the text they show; `plain`,
-  // the <p> of a tail that is one line of plain text (text is appended to it).
-  let answer = null // { el, text, done, blocks, tail, shown, plain }
+  // rest (rendered again as it grows); `shown`, the length of the text they
+  // show; `plain`, the last <p> of a tail that is one line of plain text, or
+  // (`raw`) an unfinished block too long to render each frame, shown as text
+  // (text is appended to it); `plainLen`, the characters in that <p>.
+  let answer = null // { el, text, done, blocks, tail, shown, plain, raw, plainLen }
+  // A paragraph holds about PIECE characters at most: a longer line goes on
+  // in the next one, so the browser lays out a piece, not the whole line, as
+  // text comes (and skips pieces far from the view: chat.css).
+  const PIECE = 4096
+  // An unfinished block longer than this is shown as text (white space kept)
+  // until it ends, not rendered again each frame; finished, it stays so.
+  const RAW_OVER = 64 * 1024
   let dirty = false
   let pendingT = []
   let latencies = []
@@ -96,31 +105,73 @@
     return Array.from(a.el.childNodes).slice(before)
   }
 
+  // Finished blocks go into chunks of about CHUNK characters of Markdown,
+  // each laid out and painted only near the view (chat.css).
+  const CHUNK = 32 * 1024
+  function appendFinished (a, markdown) {
+    if (!a.chunk || a.chunk !== a.el.lastChild || a.chunkLen > CHUNK) {
+      a.chunk = a.el.appendChild(el('div', 'chunk'))
+      a.chunkLen = 0
+    }
+    a.chunk.insertAdjacentHTML('beforeend', md.render(markdown, a.blocks))
+    a.chunkLen += markdown.length
+  }
+
+  /** Appends text to the answer's plain (or raw) tail, a new piece each PIECE characters or so. */
+  function appendPlain (a, more) {
+    while (more) {
+      const at = md.pieceCut(a.plainLen, more, PIECE)
+      const head = at < 0 ? more : more.slice(0, at)
+      if (head) { a.plain.appendChild(document.createTextNode(head)); a.plainLen += head.length }
+      if (at < 0) return
+      more = more.slice(at)
+      a.plain.classList.add('joined')
+      a.plain = a.el.appendChild(el('p', a.raw ? 'raw cont' : 'cont'))
+      a.tail.push(a.plain)
+      a.plainLen = 0
+    }
+  }
+
   /** Renders what is new since the last frame: finished blocks once, then the unfinished rest. */
   function renderAnswer () {
     if (!dirty || !answer) return
     dirty = false
     const a = answer
-    const cut = md.settled(a.text, a.done)
+    // Blocks end only at a new line break: without one in the new text,
+    // the finished blocks are as they were (no scan of the whole rest).
+    const fresh = a.text.slice(a.done + a.shown)
+    const cut = /[\r\n]/.test(fresh) ? md.settled(a.text, a.done) : { end: a.done, blocks: 0 }
     if (cut.end > a.done) {
-      for (const n of a.tail) n.remove()
-      a.tail = []
-      a.plain = null
-      a.shown = ''
-      appendHtml(a, md.render(a.text.slice(a.done, cut.end), a.blocks))
+      const unshown = a.text.slice(a.done + a.shown, cut.end)
+      if (a.plain && cut.end - a.done > RAW_OVER && (a.raw || !/\S/.test(unshown))) {
+        // A long block already on screen as text stays as it is.
+        if (a.raw) appendPlain(a, unshown)
+      } else {
+        for (const n of a.tail) n.remove()
+        appendFinished(a, a.text.slice(a.done, cut.end))
+      }
+      Object.assign(a, { tail: [], plain: null, raw: false, shown: 0, plainLen: 0 })
       a.done = cut.end
       a.blocks += cut.blocks
     }
     const rest = a.text.slice(a.done)
-    const more = rest.slice(a.shown.length)
-    if (a.plain && rest.startsWith(a.shown) && md.plainMore(more)) {
-      if (more) a.plain.appendChild(document.createTextNode(more))
+    const more = rest.slice(a.shown)
+    if (a.plain && (a.raw || md.plainMore(more))) {
+      appendPlain(a, more)
+    } else if (rest.length > RAW_OVER) {
+      for (const n of a.tail) n.remove()
+      a.raw = true
+      a.plain = a.el.appendChild(el('p', 'raw'))
+      a.tail = [a.plain]
+      a.plainLen = 0
+      appendPlain(a, rest)
     } else {
       for (const n of a.tail) n.remove()
       a.tail = appendHtml(a, md.render(rest, a.blocks))
       a.plain = md.plainLine(rest) && a.tail.length === 1 && a.tail[0].nodeName === 'P' ? a.tail[0] : null
+      a.plainLen = rest.length
     }
-    a.shown = rest
+    a.shown = rest.length
     scroll()
     const ts = pendingT
     pendingT = []
@@ -131,7 +182,7 @@
   requestAnimationFrame(frame)
 
   function onText (m) {
-    if (!answer) answer = { el: add(el('div', 'msg agent md')), text: '', done: 0, blocks: 0, tail: [], shown: '', plain: null }
+    if (!answer) answer = { el: add(el('div', 'msg agent md')), text: '', done: 0, blocks: 0, tail: [], shown: 0, plain: null, raw: false, plainLen: 0 }
     answer.text += m.text
     pendingT.push(m.t)
     dirty = true

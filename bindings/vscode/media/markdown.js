@@ -164,7 +164,23 @@
   const plainLine = (line) => line.trim() !== '' && !SPECIAL.test(line) && !BLOCK_START.test(line)
   const plainMore = (more) => !SPECIAL.test(more)
 
-  const api = { render, highlight, escape, settled, plainLine, plainMore }
+  /**
+   * Where to cut text `s` appended to a piece of `len` characters so pieces
+   * stay near `size` characters: just after the first white space at or past
+   * `size`, or at `2 * size` when there is none; -1: no cut (all of `s` goes
+   * into the piece, or no white space came yet and more text may bring one).
+   * Linear in `size`, whatever the length of `s`.
+   */
+  function pieceCut (len, s, size) {
+    if (len + s.length <= size) return -1
+    const from = Math.max(0, size - len)
+    const limit = Math.max(0, 2 * size - len)
+    const k = s.slice(from, Math.min(s.length, limit)).search(/\s/)
+    if (k >= 0) return from + k + 1
+    return s.length < limit ? -1 : limit
+  }
+
+  const api = { render, highlight, escape, settled, plainLine, plainMore, pieceCut }
   if (typeof module === 'object' && module.exports) module.exports = api
   else root.radiumMarkdown = api
 })(typeof self !== 'undefined' ? self : this)

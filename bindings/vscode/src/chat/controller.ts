@@ -9,7 +9,8 @@ import { proposals, type Block, type FileProposal, type SelectionTarget } from '
 import { nameList, recordStep } from '../record'
 import { applyReview, closeDiffs, currentText, reviewMessage, showDiff, ReviewDocuments, type Applied, type Review } from '../review'
 import { fileChip, promptExtras, selectionChip, trackChips, type Chip } from './chips'
-import { optionFor, viewMessages, type ViewMessage } from './events'
+import { EventBatcher } from './batcher'
+import { eventLogLines, optionFor, viewMessages, type ViewMessage } from './events'
 import { followAgent } from './follow'
 import { transcript } from './history'
 import { mergeDirty } from './merge'
@@ -47,6 +48,8 @@ export class ChatController {
   private readonly reviews = new Map<number, Review>()
   private reviewSeq = 0
   private readonly meter = new TurnMeter()
+  /** The session's events, joined per turn of the event loop and handled at most once a frame. */
+  private readonly batcher = new EventBatcher((events, t) => this.onBatch(events, t))
   private turnChips: Chip[] = []
   readonly status: vscode.StatusBarItem
   readonly docs = new ReviewDocuments()
@@ -131,7 +134,7 @@ export class ChatController {
     // The chat's conversation goes on (a review applied before, another
     // agent picked): the session continues it; a new chat starts one.
     const resume = this.resumeId
-    this.opening = ChatSession.open(engine, this.agent, (batch) => this.onBatch(batch), resume ? undefined : this.lastTag, resume)
+    this.opening = ChatSession.open(engine, this.agent, (batch) => this.batcher.push(batch), resume ? undefined : this.lastTag, resume)
     try {
       this.session = await this.opening
       this.resumeId = undefined
@@ -160,17 +163,13 @@ export class ChatController {
       this.turnChips = [...this.chips]
       this.sentBuffers = new Map(Object.entries(extras.buffers ?? {}))
       this.post({ type: 'user', text, chips: this.chips.map((c) => c.label) })
-      this.startMeasuring()
+      this.meter.start()
       session.prompt(text, extras)
       this.host.log(`chat: prompt to ${this.agent} (${text.length} chars, ${this.chips.length} chip(s))`)
     } catch (e) {
       this.setBusy(false)
       this.showError(e instanceof Error ? e.message : String(e))
     }
-  }
-
-  private startMeasuring(): void {
-    this.meter.start()
   }
 
   /** The turn's figures, for the log and the view. */
@@ -186,13 +185,8 @@ export class ChatController {
     this.host.fail(message, false)
   }
 
-  private onBatch(batch: SessionEvent[]): void {
-    const t = Date.now()
-    for (const e of batch) {
-      if (e.type === 'text') continue
-      const line = JSON.stringify(e)
-      this.host.log(`event ${line.length > 300 ? `${line.slice(0, 300)}…` : line}`)
-    }
+  private onBatch(batch: SessionEvent[], t: number): void {
+    for (const line of eventLogLines(batch)) this.host.log(line)
     const { workspace } = this.host.engine()
     const reviewable = new Set(batch.filter((e) => e.type === 'permission' && this.tools.remember(e)).map((e) => String(e.id)))
     for (const m of viewMessages(batch, workspace, t)) {
@@ -445,6 +439,8 @@ export class ChatController {
   }
 
   closeSession(): void {
+    // What the session sent before it closes is shown before what follows.
+    this.batcher.flush()
     // The pickers go with the agent's session.
     if (this.session) this.post({ type: 'options', options: [], mode: null, model: null })
     this.session?.close()

@@ -41,12 +41,16 @@ export function foldOutput(text: string): string[] {
   return [...cut.slice(0, FOLD_KEEP), `… ${cut.length - 2 * FOLD_KEEP} more lines`, ...cut.slice(-FOLD_KEEP)]
 }
 
-/** What a tool call event says of its command: `command`, `cwd` (relative, when not the workspace), `output` (folded lines), `exitCode`; only the fields present. */
-function commandOf(e: SessionEvent, workspace: string | undefined): Record<string, unknown> {
+/**
+ * What a tool call event says of its command: `command`, `cwd` (relative,
+ * when not the workspace), `output` (folded lines; left out when `replaced`:
+ * a later event of the batch replaces it), `exitCode`; only the fields present.
+ */
+function commandOf(e: SessionEvent, workspace: string | undefined, replaced: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   if (typeof e.command === 'string') out.command = e.command
   if (typeof e.cwd === 'string' && e.cwd !== workspace) out.cwd = shortPath(e.cwd, workspace)
-  if (typeof e.output === 'string') out.output = foldOutput(e.output)
+  if (typeof e.output === 'string' && !replaced) out.output = foldOutput(e.output)
   if (typeof e.exit_code === 'number') out.exitCode = e.exit_code
   return out
 }
@@ -99,13 +103,29 @@ export function usageText(u: any): string | undefined {
   return text
 }
 
+const isTool = (e: SessionEvent) => e.type === 'tool_call' || e.type === 'tool_call_update'
+
+/** The index of each tool call's last event of the batch that carries an output (an output replaces the one before). */
+function lastOutputs(batch: SessionEvent[]): Map<string, number> {
+  const last = new Map<string, number>()
+  batch.forEach((e, i) => {
+    if (isTool(e) && typeof e.output === 'string') last.set(String(e.id ?? ''), i)
+  })
+  return last
+}
+
 /**
- * The view messages of one batch of events. `t` (milliseconds, Date.now())
- * is when the batch reached the extension host; text messages carry it so
- * the view can report the time to screen.
+ * The view messages of one batch of events: consecutive text chunks joined
+ * into one message, and the events of one tool call merged into one message
+ * (where its first event is; a later field replaces an earlier one, only
+ * the last output folded), so a flood of events is a few messages. `t`
+ * (milliseconds, Date.now()) is when the batch reached the extension host;
+ * text messages carry it so the view can report the time to screen.
  */
 export function viewMessages(batch: SessionEvent[], workspace: string | undefined, t: number): ViewMessage[] {
   const out: ViewMessage[] = []
+  const last = lastOutputs(batch)
+  const tools = new Map<string, ViewMessage>()
   let text = ''
   let chunks = 0
   const flush = () => {
@@ -113,28 +133,37 @@ export function viewMessages(batch: SessionEvent[], workspace: string | undefine
     text = ''
     chunks = 0
   }
-  for (const e of batch) {
+  for (const [i, e] of batch.entries()) {
     if (e.type === 'text') {
       text += String(e.text ?? '')
       chunks++
+      continue
+    }
+    if (isTool(e)) {
+      const id = String(e.id ?? '')
+      const m: ViewMessage = {
+        type: 'tool',
+        id,
+        title: e.title,
+        kind: e.kind,
+        status: e.status,
+        diffs: e.diffs === undefined ? undefined : diffsOf(e.diffs, workspace),
+        ...commandOf(e, workspace, last.has(id) && last.get(id) !== i),
+      }
+      const earlier = tools.get(id)
+      if (earlier) {
+        for (const [k, v] of Object.entries(m)) if (v !== undefined) earlier[k] = v
+        continue
+      }
+      flush()
+      tools.set(id, m)
+      out.push(m)
       continue
     }
     flush()
     switch (e.type) {
       case 'thought':
         out.push({ type: 'thought', text: String(e.text ?? '') })
-        break
-      case 'tool_call':
-      case 'tool_call_update':
-        out.push({
-          type: 'tool',
-          id: String(e.id ?? ''),
-          title: e.title,
-          kind: e.kind,
-          status: e.status,
-          diffs: e.diffs === undefined ? undefined : diffsOf(e.diffs, workspace),
-          ...commandOf(e, workspace),
-        })
         break
       case 'permission': {
         const call = e.tool_call ?? {}
@@ -186,6 +215,35 @@ export function viewMessages(batch: SessionEvent[], workspace: string | undefine
   }
   flush()
   return out
+}
+
+/** The longest string of an event shown whole in the log. */
+const LOG_STRING = 300
+
+/**
+ * The log lines of a batch's events (not its text): each event as JSON, its
+ * long strings cut, at most 300 characters; a tool call's events of the
+ * batch as one line, its last, with how many came before it.
+ */
+export function eventLogLines(batch: SessionEvent[]): string[] {
+  const count = new Map<string, number>()
+  for (const e of batch) if (isTool(e)) count.set(String(e.id ?? ''), (count.get(String(e.id ?? '')) ?? 0) + 1)
+  const seen = new Map<string, number>()
+  const lines: string[] = []
+  for (const e of batch) {
+    if (e.type === 'text') continue
+    let more = ''
+    if (isTool(e)) {
+      const id = String(e.id ?? '')
+      const n = (seen.get(id) ?? 0) + 1
+      seen.set(id, n)
+      if (n < (count.get(id) ?? 0)) continue
+      if (n > 1) more = ` (and ${n - 1} earlier event(s) of this call)`
+    }
+    const line = JSON.stringify(e, (_k, v) => (typeof v === 'string' && v.length > LOG_STRING ? `${v.slice(0, LOG_STRING)}…` : v))
+    lines.push(`event ${line.length > LOG_STRING ? `${line.slice(0, LOG_STRING)}…` : line}${more}`)
+  }
+  return lines
 }
 
 /** How a button answers a permission request: the agent's own option of that kind, by its exact id (the engine decides by the option's kind, so an id such as `allow` on a rejecting option still rejects), else the plain word. */

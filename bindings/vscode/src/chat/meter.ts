@@ -25,7 +25,7 @@ export class TurnMeter {
   /** Starts measuring a turn (a turn still measured is dropped). */
   start(): void {
     this.delay?.disable()
-    this.delay = monitorEventLoopDelay({ resolution: 10 })
+    this.delay = monitorEventLoopDelay({ resolution: 1 })
     this.delay.enable()
     this.started = Date.now()
     this.messages = 0

@@ -12,6 +12,7 @@ import { pastedImageChip } from './chips'
 import { ChatController, type ChatHost } from './controller'
 import { reopenConversation } from './history'
 import type { ViewMessage } from './events'
+import { Outbox } from './outbox'
 
 export const VIEW_ID = 'radium.chatView'
 
@@ -28,8 +29,14 @@ export class ChatView implements vscode.WebviewViewProvider {
     this.chat = new ChatController(host, (m) => this.post(m), initialAgent)
   }
 
-  private post(m: ViewMessage): void {
+  /** What goes to the webview, a long answer's text a piece a frame (outbox.ts). */
+  private readonly outbox = new Outbox((m) => {
     if (this.view) void this.view.webview.postMessage(m)
+    else this.queue.push(m)
+  })
+
+  private post(m: ViewMessage): void {
+    if (this.view) this.outbox.post(m)
     else this.queue.push(m)
   }
 
