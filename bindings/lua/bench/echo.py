@@ -35,10 +35,10 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..")
 CHARS = "QZJKVWBMPX"
 ESC = re.compile(rb"\x1b(\[[0-9;?<=>]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()][0-9A-Za-z]|[=>78DEHM])")
 CASES = {
-    "a": ("prose 20000 64", b"lorem"),
-    "b": ("toollines 4000 95", b"seq 4000"),
-    "c": ("prose 20000 1024", b"lorem"),
-    "d": ("prose 1280 4096", b"lorem"),
+    "a": "prose 20000 64",
+    "b": "toollines 4000 95",
+    "c": "prose 20000 1024",
+    "d": "prose 1280 4096",
 }
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -134,7 +134,6 @@ class Driver:
                 return
             now = time.monotonic()
             text = ESC.sub(b"", self.tail + data)
-            self.last = (getattr(self, "last", b"") + text)[-3000:]
             self.tail = data[-64:]
             with self.lock:
                 for pattern, ev in list(self.watch.items()):
@@ -179,7 +178,7 @@ class Driver:
 
 def run(nvim, client, case, gap, idle_keys=0):
     """One Neovim, one turn of `case` drawn by `client`: its figures."""
-    prompt, marker = CASES[case]
+    prompt = CASES[case]
     tmp = tempfile.mkdtemp()
     home = os.path.join(tmp, "home")
     ws = os.path.join(tmp, "ws")
@@ -207,14 +206,12 @@ def run(nvim, client, case, gap, idle_keys=0):
         d.send(":RadiumChat\r")
         d.wait_for(b"## You")
         time.sleep(1.0)
-        started = d.expect(marker)
         done = d.expect(b"BENCH-TURN-END")
         nv = server(pid)
         cpu0, main0 = cpu(nv), cpu(nv, True)
         t0 = time.monotonic()
         d.send(f"o{prompt}\x1b:w\r")
-        if not started.wait(60):
-            raise SystemExit(f"bench: the answer to {prompt!r} did not start ({client}); the screen's end: {getattr(d, 'last', b'')!r}")
+        time.sleep(0.05)
         d.send("\x17h")  # back to bench.txt, the chat streams on the right
         time.sleep(0.05)
         busy = d.echo_times(10**6, lambda: not done.is_set(), gap)
@@ -281,7 +278,7 @@ def main():
                 rs = results[(case, client)]
                 keys = [k for x in rs for k in x["keys"]]
                 med = lambda f: sorted(x[f] for x in rs)[len(rs) // 2]  # noqa: E731
-                print(f"| {case} `{CASES[case][0]}` | {client} | {med('turn'):.2f} | {med('cpu'):.2f} | {med('main'):.2f} | {len(keys)} | "
+                print(f"| {case} `{CASES[case]}` | {client} | {med('turn'):.2f} | {med('cpu'):.2f} | {med('main'):.2f} | {len(keys)} | "
                       f"{pct(keys, .5):.1f} / {pct(keys, .99):.1f} / {max(keys) if keys else float('nan'):.1f} |")
     finally:
         for p in busy:

@@ -101,9 +101,21 @@ end
 -- main loop from the keys.
 M.PLAIN_AFTER = 64 * 1024
 
---- Turns the chat's highlighting off (`off`) or back on.
+-- A chat of more bytes than this stays without highlighting once a flood
+-- turned it off: parsing megabytes of Markdown again at the turn's end
+-- would take the main loop (about 0.6 s for 5 MB).
+M.HIGHLIGHT_MAX = 1024 * 1024
+
+--- Turns the chat's highlighting off (`off`) or back on (not for a chat
+--- over HIGHLIGHT_MAX bytes).
 function M.highlight(chat, on)
   local buf = chat.buf
+  if on and chat.plain then
+    local n = vim.api.nvim_buf_line_count(buf)
+    if vim.api.nvim_buf_get_offset(buf, n) > M.HIGHLIGHT_MAX then
+      return
+    end
+  end
   if not on then
     pcall(vim.treesitter.stop, buf)
     vim.bo[buf].syntax = "OFF"
