@@ -106,18 +106,22 @@ test("wiping the chat while streamed text waits for the next frame is safe", fun
   close_all()
 end)
 
-test("highlighting comes back after a 100 KiB flood, and stays off in a chat over 1 MiB", function()
+test("highlighting and folds by expression come back after a 100 KiB flood, and stay off in a chat over 1 MiB", function()
   local p = pt.project()
   vim.cmd("edit " .. p.ws .. "/src/main.rs")
   local chat = open()
   say(chat, "stream 100 1024")
   turn_done(chat)
   check(not chat.plain, "highlighting is back after 100 KiB")
+  local win = vim.fn.bufwinid(chat.buf)
+  eq(vim.wo[win].foldmethod, "expr", "folds by expression again")
   eq(vim.treesitter.highlighter.active[chat.buf] ~= nil or vim.bo[chat.buf].syntax == "markdown", true, "the chat is highlighted again")
   say(chat, "stream 1100 1024")
   turn_done(chat)
   check(chat.plain, "past 1 MiB the chat stays plain")
   eq(vim.treesitter.highlighter.active[chat.buf], nil, "no tree-sitter highlighter on it")
+  -- The expression ran for every line written: the folds are kept as they are.
+  eq(vim.wo[win].foldmethod, "manual", "folds kept, not computed again")
   -- A small turn afterwards leaves it plain too: the chat is still over 1 MiB.
   say(chat, "hello")
   turn_done(chat)
