@@ -271,14 +271,14 @@ def main():
                     results.setdefault((case, client), []).append(res)
         print(f"idle Neovim: {len(idle)} keys, echo p50 {pct(idle, .5):.1f} ms, p99 {pct(idle, .99):.1f} ms, max {max(idle):.1f} ms")
         print(f"{rounds} round(s), clients in turns{' on a loaded machine (%d busy loops)' % len(busy) if busy else ''}")
-        print("| case | client | turn s (median) | total CPU s | main-thread CPU s | keys | echo p50 / p99 / max ms |")
+        print("| case | client | turn s | total CPU s | main-thread CPU s | keys | echo p50 / p99 / max ms |")
         print("|---|---|---|---|---|---|---|")
         for case in cases:
             for client in clients:
                 rs = results[(case, client)]
                 keys = [k for x in rs for k in x["keys"]]
-                med = lambda f: sorted(x[f] for x in rs)[len(rs) // 2]  # noqa: E731
-                print(f"| {case} `{CASES[case]}` | {client} | {med('turn'):.2f} | {med('cpu'):.2f} | {med('main'):.2f} | {len(keys)} | "
+                span = lambda f: "%.2f–%.2f" % (min(x[f] for x in rs), max(x[f] for x in rs)) if len(rs) > 1 else "%.2f" % rs[0][f]  # noqa: E731
+                print(f"| {case} `{CASES[case]}` | {client} | {span('turn')} | {span('cpu')} | {span('main')} | {len(keys)} | "
                       f"{pct(keys, .5):.1f} / {pct(keys, .99):.1f} / {max(keys) if keys else float('nan'):.1f} |")
     finally:
         for p in busy:
