@@ -171,7 +171,7 @@ pub(crate) fn queue(lua: &Lua, future: PendingFuture, callback: Function) -> Lua
 /// loop long; the rest wait for the next poll (the stream wakes it again).
 const EVENTS_PER_POLL: usize = 8192;
 /// See [`EVENTS_PER_POLL`].
-const TEXT_PER_POLL: usize = 1 << 20;
+const TEXT_PER_POLL: usize = 256 << 10;
 
 /// The bytes of text `event` carries (its `text`, or a tool call's `output`).
 fn text_len(event: &Value) -> usize {
