@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline'
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { claudeShell, geminiShell, oddShell, toolFlood } from './shell.mjs'
+import { claudeShell, geminiShell, lineFlood, oddShell, prose, toolFlood } from './shell.mjs'
 
 const hangInitialize = process.argv.includes('--hang-initialize')
 const claudeHooks = process.argv.includes('--claude-hooks')
@@ -323,6 +323,8 @@ async function prompt (id, { sessionId, prompt, _meta: meta }) {
     }
     case 'toolflood': toolFlood(update, { sessionId, toolCallId: `call-${nextId++}`, lines: Number(arg) || 4000, width: Number(rest[0]) || 95 }); say(sessionId, 'The command is done.'); break
     case 'meta': say(sessionId, 'prompt _meta: ' + JSON.stringify(meta ?? null)); break
+    case 'prose': for (const chunk of prose(Number(arg) || 1, Number(rest[0]) || 64)) say(sessionId, chunk); break
+    case 'toollines': lineFlood(update, { sessionId, toolCallId: `call-${nextId++}` }, Number(arg) || 4000, Number(rest[0]) || 95); say(sessionId, 'The command ended.'); break
     case 'stamp': for (let i = 0; i < (Number(arg) || 1); i++) { say(sessionId, `${process.hrtime.bigint()} `); if (Number(rest[0])) await new Promise((resolve) => setTimeout(resolve, Number(rest[0]))) } break
     case 'mcpservers': say(sessionId, JSON.stringify(mcpServersOf.get(sessionId) ?? null)); break
     case 'ask': say(sessionId, `asked ${arg}: ` + await request(arg, { sessionId, _meta: { from: 'agent' } }).then((r) => JSON.stringify(r), (e) => `error ${e.message}`)); break

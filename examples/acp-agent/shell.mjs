@@ -85,3 +85,29 @@ export function toolFlood (update, { sessionId, toolCallId, lines, width }) {
   }
   update(sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: 'completed' })
 }
+
+// A command whose output floods in: `n` lines of `size` bytes, each in an
+// update of its own (`_meta.terminal_output.data`: the newest line, as a
+// terminal streams it), then the whole output as the call's `rawOutput`.
+export function lineFlood (update, { sessionId, toolCallId }, n, size) {
+  const command = `seq ${n}`
+  update(sessionId, { sessionUpdate: 'tool_call', toolCallId, title: command, kind: 'execute', status: 'in_progress', rawInput: { command } })
+  const lines = []
+  for (let i = 1; i <= n; i++) {
+    const line = `${i} `.padEnd(size - 1, 'l') + '\n'
+    lines.push(line)
+    update(sessionId, { sessionUpdate: 'tool_call_update', toolCallId, _meta: { terminal_output: { terminal_id: toolCallId, data: line } } })
+  }
+  update(sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: 'completed', rawOutput: lines.join('') })
+}
+
+// `n` chunks of `size` bytes of answer text: words in lines of 78 bytes
+// (a line may end anywhere in a chunk), as a model writes prose.
+export function * prose (n, size) {
+  const line = 'lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor\n'
+  const text = line.repeat(Math.ceil(size / line.length) + 1)
+  for (let i = 0; i < n; i++) {
+    const at = (i * size) % line.length
+    yield text.slice(at, at + size)
+  }
+}

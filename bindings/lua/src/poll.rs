@@ -112,8 +112,11 @@ pub(crate) fn async_state(lua: &Lua) -> LuaResult<mlua::AppDataRef<'_, AsyncStat
 }
 
 /// Runs the Lua hooks other threads asked for, then polls every pending
-/// chain once and calls the callbacks of finished ones.
-pub(crate) fn poll(lua: &Lua, (): ()) -> LuaResult<usize> {
+/// chain once and calls the callbacks of finished ones; then, unless
+/// `streams` is `false`, delivers the events the streams hold (the Lua side
+/// does so at most once a frame: the events that come in between are
+/// joined and drawn once).
+pub(crate) fn poll(lua: &Lua, streams: Option<bool>) -> LuaResult<usize> {
     let (signal, pending, calls) = {
         let state = async_state(lua)?;
         state.signal.notified.store(false, Ordering::Release);
@@ -144,8 +147,10 @@ pub(crate) fn poll(lua: &Lua, (): ()) -> LuaResult<usize> {
     let left = queue.len();
     drop(queue);
     drop(state);
-    if let Err(e) = poll_streams(lua, &mut cx) {
-        first_error.get_or_insert(e);
+    if streams != Some(false) {
+        if let Err(e) = poll_streams(lua, &mut cx) {
+            first_error.get_or_insert(e);
+        }
     }
     match first_error {
         Some(e) => Err(e),
@@ -161,15 +166,53 @@ pub(crate) fn queue(lua: &Lua, future: PendingFuture, callback: Function) -> Lua
     Ok(())
 }
 
-/// At most this many events of one stream are taken in one poll, so a
-/// flood of chunks never holds the main loop long; the rest wait for the
-/// next turn of the loop (the stream wakes it again).
-const EVENTS_PER_POLL: usize = 256;
+/// At most this many events, or events carrying this many bytes of text,
+/// of one stream are taken in one poll, so a flood never holds the main
+/// loop long; the rest wait for the next poll (the stream wakes it again).
+const EVENTS_PER_POLL: usize = 8192;
+/// See [`EVENTS_PER_POLL`].
+const TEXT_PER_POLL: usize = 256 << 10;
+
+/// The bytes of text `event` carries (its `text`, or a tool call's `output`).
+fn text_len(event: &Value) -> usize {
+    ["text", "output"]
+        .iter()
+        .filter_map(|k| event.get(*k).and_then(Value::as_str))
+        .map(str::len)
+        .sum()
+}
+
+/// Folds tool call update `event` into `last` when both update the same
+/// call and neither brings diffs (each diff is drawn once, so none may be
+/// lost): the later fields win, as they would on screen (an `output` is the
+/// whole output so far). Answers whether it did.
+fn merge_update(last: &mut Value, event: &Value) -> bool {
+    let is_update = |v: &Value| {
+        v.get("type").and_then(Value::as_str) == Some("tool_call_update")
+            && v.get("diffs").is_none()
+    };
+    if !(is_update(last) && is_update(event) && last.get("id") == event.get("id")) {
+        return false;
+    }
+    if let (Value::Object(a), Value::Object(b)) = (last, event) {
+        for (k, v) in b {
+            a.insert(k.clone(), v.clone());
+        }
+        return true;
+    }
+    false
+}
 
 /// Appends `event` to `batch`, joining it to the last event when both are
 /// text chunks with the same fields (a flood of small chunks reaches Lua as
-/// one chunk a poll, not hundreds of handler calls).
+/// one chunk a poll, not hundreds of handler calls), or both update the
+/// same tool call ([`merge_update`]).
 fn push_joined(batch: &mut Vec<Value>, event: Value) {
+    if let Some(last) = batch.last_mut() {
+        if merge_update(last, &event) {
+            return;
+        }
+    }
     let is_text = |v: &Value| v.get("type").and_then(Value::as_str) == Some("text");
     if let (Some(last), true) = (batch.last_mut(), is_text(&event)) {
         if is_text(last) {
@@ -200,13 +243,17 @@ fn poll_streams(lua: &Lua, cx: &mut Context<'_>) -> LuaResult<()> {
     for (mut rx, callback) in streams {
         let mut open = true;
         let mut batch = Vec::new();
+        let mut bytes = 0;
         for n in 0..=EVENTS_PER_POLL {
-            if n == EVENTS_PER_POLL {
+            if n == EVENTS_PER_POLL || bytes >= TEXT_PER_POLL {
                 cx.waker().wake_by_ref();
                 break;
             }
             match rx.poll_recv(cx) {
-                Poll::Ready(Some(event)) => push_joined(&mut batch, event),
+                Poll::Ready(Some(event)) => {
+                    bytes += text_len(&event);
+                    push_joined(&mut batch, event);
+                }
                 Poll::Ready(None) => {
                     open = false;
                     break;

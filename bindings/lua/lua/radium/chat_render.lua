@@ -101,15 +101,43 @@ end
 -- main loop from the keys.
 M.PLAIN_AFTER = 64 * 1024
 
---- Turns the chat's highlighting off (`off`) or back on.
+-- A chat of more bytes than this stays plain once a flood made it so:
+-- parsing megabytes of Markdown again at the turn's end would take the
+-- main loop (about 0.6 s for 5 MB), and so would computing its folds.
+M.HIGHLIGHT_MAX = 1024 * 1024
+
+-- Folds by expression in the chat's windows (`on`), or kept as they are
+-- (manual): the expression runs for every line written, most of a flood's
+-- main-loop time.
+local function folds(buf, on)
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    if on then
+      vim.wo[win].foldmethod = "expr"
+    elseif vim.wo[win].foldmethod == "expr" then
+      vim.wo[win].foldmethod = "manual"
+    end
+  end
+end
+
+--- Turns the chat's highlighting and folding by expression off (`off`)
+--- or back on (not for a chat over HIGHLIGHT_MAX bytes: it stays plain,
+--- its folds as they were).
 function M.highlight(chat, on)
   local buf = chat.buf
+  if on and chat.plain then
+    local n = vim.api.nvim_buf_line_count(buf)
+    if vim.api.nvim_buf_get_offset(buf, n) > M.HIGHLIGHT_MAX then
+      return
+    end
+  end
   if not on then
     pcall(vim.treesitter.stop, buf)
     vim.bo[buf].syntax = "OFF"
+    folds(buf, false)
     chat.plain = true
   elseif chat.plain then
     chat.plain = false
+    folds(buf, true)
     if not pcall(vim.treesitter.start, buf, "markdown") then
       vim.bo[buf].syntax = "markdown"
     end

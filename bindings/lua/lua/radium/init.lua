@@ -197,6 +197,31 @@ end
 
 local watcher
 
+-- Streamed events (a chat's answer) are delivered at most once a frame
+-- (FRAME ms): what comes in between is joined by the native side and drawn
+-- once. Chains and requests are answered at every wake-up.
+local FRAME = 16
+local frame = { last = 0, timer = nil }
+
+local function poll_streams()
+  local uv = vim.uv or vim.loop
+  frame.last = uv.now()
+  native.poll(true)
+end
+
+local function on_wake()
+  local uv = vim.uv or vim.loop
+  local since = uv.now() - frame.last
+  if since >= FRAME and not (frame.timer and frame.timer:is_active()) then
+    return poll_streams()
+  end
+  native.poll(false)
+  frame.timer = frame.timer or uv.new_timer()
+  if not frame.timer:is_active() then
+    frame.timer:start(math.max(FRAME - since, 1), 0, vim.schedule_wrap(poll_streams))
+  end
+end
+
 local function ensure_watcher()
   if watcher then
     return
@@ -206,9 +231,7 @@ local function ensure_watcher()
   watcher:open(native.wake_fd())
   watcher:read_start(function(err, chunk)
     if err or chunk then
-      vim.schedule(function()
-        native.poll()
-      end)
+      vim.schedule(on_wake)
     end
   end)
 end
