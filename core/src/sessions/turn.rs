@@ -278,19 +278,26 @@ impl AgentSession {
             .and_then(Value::as_str)
             .unwrap_or("end_turn")
             .to_owned();
+        // The turn's text moves to its end event: it is held once, not
+        // copied (the next turn starts from an empty text anyway).
         let (text, dropped) = {
-            let state = lock(&self.state);
-            (state.text.clone(), state.text_dropped)
+            let mut state = lock(&self.state);
+            (std::mem::take(&mut state.text), state.text_dropped)
         };
-        self.registry
-            .execute_async(
-                HookContext::new(
-                    HookType::AfterModel,
-                    json!({"input": input, "output": text, "model_id": self.agent.id, "session": self.id}),
-                ),
-                ExecuteOptions::default(),
-            )
-            .await;
+        let mut text = text;
+        text.shrink_to_fit();
+        // Only hooks that will read it get a copy of the answer.
+        if !self.registry.list_type(HookType::AfterModel).is_empty() {
+            self.registry
+                .execute_async(
+                    HookContext::new(
+                        HookType::AfterModel,
+                        json!({"input": input, "output": text, "model_id": self.agent.id, "session": self.id}),
+                    ),
+                    ExecuteOptions::default(),
+                )
+                .await;
+        }
         let blocks: Vec<Value> = extract_code_blocks(&text)
             .into_iter()
             .map(crate::editor::extract::CodeBlock::into_json)
@@ -298,11 +305,11 @@ impl AgentSession {
         let mut end = json!({
             "type": "turn_end",
             "stop_reason": stop_reason,
-            "text": text,
             "code_blocks": blocks,
             "tag": self.tag(),
             "usage": self.usage(),
         });
+        end["text"] = Value::String(text);
         if dropped > 0 {
             end["text_dropped"] = json!(dropped);
         }

@@ -270,11 +270,16 @@ impl Recorder {
             return Ok(());
         }
         self.flush()?;
-        let mut event = event.clone();
         if kind == "turn_end" {
-            if let Some(map) = event.as_object_mut() {
-                map.remove("text");
-                map.remove("code_blocks");
+            // The answer is in the text events written before: the end is
+            // written without it (and without copying it).
+            if let Some(map) = event.as_object() {
+                let end: serde_json::Map<String, Value> = map
+                    .iter()
+                    .filter(|(k, _)| !matches!(k.as_str(), "text" | "code_blocks"))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                return self.write("event", &json!({"event": end}));
             }
         }
         self.write("event", &json!({"event": event}))
