@@ -29,6 +29,15 @@ fn prompt_text(prompt: &[Value]) -> String {
         .join("\n")
 }
 
+/// Whether `text` may hold a fenced code block (the only blocks a turn's
+/// end lists): the Markdown parser, whose tree is sized by its input
+/// (about 1.5 times the text), then reads it; an answer without a fence
+/// is not parsed at all.
+fn has_fence(text: &str) -> bool {
+    memchr::memmem::find(text.as_bytes(), b"```").is_some()
+        || memchr::memmem::find(text.as_bytes(), b"~~~").is_some()
+}
+
 /// The image blocks of `images`, read and encoded on a blocking thread.
 async fn load_images(images: Vec<PendingImage>) -> Result<Vec<Value>> {
     if images.is_empty() {
@@ -298,10 +307,14 @@ impl AgentSession {
                 )
                 .await;
         }
-        let blocks: Vec<Value> = extract_code_blocks(&text)
-            .into_iter()
-            .map(crate::editor::extract::CodeBlock::into_json)
-            .collect();
+        let blocks: Vec<Value> = if has_fence(&text) {
+            extract_code_blocks(&text)
+                .into_iter()
+                .map(crate::editor::extract::CodeBlock::into_json)
+                .collect()
+        } else {
+            Vec::new()
+        };
         let mut end = json!({
             "type": "turn_end",
             "stop_reason": stop_reason,
