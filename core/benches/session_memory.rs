@@ -218,11 +218,19 @@ fn main() {
         let door = if slow { "slow door" } else { "door" };
         for &mb in sizes {
             let cost = measured(|| turn(&b.engine, &session, &done, mb, 4096));
-            report(&format!("one turn, {mb} MB in 4 KiB chunks, {door}"), mb * MB, &cost);
+            report(
+                &format!("one turn, {mb} MB in 4 KiB chunks, {door}"),
+                mb * MB,
+                &cost,
+            );
         }
         let mb = if quick { 1 } else { 16 };
         let cost = measured(|| turn(&b.engine, &session, &done, mb, 64));
-        report(&format!("one turn, {mb} MB in 64 B chunks, {door}"), mb * MB, &cost);
+        report(
+            &format!("one turn, {mb} MB in 64 B chunks, {door}"),
+            mb * MB,
+            &cost,
+        );
         b.engine
             .handle_json(json!({"command": "session-close", "args": {"session": session}}));
     }
@@ -234,7 +242,10 @@ fn main() {
         }
     });
     report(
-        &format!("{} MB in one session ({turns} turns of {mb} MB)", turns * mb),
+        &format!(
+            "{} MB in one session ({turns} turns of {mb} MB)",
+            turns * mb
+        ),
         turns * mb * MB,
         &cost,
     );

@@ -8,6 +8,7 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex};
 
+use tokio::sync::mpsc;
 use tokio::sync::mpsc::error::TryRecvError;
 use tokio::sync::Notify;
 
@@ -59,7 +60,34 @@ impl Shared {
     }
 }
 
-/// The receiving end of [`super::EventQueue::subscribe_joined`]: the same
+/// Who gets a session's events as they come.
+pub(crate) enum Subscriber {
+    /// A channel ([`super::EventQueue::subscribe`], [`super::AgentSession::prompt`]): each event as it came.
+    Channel(mpsc::UnboundedSender<SessionEvent>),
+    /// A [`Subscription`] ([`super::EventQueue::subscribe_joined`], [`super::AgentSession::prompt_joined`]): text joined
+    /// while the door is behind.
+    Joined(Arc<Shared>),
+}
+
+impl Subscriber {
+    /// Gives `event`; `Err(event)` when the receiving end went away.
+    pub(crate) fn give(&self, event: SessionEvent) -> std::result::Result<(), SessionEvent> {
+        match self {
+            Subscriber::Channel(tx) => tx.send(event).map_err(|back| back.0),
+            Subscriber::Joined(shared) => shared.push(event),
+        }
+    }
+
+    /// Ends the subscription (what was given is still received).
+    pub(crate) fn close(self) {
+        if let Subscriber::Joined(shared) = self {
+            shared.close();
+        }
+    }
+}
+
+/// The receiving end of [`super::EventQueue::subscribe_joined`] and
+/// [`super::AgentSession::prompt_joined`]: the same
 /// calls as a channel's receiver (`recv`, `try_recv`, `blocking_recv`).
 pub struct Subscription {
     shared: Arc<Shared>,

@@ -11,7 +11,7 @@ use tokio::sync::{mpsc, Notify};
 
 use super::events::{join_text, SessionEvent};
 use super::session::{lock, AgentSession};
-use super::subscription::{Shared, Subscription};
+use super::subscription::{Shared, Subscriber, Subscription};
 use crate::error::{Error, Result};
 
 /// The most notices that come between turns a session's queue holds for a
@@ -26,32 +26,6 @@ pub struct EventQueue {
     events: Mutex<VecDeque<SessionEvent>>,
     arrived: Notify,
     subscriber: Mutex<Option<Subscriber>>,
-}
-
-/// Who gets a session's events as they come.
-enum Subscriber {
-    /// A channel ([`EventQueue::subscribe`]): each event as it came.
-    Channel(mpsc::UnboundedSender<SessionEvent>),
-    /// A [`Subscription`] ([`EventQueue::subscribe_joined`]): text joined
-    /// while the door is behind.
-    Joined(Arc<Shared>),
-}
-
-impl Subscriber {
-    /// Gives `event`; `Err(event)` when the receiving end went away.
-    fn give(&self, event: SessionEvent) -> std::result::Result<(), SessionEvent> {
-        match self {
-            Subscriber::Channel(tx) => tx.send(event).map_err(|back| back.0),
-            Subscriber::Joined(shared) => shared.push(event),
-        }
-    }
-
-    /// Ends the subscription (what was given is still received).
-    fn close(self) {
-        if let Subscriber::Joined(shared) = self {
-            shared.close();
-        }
-    }
 }
 
 impl EventQueue {

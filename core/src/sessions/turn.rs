@@ -11,6 +11,7 @@ use tokio::sync::mpsc;
 use super::events::SessionEvent;
 use super::images::{read_images, PendingImage};
 use super::session::{lock, AgentSession};
+use super::subscription::{Shared, Subscriber, Subscription};
 use crate::agents::step::handle_error;
 use crate::edit::EditSession;
 use crate::editor::extract::extract_code_blocks;
@@ -116,10 +117,34 @@ impl AgentSession {
     /// `error` event naming it, and nothing is sent.
     pub fn prompt_with_images(
         self: &Arc<Self>,
-        mut prompt: Vec<Value>,
+        prompt: Vec<Value>,
         images: Vec<PendingImage>,
     ) -> Result<mpsc::UnboundedReceiver<SessionEvent>> {
         let (tx, rx) = mpsc::unbounded_channel();
+        self.start_turn(prompt, images, Subscriber::Channel(tx))?;
+        Ok(rx)
+    }
+
+    /// Starts a turn like [`AgentSession::prompt_with_images`], its events
+    /// on a [`Subscription`]: the text chunks a slow reader has not taken
+    /// yet wait joined into one event (in order, nothing lost), so a door
+    /// that is behind holds about the text it has not read.
+    pub fn prompt_joined(
+        self: &Arc<Self>,
+        prompt: Vec<Value>,
+        images: Vec<PendingImage>,
+    ) -> Result<Subscription> {
+        let shared = Arc::new(Shared::default());
+        self.start_turn(prompt, images, Subscriber::Joined(Arc::clone(&shared)))?;
+        Ok(Subscription::new(shared))
+    }
+
+    fn start_turn(
+        self: &Arc<Self>,
+        mut prompt: Vec<Value>,
+        images: Vec<PendingImage>,
+        tx: Subscriber,
+    ) -> Result<()> {
         {
             let mut state = lock(&self.state);
             if let Some(why) = &state.closed {
@@ -178,12 +203,13 @@ impl AgentSession {
             let stopped = state.record(&last);
             if let Some(sink) = state.sink.take() {
                 if let Some(notice) = stopped {
-                    let _ = sink.send(notice);
+                    let _ = sink.give(notice);
                 }
-                let _ = sink.send(last);
+                let _ = sink.give(last);
+                sink.close();
             }
         });
-        Ok(rx)
+        Ok(())
     }
 
     /// The tag the turn starts from (the latest state of the session's
