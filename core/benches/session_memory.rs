@@ -12,7 +12,7 @@
 //! `-- --test`: one 4 MB turn and a 16 MB session, as a check); figures in
 //! BENCHMARKS.md.
 
-#![allow(missing_docs, clippy::print_stdout)] // a bench prints its own figures
+#![allow(missing_docs, clippy::print_stdout, clippy::cast_precision_loss)] // a bench prints its own figures, in MB
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::PathBuf;
