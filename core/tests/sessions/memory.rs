@@ -119,3 +119,43 @@ fn a_slow_callback_still_gets_every_chunk_in_order() {
     let _second = entry.queue.subscribe_joined();
     assert_eq!(rx.recv_timeout(Duration::from_secs(10)).unwrap(), None);
 }
+
+#[test]
+fn a_turns_end_has_its_code_blocks_and_the_after_model_hooks_its_answer() {
+    use radium_core::{FnHook, HookResult, HookType};
+    use std::sync::{Arc, Mutex};
+    let e = env();
+    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
+    let keep = Arc::clone(&seen);
+    e.engine
+        .registry()
+        .register(FnHook::new("answers", HookType::AfterModel, move |ctx| {
+            let output = ctx.data["output"].as_str().unwrap_or_default();
+            keep.lock().unwrap().push(output.to_owned());
+            Ok(HookResult::success())
+        }))
+        .unwrap();
+    let s = e.open("example");
+    let r = e.call(
+        "session-prompt",
+        json!({"session": s, "prompt": "here:\n```rust\nfn a() {}\n```\n", "wait": true}),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    let text = r["data"]["text"].as_str().unwrap();
+    assert!(text.starts_with("You said: here:\n```rust"), "{text}");
+    let blocks = r["data"]["code_blocks"].as_array().unwrap();
+    assert_eq!(blocks.len(), 1, "{r}");
+    assert_eq!(blocks[0]["language"], "rust");
+    assert_eq!(blocks[0]["content"], "fn a() {}\n");
+    // An answer without a fence has no code blocks (it is not parsed).
+    let r = e.call(
+        "session-prompt",
+        json!({"session": s, "prompt": "no code here", "wait": true}),
+    );
+    assert_eq!(r["data"]["code_blocks"], json!([]));
+    // The hooks got each answer whole.
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert_eq!(seen[0], text);
+    assert_eq!(seen[1], "You said: no code here");
+}
