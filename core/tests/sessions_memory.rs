@@ -143,6 +143,7 @@ fn a_streamed_turn_holds_at_most_twice_its_text() {
             (text, text)
         );
     });
+    eprintln!("a door reading as it came: {peak} bytes at the peak");
     assert!(
         peak <= 2 * text,
         "a door reading as it came: the turn held {:.1} MiB at its peak for {} MiB of text",
@@ -170,6 +171,7 @@ fn a_streamed_turn_holds_at_most_twice_its_text() {
         }
         assert_eq!(streamed, text);
     });
+    eprintln!("a door reading late: {peak} bytes at the peak");
     // It holds what it has not read (the whole text, joined) beside the
     // turn's own copy: twice the text, and the buffers of the way.
     assert!(
