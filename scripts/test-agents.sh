@@ -62,6 +62,9 @@
 #   - claude-notice: a start notice (a broken mcp.toml: its servers not
 #     passed) is on screen as `rad chat` opens with Claude Code, before any
 #     prompt, and said once in a run with a prompt.
+#   - claude-flood: Claude Code streams 20,000 small text deltas (`chat:
+#     flood 20000`): `rad chat --json` shows every number once and in order,
+#     and turn_end's text is the same text (a reader behind gets it joined).
 #   - claude-list: a Claude Code session radium's history does not hold (its
 #     conversation file removed after one turn, as a session started in
 #     Claude's own command line) is listed by `rad chat claude-list --list`
@@ -127,7 +130,7 @@ cd "$(dirname "$0")/.."
 die() { echo "test-agents: $*" >&2; exit 1; }
 say() { echo "test-agents: $*" >&2; }
 
-ALL=(claude gemini gemini-catalogue claude-catalogue claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume claude-list claude-nvim-list claude-nvim-exit claude-notice claude-commands claude-image gemini-image gemini-resume gemini-modes gemini-commands acp-claude acp-gemini acp-claude-load)
+ALL=(claude gemini gemini-catalogue claude-catalogue claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume claude-list claude-nvim-list claude-nvim-exit claude-notice claude-flood claude-commands claude-image gemini-image gemini-resume gemini-modes gemini-commands acp-claude acp-gemini acp-claude-load)
 # --lanes N: the cases (all, or those named) split into N runs of this
 # script side by side, each with its own model servers, homes and run id
 # (about 40 % off the wall time on 2 cores). Each lane's output is printed
@@ -1167,6 +1170,42 @@ run_notice() {
   failed_agents+=("$agent")
 }
 
+# run_flood: Claude Code streams 20,000 small text deltas (`chat: flood`):
+# rad chat --json shows every number once, in order, in text events whose
+# joined text is turn_end's text.
+run_flood() {
+  local agent=claude-flood
+  local dir=$TMP/$agent
+  local ws=$dir/workspace
+  mkdir -p "$ws"
+  local failures=()
+  fail() { failures+=("$*"); }
+  start_server "$dir" "$ws/unused.txt" ""
+  write_config "$agent" "$dir"
+  rad_homes+=("$dir/radium-home")
+  : >"$dir/agent.err"
+  say "$agent: rad chat, a flood of 20000 chunks (model server on port $PORT)"
+  local rc=0
+  local events=$dir/events.jsonl
+  (cd "$ws" && RADIUM_HOME=$dir/radium-home timeout -k 5 180 env "${unset_env[@]}" "$RAD" chat "$agent" --json \
+    --prompt "chat: flood 20000" >"$events" 2>"$dir/rad.err" {SERVER_FD}>&-) || rc=$?
+  [ "$rc" = 0 ] || fail "rad chat exited with code $rc"
+  local streamed ended expected
+  streamed=$(jq -j 'select(.type == "text") | .text' "$events" 2>/dev/null) || streamed=""
+  ended=$(jq -j 'select(.type == "turn_end") | .text' "$events" 2>/dev/null) || ended=""
+  expected=$(seq 0 19999 | tr '\n' ' ')
+  [ "$streamed" = "$expected" ] || fail "the streamed text is not the numbers 0 to 19999 in order ($(printf '%s' "$streamed" | wc -c) bytes)"
+  [ "$ended" = "$expected" ] || fail "turn_end's text is not the numbers 0 to 19999 in order"
+  stop_server
+  verdict "$agent" && return 0
+  {
+    show "rad chat stderr" "$dir/rad.err"
+    show "model server log" "$dir/server.log"
+    show_agent_err "$agent" "$dir"
+  } >&2
+  failed_agents+=("$agent")
+}
+
 # run_list: the agent's own sessions (session/list) with Claude Code.
 run_list() {
   local agent=claude-list
@@ -1436,6 +1475,7 @@ for agent in "${agents[@]}"; do
     claude-list) run_list ;;
     claude-nvim-list) run_nvim_list ;;
     claude-notice) run_notice ;;
+    claude-flood) run_flood ;;
     claude-nvim-exit) run_nvim_exit ;;
     claude-commands) run_commands ;;
     claude-bash) run_bash ;;

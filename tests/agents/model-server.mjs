@@ -163,6 +163,15 @@ function anthropicScript(body) {
         .map((b) => imageSummary(b.source.media_type, b.source.data));
       return { step: "image", stop_reason: "end_turn", blocks: [{ type: "text", text: `image: ${images.join(", ") || "none"}` }] };
     }
+    const flood = /^flood (\d+)$/.exec(chat);
+    if (flood) {
+      // `chat: flood <n>`: the numbers 0 to n-1 (each with a space after
+      // it), one text delta each: a flood of small chunks, to be checked
+      // whole and in order.
+      const n = Math.min(Number(flood[1]), 200000);
+      const text = Array.from({ length: n }, (_, i) => `${i} `).join("");
+      return { step: "flood", stop_reason: "end_turn", blocks: [{ type: "text", text, pieces: n }] };
+    }
     return { step: "chat", stop_reason: "end_turn", blocks: [{ type: "text", text: `pong: ${chat}` }] };
   }
   if (VIA === "mcp") return anthropicMcpScript(body);
@@ -366,7 +375,8 @@ function anthropicMessages(body, res) {
   content.forEach((block, index) => {
     if (block.type === "text") {
       event("content_block_start", { index, content_block: { type: "text", text: "" } });
-      for (const text of pieces(block.text)) event("content_block_delta", { index, delta: { type: "text_delta", text } });
+      const parts = script.blocks[index].pieces ? block.text.match(/\d+ /g) : pieces(block.text);
+      for (const text of parts) event("content_block_delta", { index, delta: { type: "text_delta", text } });
     } else {
       event("content_block_start", { index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } });
       for (const partial_json of pieces(JSON.stringify(block.input)))

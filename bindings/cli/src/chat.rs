@@ -380,7 +380,7 @@ async fn turn(
             return TurnEnd::Failed;
         }
     };
-    let mut events = match session.prompt_with_images(blocks, images) {
+    let mut events = match session.prompt_joined(blocks, images) {
         Ok(rx) => rx,
         Err(e) => {
             let _ = writeln!(std::io::stderr(), "rad chat: {e}");

@@ -149,9 +149,9 @@ impl AgentSession {
         }
         let stopped = state.record(&event);
         if let Some(sink) = &state.sink {
-            let _ = sink.send(event);
+            let _ = sink.give(event);
             if let Some(notice) = stopped {
-                let _ = sink.send(notice);
+                let _ = sink.give(notice);
             }
         }
     }
@@ -177,7 +177,7 @@ impl AgentSession {
                 _ => {}
             }
             if let Some(sink) = &state.sink {
-                let _ = sink.send(event);
+                let _ = sink.give(event);
                 return;
             }
             state.slash.idle.upgrade()

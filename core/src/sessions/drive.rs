@@ -31,6 +31,17 @@ const JOIN_BACKLOG: usize = 16;
 /// and `turn_end`'s `text_dropped`.
 pub const MAX_TURN_TEXT: usize = 32 << 20;
 
+/// Makes room in a turn's text for `more` bytes, by an eighth of what it
+/// holds (at least 64 KiB) rather than doubling: a long answer holds at most
+/// about 1.125 times its bytes, and growing stays linear overall.
+fn grow(text: &mut String, more: usize) {
+    if text.capacity() - text.len() >= more {
+        return;
+    }
+    let step = (text.len() / 8).max(64 << 10).max(more);
+    text.reserve_exact(step.min(MAX_TURN_TEXT.saturating_sub(text.len()).max(more)));
+}
+
 /// The text of an `agent_message_chunk` update with a text block.
 fn message_chunk(message: &Incoming) -> Option<&str> {
     let Incoming::Notification { method, params } = message else {
@@ -71,6 +82,7 @@ impl AgentSession {
             }
             let room = MAX_TURN_TEXT.saturating_sub(state.text.len());
             let kept = crate::support::text::floor_char_boundary(chunk, room);
+            grow(&mut state.text, kept);
             state.text.push_str(&chunk[..kept]);
             let first_drop = state.text_dropped == 0 && kept < chunk.len();
             state.text_dropped += chunk.len() - kept;

@@ -137,6 +137,14 @@ pub(crate) fn join_text(last: Option<&mut SessionEvent>, event: &SessionEvent) -
     if text.len() >= QUEUED_JOIN_UP_TO {
         return false;
     }
+    if text.capacity() - text.len() < more.len() {
+        // Doubling, but not past the join's cap: a joined event holds
+        // about its own text.
+        let want = (text.len() * 2)
+            .min(QUEUED_JOIN_UP_TO)
+            .max(text.len() + more.len());
+        text.reserve_exact(want - text.len());
+    }
     text.push_str(more);
     true
 }

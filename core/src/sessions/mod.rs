@@ -31,6 +31,7 @@ pub mod session;
 mod sign_in;
 mod snapshot;
 mod start_error;
+pub mod subscription;
 pub mod table;
 pub mod tap;
 mod tools;
@@ -46,5 +47,6 @@ pub use session::{AgentSession, PermissionAnswer, SessionSetup, ACP_VERSION, PER
 pub use sign_in::AUTH_REQUIRED;
 pub use snapshot::{MAX_SNAPSHOTS, MAX_SNAPSHOT_FILE};
 pub use start_error::{MAX_ERROR_DATA, START_STDERR_LINES};
+pub use subscription::Subscription;
 pub use table::{Entry, EventQueue, Sessions, MAX_IDLE_NOTICES};
 pub use tap::Unserved;

@@ -10,9 +10,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
-use super::events::SessionEvent;
 use super::history::Earlier;
 use super::hunks::Proposed;
 use super::rpc::{Connection, RpcError};
@@ -61,7 +60,7 @@ pub(crate) struct Waiting {
 #[derive(Default)]
 pub(crate) struct State {
     /// The running turn's event channel (`None` between turns).
-    pub sink: Option<mpsc::UnboundedSender<SessionEvent>>,
+    pub sink: Option<super::subscription::Subscriber>,
     /// The running turn's text so far (at most `drive::MAX_TURN_TEXT`).
     pub text: String,
     /// How many bytes of the running turn's text were past that cap.
@@ -448,9 +447,10 @@ impl AgentSession {
                 .write(Level::Info, "session", format!("{}: closed", self.id));
         }
         if let Some(sink) = state.sink.take() {
-            let _ = sink.send(
+            let _ = sink.give(
                 json!({"type": "error", "code": "cancelled", "message": "the session was closed"}),
             );
+            sink.close();
         }
     }
 }

@@ -11,6 +11,7 @@ use tokio::sync::{mpsc, Notify};
 
 use super::events::{join_text, SessionEvent};
 use super::session::{lock, AgentSession};
+use super::subscription::{Shared, Subscriber, Subscription};
 use crate::error::{Error, Result};
 
 /// The most notices that come between turns a session's queue holds for a
@@ -24,7 +25,7 @@ pub const MAX_IDLE_NOTICES: usize = 64;
 pub struct EventQueue {
     events: Mutex<VecDeque<SessionEvent>>,
     arrived: Notify,
-    subscriber: Mutex<Option<mpsc::UnboundedSender<SessionEvent>>>,
+    subscriber: Mutex<Option<Subscriber>>,
 }
 
 impl EventQueue {
@@ -53,12 +54,12 @@ impl EventQueue {
     pub fn push(&self, event: SessionEvent) {
         let mut subscriber = lock(&self.subscriber);
         let event = match subscriber.as_ref() {
-            Some(tx) => match tx.send(event) {
+            Some(to) => match to.give(event) {
                 Ok(()) => return,
                 Err(back) => {
                     // The subscriber went away: poll again.
                     *subscriber = None;
-                    back.0
+                    back
                 }
             },
             None => event,
@@ -79,17 +80,34 @@ impl EventQueue {
     /// subscriber holds it, `take` finds nothing.
     pub fn subscribe(&self) -> mpsc::UnboundedReceiver<SessionEvent> {
         let (tx, rx) = mpsc::unbounded_channel();
+        self.subscribe_with(Subscriber::Channel(tx));
+        rx
+    }
+
+    /// Like [`EventQueue::subscribe`], with the text events a door behind
+    /// has not taken yet joined (see [`Subscription`]): a slow door holds
+    /// about the text it has not read, not an event per chunk.
+    pub fn subscribe_joined(&self) -> Subscription {
+        let shared = Arc::new(Shared::default());
+        self.subscribe_with(Subscriber::Joined(Arc::clone(&shared)));
+        Subscription::new(shared)
+    }
+
+    fn subscribe_with(&self, new: Subscriber) {
         let mut subscriber = lock(&self.subscriber);
         for event in lock(&self.events).drain(..) {
-            let _ = tx.send(event);
+            let _ = new.give(event);
         }
-        *subscriber = Some(tx);
-        rx
+        if let Some(old) = subscriber.replace(new) {
+            old.close();
+        }
     }
 
     /// Ends the subscription (its channel closes).
     pub fn close(&self) {
-        lock(&self.subscriber).take();
+        if let Some(old) = lock(&self.subscriber).take() {
+            old.close();
+        }
         self.arrived.notify_waiters();
     }
 
@@ -146,13 +164,14 @@ pub struct Entry {
 }
 
 impl Entry {
-    /// The callback form of [`EventQueue::subscribe`]: `f` gets each event of
-    /// the session, in order, on one of the engine's runtime threads (never
+    /// The callback form of [`EventQueue::subscribe_joined`]: `f` gets each
+    /// event of the session, in order (text chunks that came while `f` was
+    /// busy joined into one event), on one of the engine's runtime threads (never
     /// two calls at once), then `None` once the session has ended or
     /// another subscriber took its place.
     pub fn on_event(&self, mut f: impl FnMut(Option<SessionEvent>) + Send + 'static) -> Result<()> {
         let runtime = self.session.registry.runtime_handle()?;
-        let mut rx = self.queue.subscribe();
+        let mut rx = self.queue.subscribe_joined();
         runtime.spawn(async move {
             while let Some(event) = rx.recv().await {
                 f(Some(event));

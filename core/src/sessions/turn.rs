@@ -11,6 +11,7 @@ use tokio::sync::mpsc;
 use super::events::SessionEvent;
 use super::images::{read_images, PendingImage};
 use super::session::{lock, AgentSession};
+use super::subscription::{Shared, Subscriber, Subscription};
 use crate::agents::step::handle_error;
 use crate::edit::EditSession;
 use crate::editor::extract::extract_code_blocks;
@@ -27,6 +28,15 @@ fn prompt_text(prompt: &[Value]) -> String {
         .filter_map(|b| b.get("text").and_then(Value::as_str))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// Whether `text` may hold a fenced code block (the only blocks a turn's
+/// end lists): the Markdown parser, whose tree is sized by its input
+/// (about 1.5 times the text), then reads it; an answer without a fence
+/// is not parsed at all.
+fn has_fence(text: &str) -> bool {
+    memchr::memmem::find(text.as_bytes(), b"```").is_some()
+        || memchr::memmem::find(text.as_bytes(), b"~~~").is_some()
 }
 
 /// The image blocks of `images`, read and encoded on a blocking thread.
@@ -107,10 +117,34 @@ impl AgentSession {
     /// `error` event naming it, and nothing is sent.
     pub fn prompt_with_images(
         self: &Arc<Self>,
-        mut prompt: Vec<Value>,
+        prompt: Vec<Value>,
         images: Vec<PendingImage>,
     ) -> Result<mpsc::UnboundedReceiver<SessionEvent>> {
         let (tx, rx) = mpsc::unbounded_channel();
+        self.start_turn(prompt, images, Subscriber::Channel(tx))?;
+        Ok(rx)
+    }
+
+    /// Starts a turn like [`AgentSession::prompt_with_images`], its events
+    /// on a [`Subscription`]: the text chunks a slow reader has not taken
+    /// yet wait joined into one event (in order, nothing lost), so a door
+    /// that is behind holds about the text it has not read.
+    pub fn prompt_joined(
+        self: &Arc<Self>,
+        prompt: Vec<Value>,
+        images: Vec<PendingImage>,
+    ) -> Result<Subscription> {
+        let shared = Arc::new(Shared::default());
+        self.start_turn(prompt, images, Subscriber::Joined(Arc::clone(&shared)))?;
+        Ok(Subscription::new(shared))
+    }
+
+    fn start_turn(
+        self: &Arc<Self>,
+        mut prompt: Vec<Value>,
+        images: Vec<PendingImage>,
+        tx: Subscriber,
+    ) -> Result<()> {
         {
             let mut state = lock(&self.state);
             if let Some(why) = &state.closed {
@@ -169,12 +203,13 @@ impl AgentSession {
             let stopped = state.record(&last);
             if let Some(sink) = state.sink.take() {
                 if let Some(notice) = stopped {
-                    let _ = sink.send(notice);
+                    let _ = sink.give(notice);
                 }
-                let _ = sink.send(last);
+                let _ = sink.give(last);
+                sink.close();
             }
         });
-        Ok(rx)
+        Ok(())
     }
 
     /// The tag the turn starts from (the latest state of the session's
@@ -278,31 +313,42 @@ impl AgentSession {
             .and_then(Value::as_str)
             .unwrap_or("end_turn")
             .to_owned();
+        // The turn's text moves to its end event: it is held once, not
+        // copied (the next turn starts from an empty text anyway).
         let (text, dropped) = {
-            let state = lock(&self.state);
-            (state.text.clone(), state.text_dropped)
+            let mut state = lock(&self.state);
+            (std::mem::take(&mut state.text), state.text_dropped)
         };
-        self.registry
-            .execute_async(
-                HookContext::new(
-                    HookType::AfterModel,
-                    json!({"input": input, "output": text, "model_id": self.agent.id, "session": self.id}),
-                ),
-                ExecuteOptions::default(),
-            )
-            .await;
-        let blocks: Vec<Value> = extract_code_blocks(&text)
-            .into_iter()
-            .map(crate::editor::extract::CodeBlock::into_json)
-            .collect();
+        let mut text = text;
+        text.shrink_to_fit();
+        // Only hooks that will read it get a copy of the answer.
+        if !self.registry.list_type(HookType::AfterModel).is_empty() {
+            self.registry
+                .execute_async(
+                    HookContext::new(
+                        HookType::AfterModel,
+                        json!({"input": input, "output": text, "model_id": self.agent.id, "session": self.id}),
+                    ),
+                    ExecuteOptions::default(),
+                )
+                .await;
+        }
+        let blocks: Vec<Value> = if has_fence(&text) {
+            extract_code_blocks(&text)
+                .into_iter()
+                .map(crate::editor::extract::CodeBlock::into_json)
+                .collect()
+        } else {
+            Vec::new()
+        };
         let mut end = json!({
             "type": "turn_end",
             "stop_reason": stop_reason,
-            "text": text,
             "code_blocks": blocks,
             "tag": self.tag(),
             "usage": self.usage(),
         });
+        end["text"] = Value::String(text);
         if dropped > 0 {
             end["text_dropped"] = json!(dropped);
         }

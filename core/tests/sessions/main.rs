@@ -13,6 +13,7 @@ mod history;
 mod history_lock;
 mod hunks;
 mod images;
+mod memory;
 mod options;
 mod recover;
 mod sign_in;

@@ -132,7 +132,9 @@ fn stream_session(engine: &Engine, stream: &mut UnixStream, id: &str) -> bool {
             return send(stream, &Response::failure(&e));
         }
     };
-    let mut rx = entry.queue.subscribe();
+    // Text the client has not taken yet waits joined (a slow client holds
+    // about its text, not an event per chunk).
+    let mut rx = entry.queue.subscribe_joined();
     drop(entry);
     while let Some(first) = rx.blocking_recv() {
         let mut events = vec![first];

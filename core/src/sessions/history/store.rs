@@ -113,18 +113,20 @@ const HOLD_PATIENCE: std::time::Duration = std::time::Duration::from_millis(500)
 /// One line: `{"kind": kind, ...body}` with `kind` first (a reader finds the
 /// kind of a line without parsing it).
 fn line(kind: &str, body: &Value) -> String {
-    let rest = body.to_string();
-    let inner = rest
-        .strip_prefix('{')
-        .and_then(|r| r.strip_suffix('}'))
-        .unwrap_or("");
-    let mut out = format!("{{\"kind\":{}", json!(kind));
-    if !inner.is_empty() {
-        out.push(',');
-        out.push_str(inner);
+    // Written in one buffer: a record of 512 KiB of text is not serialized
+    // twice to put `kind` in front.
+    let mut out = Vec::with_capacity(64);
+    out.extend_from_slice(b"{\"kind\":");
+    // Writing JSON into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut out, kind);
+    for (key, value) in body.as_object().into_iter().flatten() {
+        out.push(b',');
+        let _ = serde_json::to_writer(&mut out, key);
+        out.push(b':');
+        let _ = serde_json::to_writer(&mut out, value);
     }
-    out.push_str("}\n");
-    out
+    out.extend_from_slice(b"}\n");
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// Writes one conversation's file.
@@ -270,11 +272,16 @@ impl Recorder {
             return Ok(());
         }
         self.flush()?;
-        let mut event = event.clone();
         if kind == "turn_end" {
-            if let Some(map) = event.as_object_mut() {
-                map.remove("text");
-                map.remove("code_blocks");
+            // The answer is in the text events written before: the end is
+            // written without it (and without copying it).
+            if let Some(map) = event.as_object() {
+                let end: serde_json::Map<String, Value> = map
+                    .iter()
+                    .filter(|(k, _)| !matches!(k.as_str(), "text" | "code_blocks"))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                return self.write("event", &json!({"event": end}));
             }
         }
         self.write("event", &json!({"event": event}))
@@ -284,7 +291,13 @@ impl Recorder {
     pub fn flush(&mut self) -> Result<()> {
         if let Some((kind, text)) = self.pending.take() {
             if !text.is_empty() {
-                self.write("event", &json!({"event": {"type": kind, "text": text}}))?;
+                // The text moves into the record, not copied.
+                let mut event = serde_json::Map::new();
+                event.insert("type".into(), Value::String(kind));
+                event.insert("text".into(), Value::String(text));
+                let mut body = serde_json::Map::new();
+                body.insert("event".into(), Value::Object(event));
+                self.write("event", &Value::Object(body))?;
             }
         }
         Ok(())
