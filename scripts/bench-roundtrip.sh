@@ -36,12 +36,12 @@ mkdir -p "$bare_home" "$tmp/ws"
 # The doors in turns. Each program prints its in-process figure(s) (Rust:
 # JSON text, then parsed values) when given no spawning arguments.
 turns=${TURNS:-7}
-per_turn=1500
+per_turn=3000
 run_door() {
   case $1 in
     rust) "$repo/target/release/examples/roundtrip" "$vectors" $per_turn ;;
     c) "$tmp/c" "$vectors" $per_turn ;;
-    lua) timeout 600 "$nvim" --headless -u NONE -l "$repo/bindings/lua/bench/roundtrip.lua" "$vectors" $per_turn 2>&1 | tail -1 ;;
+    lua) timeout 600 "$nvim" --headless -u NONE -l "$repo/bindings/lua/bench/roundtrip.lua" "$vectors" $per_turn 2>&1 | tail -1 | tr -d '\r' ;;
     node) node "$repo/bindings/node/bench/roundtrip.js" "$vectors" $per_turn | tail -1 ;;
   esac
 }
@@ -51,6 +51,7 @@ for t in $(seq 0 $((turns - 1))); do
   for k in 0 1 2 3; do
     door=${order[$(((t + k) % 4))]}
     figures=$(cd "$tmp/ws" && RADIUM_HOME=$bare_home run_door "$door")
+    [[ $figures =~ ^[0-9] ]] || { echo "no figure from the $door door: $figures" >&2; exit 1; }
     case $door in
       rust) read -r json values <<<"$figures"
         echo "$t rust_json $json" >>"$tmp/turns"
@@ -64,7 +65,7 @@ done
 # Rust-values figure).
 echo "The doors in turns ($turns turns, µs per round trip; ratio to the Rust API on parsed values):"
 awk '
-  { v[$2, $1] = $3; if (!($2 in seen)) { seen[$2] = 1; names[++n] = $2 }; t = $1 + 1 > t ? $1 + 1 : t }
+  { v[$2, $1] = $3 + 0; if (!($2 in seen)) { seen[$2] = 1; names[++n] = $2 }; t = $1 + 1 > t ? $1 + 1 : t }
   function median(a, m,   i, j, x) {
     for (i = 2; i <= m; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
     return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
