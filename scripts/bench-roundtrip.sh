@@ -6,7 +6,19 @@
 # script hooks of an extension (the same work: a spawned `rad` can run an
 # editor's hooks only as processes, as the original editor integration did),
 # and with no hooks at all (less work than in-process).
+#
+# First, the doors against each other, in turns in one run: each turn runs
+# every door's program (in-process only, 15 rounds, best round) one after the
+# other, the order rotating from turn to turn, so every door samples the same
+# minutes of this machine. The table gives each door's best and median turn
+# and its ratio to the Rust API on parsed values of the same run (the goals:
+# C, Lua and Node <= 2x, Rust JSON text <= 1.5x).
+#
+#   bash scripts/bench-roundtrip.sh [--doors]   (--doors: skip the spawning part)
+#   TURNS=9 bash scripts/bench-roundtrip.sh     (turns; default 7)
 set -euo pipefail
+doors_only=0
+[ "${1:-}" = --doors ] && doors_only=1
 cd "$(dirname "$0")/.."
 vectors=$PWD/tests/vectors/roundtrip.txt
 cargo build --release --quiet -p radium-core --example roundtrip
@@ -17,13 +29,78 @@ bash bindings/node/build.sh >/dev/null
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 gcc -O2 -std=c11 -I include tests/c/bench_roundtrip.c -o "$tmp/c" -L target/release -lradium -Wl,-rpath,"$PWD/target/release"
 
+repo=$PWD
+bare_home=$tmp/bare
+mkdir -p "$bare_home" "$tmp/ws"
+
+# The doors in turns. Each program prints its in-process figure(s) (Rust:
+# JSON text, then parsed values) when given no spawning arguments.
+turns=${TURNS:-7}
+per_turn=3000
+run_door() {
+  case $1 in
+    rust) "$repo/target/release/examples/roundtrip" "$vectors" $per_turn ;;
+    c) "$tmp/c" "$vectors" $per_turn ;;
+    lua) timeout 600 "$nvim" --headless -u NONE -l "$repo/bindings/lua/bench/roundtrip.lua" "$vectors" $per_turn 2>&1 | tail -1 | tr -d '\r' ;;
+    node) node "$repo/bindings/node/bench/roundtrip.js" "$vectors" $per_turn | tail -1 ;;
+  esac
+}
+order=(rust c lua node)
+: >"$tmp/turns"
+for t in $(seq 0 $((turns - 1))); do
+  for k in 0 1 2 3; do
+    door=${order[$(((t + k) % 4))]}
+    figures=$(cd "$tmp/ws" && RADIUM_HOME=$bare_home run_door "$door")
+    [[ $figures =~ ^[0-9] ]] || { echo "no figure from the $door door: $figures" >&2; exit 1; }
+    case $door in
+      rust) read -r json values <<<"$figures"
+        echo "$t rust_json $json" >>"$tmp/turns"
+        echo "$t rust_values $values" >>"$tmp/turns" ;;
+      *) echo "$t $door $figures" >>"$tmp/turns" ;;
+    esac
+  done
+done
+# Per door: best turn, median turn, their ratios to Rust on parsed values,
+# and the median of the per-turn ratios (each turn's figure over that turn's
+# Rust-values figure).
+echo "The doors in turns ($turns turns, µs per round trip; ratio to the Rust API on parsed values):"
+awk '
+  { v[$2, $1] = $3 + 0; if (!($2 in seen)) { seen[$2] = 1; names[++n] = $2 }; t = $1 + 1 > t ? $1 + 1 : t }
+  function median(a, m,   i, j, x) {
+    for (i = 2; i <= m; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+    return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+  }
+  function stats(d,   i, a, r) {
+    best[d] = 1e300
+    for (i = 0; i < t; i++) { a[i + 1] = v[d, i]; if (v[d, i] < best[d]) best[d] = v[d, i]; r[i + 1] = v[d, i] / v["rust_values", i] }
+    med[d] = median(a, t); mratio[d] = median(r, t)
+  }
+  END {
+    label["rust_values"] = "Rust API on parsed values"; goal["rust_values"] = 0
+    label["rust_json"] = "Rust, handle_json_text"; goal["rust_json"] = 1.5
+    label["c"] = "C, radium_request"; goal["c"] = 2
+    label["lua"] = "Lua in Neovim, engine:request"; goal["lua"] = 2
+    label["node"] = "Node, engine.request"; goal["node"] = 2
+    split("rust_values rust_json c lua node", ds, " ")
+    for (i = 1; i <= 5; i++) stats(ds[i])
+    printf "%-31s %8s %8s %11s %13s %13s %6s\n", "door", "best", "median", "best ratio", "median ratio", "turn ratio*", "goal"
+    for (i = 1; i <= 5; i++) {
+      d = ds[i]; rb = best[d] / best["rust_values"]; rm = med[d] / med["rust_values"]
+      g = goal[d] ? sprintf("<=%.1fx %s", goal[d], mratio[d] <= goal[d] ? "met" : "NOT met") : "-"
+      printf "%-31s %8.1f %8.1f %10.2fx %12.2fx %12.2fx   %s\n", label[d], best[d], med[d], rb, rm, mratio[d], g
+    }
+    print "* the median over turns of the door over that turn'"'"'s Rust-values figure"
+  }' "$tmp/turns"
+[ "$doors_only" = 1 ] && exit 0
+echo
+
 rad=$PWD/target/release/rad
 n=60   # spawning is slow: fewer iterations (15 rounds of 4)
 
 # Two homes for the spawned `rad`: one with no extension, one with an
 # extension whose 5 before_tool hooks are the cheapest script there is
 # (`sh` that exits 0: "continue"). Each spawn runs in an empty workspace.
-mkdir -p "$tmp/bare" "$tmp/hooked" "$tmp/ws" "$tmp/noop/hooks"
+mkdir -p "$tmp/hooked" "$tmp/noop/hooks"
 printf '{"name": "noop", "version": "1.0.0", "components": {"hooks": ["hooks/*.toml"]}}\n' >"$tmp/noop/radium-extension.json"
 printf '#!/bin/sh\nexit 0\n' >"$tmp/noop/noop.sh"
 chmod +x "$tmp/noop/noop.sh"
@@ -37,8 +114,7 @@ hooks=$(cd "$tmp/ws" && RADIUM_HOME=$tmp/hooked "$rad" request "$(sed -n 1p "$ve
 # Each program measures in-process and spawning (with each home) in turns,
 # 15 rounds, best round each, so both sides sample the same moments. The
 # in-process engines see the bare home (no extensions).
-repo=$PWD
-export RADIUM_HOME=$tmp/bare
+export RADIUM_HOME=$bare_home
 spawn_args=("$rad" "$tmp/hooked" "$tmp/bare" $n)
 read -r rust rust_values rust_hooked rust_bare < <(cd "$tmp/ws" && "$repo/target/release/examples/roundtrip" "$vectors" 3000 "${spawn_args[@]}")
 read -r c c_hooked c_bare < <(cd "$tmp/ws" && "$tmp/c" "$vectors" 3000 "${spawn_args[@]}")

@@ -26,7 +26,7 @@ fn every_request_vector_gives_the_expected_response_text() {
         let request: Value = serde_json::from_str(pair[0]).unwrap();
         let response = engine.handle_json(request).to_json().to_string();
         assert_eq!(response, pair[1], "request {}", pair[0]);
-        // The text door (SIMD parser and writer) answers the same text.
+        // The text door (JSON text in and out) answers the same text.
         assert_eq!(
             engine.handle_json_text(pair[0]).unwrap(),
             pair[1],
@@ -55,6 +55,24 @@ fn the_text_door_answers_exactly_like_the_value_door() {
         json!("ping"),
     ] {
         requests.push(value.to_string());
+    }
+    // Text as editors write it: escapes of every kind, repeated fields,
+    // numbers past u64, nesting deeper than a SIMD parser is given.
+    let deep = format!(
+        "{{\"command\": \"hooks-execute\", \"args\": {{\"hook_type\": \"before_model\", \"data\": {{\"d\": {}1{}}}}}}}",
+        "[".repeat(100),
+        "]".repeat(100)
+    );
+    for text in [
+        r#"{"command": "extract", "args": {"text": "\u00e9 \ud83d\ude00 \t\r\n\b\f \/ \\ \"\n```py\nx = 1\n```"}}"#,
+        r#"{"command": "ping", "command": "version"}"#,
+        r#"{"command": "hooks-execute", "args": {"hook_type": "before_model", "data": {"big": 18446744073709551616, "neg": -9223372036854775809, "e": 2E-3}}}"#,
+        r#" { "tag" : null , "cwd" : null , "id" : null , "follow" : false , "command" : "ping" } "#,
+        r#"{"command": "ping", "follow": "yes"}"#,
+        r#"{"command": "ping", "tag": 7}"#,
+        deep.as_str(),
+    ] {
+        requests.push(text.to_owned());
     }
     for request in &requests {
         let by_value = engine

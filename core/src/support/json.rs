@@ -142,10 +142,6 @@ pub(crate) fn json_depth(text: &[u8]) -> usize {
     deepest
 }
 
-/// JSON no deeper than this is shallow: the fast parsers may read it (their
-/// recursion costs more stack per level than serde_json's).
-pub(crate) const SHALLOW_JSON: usize = 16;
-
 /// Refuses JSON text nested deeper than [`MAX_JSON_DEPTH`] (the text need not
 /// be valid JSON: brackets inside strings do not count). The message is the
 /// same wherever JSON text comes in.
