@@ -64,29 +64,30 @@ node_arch() { case $1 in x86_64) echo x64 ;; aarch64) echo arm64 ;; *) die "unkn
 napi=bindings/node/node_modules/.bin/napi
 [ -x "$napi" ] || (cd bindings/node && npm ci --no-audit --no-fund --loglevel=error >&2) \
   || die "npm ci in bindings/node failed (the napi-rs CLI builds the Node module)"
-# The system's unwinder. Left to itself, cargo-zigbuild links zig's libunwind
-# into each binary (hidden), and an error that LuaJIT throws through the
-# module's Rust frames (every Lua error raised in a radium call) is then
-# unwound by Neovim's libgcc_s with the module's own personality routine
-# calling into the other unwinder: Neovim crashes. Linked against
-# libgcc_s.so.1 first, as a gcc-linked build is, the module uses the
-# process's one unwinder. The library is copied alone into a folder of its
-# own, so nothing else of the build machine's libc is found there.
+# The Neovim module links the system's unwinder (libgcc_s.so.1) first:
+# bindings/lua/build.rs says why. The library is copied alone into a folder
+# of its own, so nothing else of the build machine's libc is found there.
 gcc_s_of() { case $1 in x86_64) echo /lib/x86_64-linux-gnu/libgcc_s.so.1 ;; aarch64) echo /usr/aarch64-linux-gnu/lib/libgcc_s.so.1 ;; esac; }
 # Symbols are kept (a panic's backtrace names its functions; valgrind's
 # suppressions match them): zig's linker would strip them with the debug
-# info, so cargo strips nothing and `zig objcopy --strip-debug` takes the
+# info, so cargo strips nothing and binutils' `objcopy --strip-debug` (Debian's
+# binutils, binutils-aarch64-linux-gnu for aarch64) takes the
 # debug info out afterwards.
 export CARGO_PROFILE_RELEASE_STRIP=none
-strip_debug() { "$venv/bin/python" -m ziglang objcopy --strip-debug "$1" "$1.stripped" && mv "$1.stripped" "$1"; }
+strip_debug() { # FILE ARCH
+  local objcopy=objcopy
+  [ "$2" = aarch64 ] && objcopy=aarch64-linux-gnu-objcopy
+  "$objcopy" --strip-debug "$1" "$1.stripped" && mv "$1.stripped" "$1"
+}
+bash scripts/ensure-apt.sh objcopy:binutils >&2
+case " $archs " in *" aarch64 "*) bash scripts/ensure-apt.sh aarch64-linux-gnu-objcopy:binutils-aarch64-linux-gnu >&2 ;; esac
 for a in $archs; do
   step "build $a-unknown-linux-gnu (glibc 2.17): radium-lua, radium-cli, radium-ffi, radium-node"
   gcc_s=$(gcc_s_of "$a")
   [ -f "$gcc_s" ] || die "$gcc_s is missing (Debian: libgcc-s1$([ "$a" = aarch64 ] && echo -arm64-cross))"
   mkdir -p "$CARGO_TARGET_DIR/gcc_s/$a"
   install -m 644 "$gcc_s" "$CARGO_TARGET_DIR/gcc_s/$a/libgcc_s.so.1"
-  triple_var=$(echo "$a" | tr '[:lower:]' '[:upper:]')_UNKNOWN_LINUX_GNU
-  export "CARGO_TARGET_${triple_var}_RUSTFLAGS=-L native=$CARGO_TARGET_DIR/gcc_s/$a -l dylib:+verbatim=libgcc_s.so.1"
+  export RADIUM_LINK_GCC_S=$CARGO_TARGET_DIR/gcc_s/$a
   napi_out=$stage/napi-$a
   mkdir -p "$napi_out"
   (cd bindings/node && CARGO_TERM_QUIET=true node_modules/.bin/napi build --platform --release --cross-compile \
@@ -100,25 +101,26 @@ for a in $archs; do
   out=$CARGO_TARGET_DIR/$a-unknown-linux-gnu/release
   install -m 755 "$out/libradium_native.so" "$dist/radium_native-$version-linux-$a-gnu.so"
   install -m 755 "$out/rad" "$dist/rad-$version-linux-$a-gnu"
-  strip_debug "$dist/radium_native-$version-linux-$a-gnu.so"
-  strip_debug "$dist/rad-$version-linux-$a-gnu"
+  strip_debug "$dist/radium_native-$version-linux-$a-gnu.so" "$a"
+  strip_debug "$dist/rad-$version-linux-$a-gnu" "$a"
   c=radium-c-$version-linux-$a
   mkdir -p "$stage/$c/lib/pkgconfig" "$stage/$c/include"
   install -m 644 include/radium.h "$stage/$c/include/"
   install -m 755 "$out/libradium.so" "$stage/$c/lib/"
-  strip_debug "$stage/$c/lib/libradium.so"
+  strip_debug "$stage/$c/lib/libradium.so" "$a"
   install -m 644 "$out/libradium.a" "$stage/$c/lib/"
   # Relocatable: the prefix is found from where radium.pc lies.
   sed -e 's|@PREFIX@|${pcfiledir}/../..|' -e "s|@VERSION@|$version|" ffi/radium.pc.in >"$stage/$c/lib/pkgconfig/radium.pc"
   tar -C "$stage" -czf "$dist/$c.tar.gz" "$c"
   install -m 755 "$napi_out/radium.linux-$(node_arch "$a")-gnu.node" "$stage/radium.linux-$(node_arch "$a")-gnu.node"
-  strip_debug "$stage/radium.linux-$(node_arch "$a")-gnu.node"
+  strip_debug "$stage/radium.linux-$(node_arch "$a")-gnu.node" "$a"
 done
 
 step "build x86_64-unknown-linux-musl (static): rad"
+unset RADIUM_LINK_GCC_S
 cargo zigbuild --release --quiet --target x86_64-unknown-linux-musl -p radium-cli >&2
 install -m 755 "$CARGO_TARGET_DIR/x86_64-unknown-linux-musl/release/rad" "$dist/rad-$version-linux-x86_64-musl"
-strip_debug "$dist/rad-$version-linux-x86_64-musl"
+strip_debug "$dist/rad-$version-linux-x86_64-musl" x86_64
 
 step "Node: napi-rs packages (the main one, one per platform)"
 bash scripts/release-node.sh "$version" "$stage" "$dist" "$archs"
