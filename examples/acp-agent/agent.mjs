@@ -321,6 +321,7 @@ async function prompt (id, { sessionId, prompt, _meta: meta }) {
       for (let i = 0; i < (Number(arg) || 1); i++) say(sessionId, chunk)
       break
     }
+    case 'numbered': for (let i = 0; i < (Number(arg) || 1); i++) { say(sessionId, `${i} ${'n'.repeat(Number(rest[0]) || 4096)}`); if (process.stdout.writableNeedDrain) await new Promise((resolve) => process.stdout.once('drain', resolve)) } break
     case 'meta': say(sessionId, 'prompt _meta: ' + JSON.stringify(meta ?? null)); break
     case 'stamp': for (let i = 0; i < (Number(arg) || 1); i++) { say(sessionId, `${process.hrtime.bigint()} `); if (Number(rest[0])) await new Promise((resolve) => setTimeout(resolve, Number(rest[0]))) } break
     case 'mcpservers': say(sessionId, JSON.stringify(mcpServersOf.get(sessionId) ?? null)); break

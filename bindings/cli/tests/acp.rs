@@ -261,3 +261,48 @@ fn closing_stdin_mid_turn_ends_rad_acp_and_the_agent() {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+/// The resident size of process `pid`, in KiB.
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn an_editor_that_does_not_read_keeps_rad_acp_bounded_and_then_gets_every_message_in_order() {
+    let h = agent_home();
+    let mut relay = Relay::start(&h);
+    let session = relay.open(&h);
+    let before = rss_kib(relay.child.id());
+    // 3,200 chunks of 64 KiB: 200 MiB the agent sends as fast as it can.
+    let (count, size) = (3200, 64 << 10);
+    relay.send(json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
+        "params": {"sessionId": session, "prompt": [{"type": "text", "text": format!("numbered {count} {size}")}]}}));
+    // The editor reads nothing for 8 s: rad acp stops reading the agent.
+    let mut most = before;
+    for _ in 0..40 {
+        std::thread::sleep(Duration::from_millis(200));
+        most = most.max(rss_kib(relay.child.id()));
+    }
+    assert!(
+        most < before + (100 << 10),
+        "rad acp grew from {before} KiB to {most} KiB while the editor read nothing"
+    );
+    // Then it reads: every chunk, in the order sent, then the answer.
+    let mut next = 0;
+    for m in relay.until_answer(3) {
+        if m["id"] == 3 {
+            assert_eq!(m["result"]["stopReason"], "end_turn", "{m}");
+            continue;
+        }
+        let Some(text) = m["params"]["update"]["content"]["text"].as_str() else {
+            continue;
+        };
+        let (n, rest) = text.split_once(' ').unwrap();
+        assert_eq!(n.parse::<usize>().unwrap(), next, "a chunk out of order");
+        assert_eq!(rest.len(), size);
+        next += 1;
+    }
+    assert_eq!(next, count, "chunks lost");
+}
