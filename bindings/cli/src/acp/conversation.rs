@@ -227,7 +227,7 @@ async fn relay(
 
 /// Passes one of the agent's messages to the editor (moved, not copied),
 /// once the editor's side has room for it (see `wire::ROOM`).
-async fn forward(editor: &Editor, message: Value, asked: &mut HashMap<String, Value>) {
+pub async fn forward(editor: &Editor, message: Value, asked: &mut HashMap<String, Value>) {
     let Value::Object(mut message) = message else {
         return;
     };
