@@ -306,3 +306,71 @@ fn an_editor_that_does_not_read_keeps_rad_acp_bounded_and_then_gets_every_messag
     }
     assert_eq!(next, count, "chunks lost");
 }
+
+/// Whether `fd` of this process is in non-blocking mode (`flags:` of its
+/// fdinfo, O_NONBLOCK being 04000).
+fn non_blocking(fd: &impl std::os::fd::AsRawFd) -> bool {
+    let info = std::fs::read_to_string(format!("/proc/self/fdinfo/{}", fd.as_raw_fd())).unwrap();
+    let flags = info.lines().find_map(|l| l.strip_prefix("flags:")).unwrap();
+    u32::from_str_radix(flags.trim(), 8).unwrap() & 0o4000 != 0
+}
+
+/// `rad acp example` with `stdout`, given an `initialize` then the end of
+/// stdin; answers what it wrote, read from `output`.
+fn initialize_into(h: &AgentHome, stdout: Stdio, output: impl FnOnce() -> String) -> Value {
+    let mut child = rad()
+        .args(["acp", "example"])
+        .current_dir(&h.ws)
+        .env("RADIUM_HOME", &h.home)
+        .stdin(Stdio::piped())
+        .stdout(stdout)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
+    )
+    .unwrap();
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    let text = output();
+    serde_json::from_str(text.lines().next().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{e}: {text:?}"))
+}
+
+#[test]
+fn stdout_a_pipe_a_socket_or_a_file_gets_the_answers_and_is_left_blocking() {
+    use std::io::Read as _;
+    let h = agent_home();
+    // A pipe: written without blocking, its mode put back at the end.
+    let (mut reader, writer) = std::io::pipe().unwrap();
+    let answer = initialize_into(&h, Stdio::from(writer.try_clone().unwrap()), || {
+        assert!(!non_blocking(&writer), "rad acp left the pipe non-blocking");
+        drop(writer);
+        let mut text = String::new();
+        reader.read_to_string(&mut text).unwrap();
+        text
+    });
+    assert_eq!(answer["result"]["protocolVersion"], 1, "{answer}");
+    // A socket (Node's editors give one), the same.
+    let (mut ours, theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+    let kept = theirs.try_clone().unwrap();
+    let answer = initialize_into(&h, Stdio::from(std::os::fd::OwnedFd::from(theirs)), || {
+        assert!(!non_blocking(&kept), "rad acp left the socket non-blocking");
+        drop(kept);
+        let mut text = String::new();
+        ours.read_to_string(&mut text).unwrap();
+        text
+    });
+    assert_eq!(answer["result"]["protocolVersion"], 1, "{answer}");
+    // A file: its own writer thread.
+    let path = h.ws.join("out.jsonl");
+    let file = std::fs::File::create(&path).unwrap();
+    let answer = initialize_into(&h, Stdio::from(file), || {
+        std::fs::read_to_string(&path).unwrap()
+    });
+    assert_eq!(answer["result"]["protocolVersion"], 1, "{answer}");
+}

@@ -6,16 +6,18 @@
 //! its permission requests go through radium's rules and `before_tool`
 //! hooks before the editor's prompt, `rad mcp` is among its MCP servers.
 //!
-//! Parts: `wire` (the editor's JSON-RPC lines), `conversation` (one
-//! session relayed: the agent's messages as it sent them, its turns as the
-//! editor's prompts' answers), `slash` (radium's own commands, answered
-//! without the agent), `list` (`rad acp --list`: each editor's setting).
+//! Parts: `wire` (the editor's JSON-RPC lines), `stdout` (their writer),
+//! `conversation` (one session relayed: the agent's messages as it sent
+//! them, its turns as the editor's prompts' answers), `slash` (radium's own
+//! commands, answered without the agent), `list` (`rad acp --list`: each
+//! editor's setting).
 //! It uses the engine's public API only (`Engine`, `AgentSession` and its
 //! tap), never a second ACP client.
 
 mod conversation;
 pub mod list;
 mod slash;
+mod stdout;
 mod wire;
 
 use std::collections::HashMap;

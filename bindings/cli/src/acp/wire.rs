@@ -1,12 +1,12 @@
 //! The editor's side of `rad acp`: JSON-RPC lines on stdin and stdout. A
 //! thread reads stdin a line at a time, each line at most [`MAX_LINE`]
 //! (a longer one is skipped as it streams, never held, and answered with an
-//! error); one thread writes stdout, the agent's messages taking at most
+//! error); one writer writes stdout (see `stdout`), the agent's messages taking at most
 //! [`ROOM`] bytes while they wait for it; requests radium sends the editor
 //! wait for their answers by id.
 
 use std::collections::HashMap;
-use std::io::{BufRead as _, Write as _};
+use std::io::BufRead as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -94,11 +94,10 @@ type Waiting = oneshot::Sender<Result<Value, Value>>;
 pub const ROOM: u32 = 4 << 20;
 
 /// What the writer writes.
-enum Out {
+pub(super) enum Out {
     /// A message of radium's.
     Message(Value),
-    /// One of the agent's messages, serialised, with its share of [`ROOM`]
-    /// (given back once it is written).
+    /// One of the agent's messages, serialised, with its share of [`ROOM`].
     Line(Vec<u8>, OwnedSemaphorePermit),
     /// The end: what came before is written.
     Close,
@@ -115,41 +114,12 @@ pub struct Editor {
 }
 
 impl Editor {
-    /// The wire, with its writer on a thread of its own; the writer ends at
-    /// [`close`](Self::close), once what was sent before is written.
+    /// The wire, with its writer (see `stdout`) started on the current
+    /// runtime; the writer ends at [`close`](Self::close), once what was
+    /// sent before is written.
     pub fn start() -> (Self, tokio::task::JoinHandle<()>) {
-        let (out, mut rx) = mpsc::unbounded_channel::<Out>();
-        let writer = tokio::task::spawn_blocking(move || {
-            let stdout = std::io::stdout();
-            // The messages waiting are written together, then flushed once.
-            let mut out = std::io::BufWriter::with_capacity(64 << 10, stdout.lock());
-            'write: while let Some(mut message) = rx.blocking_recv() {
-                loop {
-                    let ok = match message {
-                        Out::Close => {
-                            let _ = out.flush();
-                            break 'write;
-                        }
-                        Out::Message(message) => {
-                            serde_json::to_writer(&mut out, &message).is_ok()
-                                && out.write_all(b"\n").is_ok()
-                        }
-                        // The room it took is given back once written.
-                        Out::Line(line, _room) => out.write_all(&line).is_ok(),
-                    };
-                    if !ok {
-                        break 'write;
-                    }
-                    match rx.try_recv() {
-                        Ok(next) => message = next,
-                        Err(_) => break,
-                    }
-                }
-                if out.flush().is_err() {
-                    break;
-                }
-            }
-        });
+        let (out, rx) = mpsc::unbounded_channel::<Out>();
+        let writer = super::stdout::start(rx);
         let editor = Editor {
             out,
             room: Arc::new(Semaphore::new(ROOM as usize)),
