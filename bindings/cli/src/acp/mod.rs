@@ -72,17 +72,17 @@ pub fn run(agent: &str, workspace: &Path) -> u8 {
             return 1;
         }
     };
-    let local = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(local) => local,
+    // The relay runs on the engine's runtime, where the agent's messages
+    // are read: one of them goes from the agent's reader to the editor's
+    // writer without waking another thread.
+    let runtime = match engine.registry().runtime_handle() {
+        Ok(runtime) => runtime,
         Err(e) => {
             eprintln!("rad acp: cannot start: {e}");
             return 1;
         }
     };
-    local.block_on(async {
+    let proxy = runtime.block_on(async {
         let (editor, writer) = Editor::start();
         let mut lines = wire::read_stdin();
         let mut proxy = Proxy {
@@ -118,7 +118,10 @@ pub fn run(agent: &str, workspace: &Path) -> u8 {
         proxy.editor.fail_pending();
         proxy.editor.close();
         let _ = writer.await;
+        proxy
     });
+    // The engine (and its runtime) ends here, outside the runtime.
+    drop(proxy);
     0
 }
 
