@@ -152,9 +152,8 @@ impl Editor {
         message.insert("jsonrpc".into(), Value::String("2.0".into()));
         message.insert("method".into(), Value::String(method));
         message.insert("params".into(), params);
-        let mut line = match serde_json::to_vec(&message) {
-            Ok(line) => line,
-            Err(_) => return,
+        let Ok(mut line) = serde_json::to_vec(&message) else {
+            return;
         };
         line.push(b'\n');
         let share = u32::try_from(line.len()).unwrap_or(ROOM).min(ROOM);
