@@ -20,22 +20,38 @@ fn rad() -> Command {
 struct Relay {
     child: std::process::Child,
     stdin: Option<std::process::ChildStdin>,
-    lines: std::io::Lines<BufReader<std::process::ChildStdout>>,
+    lines: std::io::Lines<BufReader<Box<dyn std::io::Read + Send>>>,
 }
 
 impl Relay {
     fn start(h: &AgentHome) -> Self {
+        Self::start_with(h, false)
+    }
+
+    /// `rad acp example` whose stdout is a socket (as Node's editors give
+    /// it), else a pipe.
+    fn start_with(h: &AgentHome, socket: bool) -> Self {
+        let (stdout, ours): (Stdio, Option<Box<dyn std::io::Read + Send>>) = if socket {
+            let (ours, theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+            (
+                Stdio::from(std::os::fd::OwnedFd::from(theirs)),
+                Some(Box::new(ours)),
+            )
+        } else {
+            (Stdio::piped(), None)
+        };
         let mut child = rad()
             .args(["acp", "example"])
             .current_dir(&h.ws)
             .env("RADIUM_HOME", &h.home)
             .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
+            .stdout(stdout)
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
         let stdin = child.stdin.take();
-        let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let out = ours.unwrap_or_else(|| Box::new(child.stdout.take().unwrap()));
+        let lines = BufReader::new(out).lines();
         Relay {
             child,
             stdin,
@@ -271,8 +287,20 @@ fn rss_kib(pid: u32) -> u64 {
 
 #[test]
 fn an_editor_that_does_not_read_keeps_rad_acp_bounded_and_then_gets_every_message_in_order() {
+    editor_reading_late(false);
+}
+
+#[test]
+fn an_editor_on_a_socket_that_does_not_read_keeps_rad_acp_bounded_and_then_gets_every_message_in_order(
+) {
+    editor_reading_late(true);
+}
+
+/// An editor (on a socket, else a pipe) that reads nothing for 8 s while
+/// the agent streams 200 MiB: rad acp stays small; then every chunk comes.
+fn editor_reading_late(socket: bool) {
     let h = agent_home();
-    let mut relay = Relay::start(&h);
+    let mut relay = Relay::start_with(&h, socket);
     let session = relay.open(&h);
     let before = rss_kib(relay.child.id());
     // 3,200 chunks of 64 KiB: 200 MiB the agent sends as fast as it can.

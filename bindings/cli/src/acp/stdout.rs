@@ -8,12 +8,13 @@
 //! once it is in that batch (at most about twice [`BATCH`]) or written.
 //! Its blocking mode is put back at the end.
 
-use std::io::Write as _;
+use std::io::{ErrorKind, Write as _};
 use std::os::fd::{AsFd as _, OwnedFd};
 use std::os::unix::fs::FileTypeExt as _;
+use std::os::unix::net::UnixStream;
 
 use serde_json::Value;
-use tokio::io::{AsyncWrite, AsyncWriteExt as _};
+use tokio::io::AsyncWriteExt as _;
 use tokio::sync::mpsc;
 
 use super::wire::Out;
@@ -24,7 +25,9 @@ const BATCH: usize = 64 << 10;
 /// stdout, non-blocking.
 enum Sink {
     Pipe(tokio::net::unix::pipe::Sender),
-    Socket(tokio::net::UnixStream),
+    /// A socket is watched only while it is full: watched always, each read
+    /// of the editor's would wake radium for nothing (its room grew).
+    Socket(UnixStream),
 }
 
 impl Sink {
@@ -41,21 +44,44 @@ impl Sink {
                 .ok()
                 .map(Sink::Pipe)
         } else if kind.is_socket() {
-            let socket = std::os::unix::net::UnixStream::from(fd);
+            let socket = UnixStream::from(fd);
             socket.set_nonblocking(true).ok()?;
-            tokio::net::UnixStream::from_std(socket)
-                .ok()
-                .map(Sink::Socket)
+            Some(Sink::Socket(socket))
         } else {
             None
         }
     }
 
-    fn writer(&mut self) -> &mut (dyn AsyncWrite + Unpin + Send) {
-        match self {
-            Sink::Pipe(pipe) => pipe,
-            Sink::Socket(socket) => socket,
+    /// Writes all of `bytes`, waiting while stdout is full.
+    async fn write_all(&mut self, mut bytes: &[u8]) -> std::io::Result<()> {
+        let socket = match self {
+            Sink::Pipe(pipe) => return pipe.write_all(bytes).await,
+            Sink::Socket(socket) => &*socket,
+        };
+        // While it is full, a duplicate of it is watched (and written).
+        let mut watched: Option<tokio::net::UnixStream> = None;
+        while !bytes.is_empty() {
+            let written = match &watched {
+                Some(w) => match w.writable().await {
+                    Ok(()) => w.try_write(bytes),
+                    Err(e) => Err(e),
+                },
+                None => (&*socket).write(bytes),
+            };
+            match written {
+                Ok(0) => return Err(ErrorKind::WriteZero.into()),
+                Ok(n) => bytes = &bytes[n..],
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                    if watched.is_none() {
+                        let dup = socket.try_clone()?;
+                        watched = Some(tokio::net::UnixStream::from_std(dup)?);
+                    }
+                }
+                Err(e) => return Err(e),
+            }
         }
+        Ok(())
     }
 
     /// Puts stdout back in blocking mode (its mode is shared with whoever
@@ -64,9 +90,7 @@ impl Sink {
         match self {
             Sink::Pipe(pipe) => drop(pipe.into_blocking_fd()),
             Sink::Socket(socket) => {
-                if let Ok(socket) = socket.into_std() {
-                    let _ = socket.set_nonblocking(false);
-                }
+                let _ = socket.set_nonblocking(false);
             }
         }
     }
@@ -107,9 +131,7 @@ async fn write_async(mut sink: Sink, mut rx: mpsc::UnboundedReceiver<Out>) {
             match message {
                 // A long line is written from where it is, not copied.
                 Out::Line(line, room) if line.len() >= BATCH => {
-                    if !flush(&mut sink, &mut batch).await
-                        || sink.writer().write_all(&line).await.is_err()
-                    {
+                    if !flush(&mut sink, &mut batch).await || sink.write_all(&line).await.is_err() {
                         return sink.restore();
                     }
                     drop(room);
@@ -133,7 +155,7 @@ async fn flush(sink: &mut Sink, batch: &mut Vec<u8>) -> bool {
     if batch.is_empty() {
         return true;
     }
-    let ok = sink.writer().write_all(batch).await.is_ok();
+    let ok = sink.write_all(batch).await.is_ok();
     batch.clear();
     if batch.capacity() > 4 * BATCH {
         *batch = Vec::with_capacity(BATCH);
