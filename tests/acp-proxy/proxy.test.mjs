@@ -345,6 +345,22 @@ test('session/load reaches the agent: the replay reaches the editor, the agent r
   assert.equal(await stop(t2), 0)
 })
 
+test('a replay the agent sends after its session/load answer (as Gemini CLI does) still reaches the editor before the answer', async () => {
+  const h = home(['--load', '--late-replay'])
+  const t = start(h)
+  const id = await open(t, h)
+  await say(t.conn, id, 'first words')
+  await say(t.conn, id, 'second words')
+  assert.equal(await stop(t), 0)
+  const t2 = start(h)
+  await t2.conn.initialize({ protocolVersion: 1, clientCapabilities: {} })
+  await t2.conn.loadSession({ sessionId: id, cwd: h.ws, mcpServers: [] })
+  const replayed = t2.seen.updates.filter((u) => u.update.sessionUpdate === 'user_message_chunk').map((u) => u.update.content.text)
+  assert.deepEqual(replayed, ['first words', 'second words'])
+  assert.match(t2.seen.text(), /\(replayed answer to second words\)/)
+  assert.equal(await stop(t2), 0)
+})
+
 test('session/resume reaches an agent that resumes: no replay, the agent remembers, its prompts are radium turns', async () => {
   const h = home(['--resume'])
   const t = start(h)
