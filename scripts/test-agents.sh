@@ -102,6 +102,7 @@
 #   - acp-claude-load: a turn through `rad acp claude`, then a new one whose
 #     editor loads the session: the replay and the memory of it (see
 #     tests/agents/acp-load.sh).
+#   - acp-claude-resume: the same with session/resume (no replay asked).
 # scripts/ensure-agents.sh installs them (pinned) into a cache folder when
 # they are missing. For each agent, in a fresh workspace holding notes.txt
 # ("hello\n"), with a fresh RADIUM_HOME and a fresh HOME for the agent, one
@@ -130,7 +131,7 @@ cd "$(dirname "$0")/.."
 die() { echo "test-agents: $*" >&2; exit 1; }
 say() { echo "test-agents: $*" >&2; }
 
-ALL=(claude gemini gemini-catalogue claude-catalogue claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume claude-list claude-nvim-list claude-nvim-exit claude-notice claude-flood claude-commands claude-image gemini-image gemini-resume gemini-modes gemini-commands acp-claude acp-gemini acp-claude-load)
+ALL=(claude gemini gemini-catalogue claude-catalogue claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume claude-list claude-nvim-list claude-nvim-exit claude-notice claude-flood claude-commands claude-image gemini-image gemini-resume gemini-modes gemini-commands acp-claude acp-gemini acp-claude-load acp-claude-resume)
 # --lanes N: the cases (all, or those named) split into N runs of this
 # script side by side, each with its own model servers, homes and run id
 # (about 40 % off the wall time on 2 cores). Each lane's output is printed
@@ -927,7 +928,7 @@ source tests/agents/nvim-list.sh
 # run_gemini_resume, run_gemini_modes, run_gemini_commands: see
 # tests/agents/gemini-cases.sh.
 source tests/agents/gemini-cases.sh
-# run_acp_load (acp-claude-load): see tests/agents/acp-load.sh.
+# run_acp_load (acp-claude-load, acp-claude-resume): see tests/agents/acp-load.sh.
 source tests/agents/acp-load.sh
 # run_modes: Claude Code's modes and models through rad chat (see the top).
 run_modes() {
@@ -1488,6 +1489,7 @@ for agent in "${agents[@]}"; do
     gemini-commands) run_gemini_commands ;;
     acp-claude | acp-gemini) run_acp "$agent" ;;
     acp-claude-load) run_acp_load ;;
+    acp-claude-resume) run_acp_load resume ;;
     *) run "$agent" ;;
   esac
 done

@@ -322,6 +322,7 @@ async function prompt (id, { sessionId, prompt, _meta: meta }) {
       break
     }
     case 'toolflood': toolFlood(update, { sessionId, toolCallId: `call-${nextId++}`, lines: Number(arg) || 4000, width: Number(rest[0]) || 95 }); say(sessionId, 'The command is done.'); break
+    case 'numbered': for (let i = 0; i < (Number(arg) || 1); i++) { say(sessionId, `${i} ${'n'.repeat(Number(rest[0]) || 4096)}`); if (process.stdout.writableNeedDrain) await new Promise((resolve) => process.stdout.once('drain', resolve)) } break
     case 'meta': say(sessionId, 'prompt _meta: ' + JSON.stringify(meta ?? null)); break
     case 'prose': for (const chunk of prose(Number(arg) || 1, Number(rest[0]) || 64)) say(sessionId, chunk); break
     case 'toollines': lineFlood(update, { sessionId, toolCallId: `call-${nextId++}` }, Number(arg) || 4000, Number(rest[0]) || 95); say(sessionId, 'The command ended.'); break

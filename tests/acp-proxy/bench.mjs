@@ -4,15 +4,17 @@
 // [ms]` prompt sends n chunks, each the monotonic clock (ns) when it was
 // written. Each chunk's latency is its arrival in the editor's
 // `sessionUpdate` minus that stamp (the same clock: one machine). Turns
-// alternate: the agent alone, then behind `rad acp`, in the same run. Then
-// the resident size of `rad acp` (VmRSS of /proc/<pid>/status) before and
+// alternate: the agent alone, then behind `rad acp`, in the same run; how
+// many times rad acp's threads went to sleep per chunk 1 ms apart (each a
+// thread woken for it: the hops of one message) and the CPU time they ran
+// per chunk. Then the resident size of `rad acp` (VmRSS of /proc/<pid>/status) before and
 // after 10,000 relayed updates, twice.
 //
 //   RAD=target/release/rad ACP_SDK_MODULES=.../node_modules node tests/acp-proxy/bench.mjs [--quick]
 //
 // --quick: a few turns, for scripts/test.sh (the figures are not meant then).
 import { spawn } from 'node:child_process'
-import { mkdtempSync, mkdirSync, writeFileSync, readFileSync } from 'node:fs'
+import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve, dirname } from 'node:path'
 import { Readable, Writable } from 'node:stream'
@@ -65,6 +67,14 @@ async function editor (command) {
 }
 
 const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p / 100 * s.length))] }
+/** How many times the threads of process `pid` went to sleep waiting (voluntary context switches, all threads). */
+const sleeps = (pid) => readdirSync(`/proc/${pid}/task`).reduce((n, t) => {
+  try { return n + Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/task/${t}/status`, 'utf8'))[1]) } catch { return n }
+}, 0)
+/** The CPU time (ns) the threads of process `pid` have run (the first field of each thread's schedstat). */
+const cpu = (pid) => readdirSync(`/proc/${pid}/task`).reduce((n, t) => {
+  try { return n + Number(readFileSync(`/proc/${pid}/task/${t}/schedstat`, 'utf8').split(' ')[0]) } catch { return n }
+}, 0)
 const rss = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1])
 const us = (x) => `${x.toFixed(1)} µs`
 
@@ -74,12 +84,16 @@ const rounds = quick ? 1 : 10
 const paced = quick ? 100 : 500
 const flood = quick ? 1000 : 2000
 const got = { alone: { paced: [], flood: [], turns: [] }, proxied: { paced: [], flood: [], turns: [] } }
+let wakes = 0
+let ran = 0
 // A turn each first, not counted (the code paths warm up).
 await alone.prompt('stamp 50')
 await proxied.prompt('stamp 50')
 for (let r = 0; r < rounds; r++) {
   for (const [name, side] of [['alone', alone], ['proxied', proxied]]) {
+    const [slept, worked] = [sleeps(proxied.pid), cpu(proxied.pid)]
     got[name].paced.push(...await side.prompt(`stamp ${paced} 1`))
+    if (side === proxied) [wakes, ran] = [wakes + sleeps(proxied.pid) - slept, ran + cpu(proxied.pid) - worked]
     const turn = await side.prompt(`stamp ${flood}`)
     got[name].flood.push(...turn)
     got[name].turns.push(turn.turn / flood)
@@ -95,6 +109,7 @@ for (const kind of ['paced', 'flood']) {
   if (a.length !== p.length || a.length !== rounds * (kind === 'paced' ? paced : flood)) throw new Error(`${kind}: ${a.length} and ${p.length} chunks arrived`)
   console.log(`| ${label} (${a.length} each) | ${us(pct(a, 50))} / ${us(pct(a, 99))} | ${us(pct(p, 50))} / ${us(pct(p, 99))} | ${us(pct(p, 50) - pct(a, 50))} / ${us(pct(p, 99) - pct(a, 99))} |`)
 }
+console.log(`rad acp per relayed chunk 1 ms apart (all its threads, over the turn): threads woken (voluntary context switches) ${(wakes / (rounds * paced)).toFixed(2)}, CPU time ${us(ran / 1000 / (rounds * paced))}`)
 const [a, p] = [pct(got.alone.turns, 50), pct(got.proxied.turns, 50)]
 console.log(`back to back, per chunk (a turn's time / its chunks, median of ${rounds}): agent alone ${us(a)}, through rad acp ${us(p)} (added ${us(p - a)})`)
 // Memory: the resident size of `rad acp` before and after 10,000 relayed updates, twice.

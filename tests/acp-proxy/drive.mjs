@@ -7,7 +7,8 @@
 // requests reached the editor, and the content of each file named in
 // $WATCH (comma-separated paths; null: no such file). With $LOAD (a session
 // id), the session is loaded (`session/load`) instead of a new one, and the
-// first line names the prompts its replay sent the editor.
+// first line names the prompts its replay sent the editor; with $RESUME (a
+// session id), it is resumed (`session/resume`, no replay).
 //
 //   ACP_SDK_MODULES=... WATCH=a.txt,b.txt node drive.mjs RAD AGENT PROMPT...
 import { spawn } from 'node:child_process'
@@ -40,11 +41,12 @@ const client = {
 const conn = new acp.ClientSideConnection(() => client, acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout)))
 const read = (p) => { try { return readFileSync(p, 'utf8') } catch { return null } }
 const init = await conn.initialize({ protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false } } })
-let sessionId = process.env.LOAD
-if (sessionId) {
+let sessionId = process.env.LOAD || process.env.RESUME
+if (process.env.LOAD) {
+  // The replay comes before the answer.
   await conn.loadSession({ sessionId, cwd: process.cwd(), mcpServers: [] })
-  // The replay may end just after the answer.
-  await new Promise((resolve) => setTimeout(resolve, 1000))
+} else if (sessionId) {
+  await conn.resumeSession({ sessionId, cwd: process.cwd(), mcpServers: [] })
 } else {
   sessionId = (await conn.newSession({ cwd: process.cwd(), mcpServers: [] })).sessionId
 }

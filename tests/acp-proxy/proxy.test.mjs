@@ -324,10 +324,10 @@ test('session/load reaches the agent: the replay reaches the editor, the agent r
   const init = await t2.conn.initialize({ protocolVersion: 1, clientCapabilities: {} })
   assert.equal(init.agentCapabilities.loadSession, true)
   await t2.conn.loadSession({ sessionId: id, cwd: h.ws, mcpServers: [] })
+  // The replay came before the answer to session/load, as ACP orders it.
   const replayed = () => t2.seen.updates.filter((u) => u.sessionId === id && u.update.sessionUpdate === 'user_message_chunk').map((u) => u.update.content.text)
-  await until(() => replayed().length >= 2, 'the replayed prompts')
   assert.deepEqual(replayed(), ['first words', 'second words'])
-  await until(() => /\(replayed answer to second words\)/.test(t2.seen.text()), 'the replayed answers')
+  assert.match(t2.seen.text(), /\(replayed answer to second words\)/)
   const end = await say(t2.conn, id, 'remember')
   assert.equal(end.stopReason, 'end_turn')
   await until(() => /I remember: /.test(t2.seen.text()), 'the answer to remember')
@@ -343,6 +343,55 @@ test('session/load reaches the agent: the replay reaches the editor, the agent r
   // An id the agent does not know: its refusal, as an error.
   await assert.rejects(t2.conn.loadSession({ sessionId: 'no-such-session', cwd: h.ws, mcpServers: [] }), /radium: .*no-such-session/)
   assert.equal(await stop(t2), 0)
+})
+
+test('a replay the agent sends after its session/load answer (as Gemini CLI does) still reaches the editor before the answer', async () => {
+  const h = home(['--load', '--late-replay'])
+  const t = start(h)
+  const id = await open(t, h)
+  await say(t.conn, id, 'first words')
+  await say(t.conn, id, 'second words')
+  assert.equal(await stop(t), 0)
+  const t2 = start(h)
+  await t2.conn.initialize({ protocolVersion: 1, clientCapabilities: {} })
+  await t2.conn.loadSession({ sessionId: id, cwd: h.ws, mcpServers: [] })
+  const replayed = t2.seen.updates.filter((u) => u.update.sessionUpdate === 'user_message_chunk').map((u) => u.update.content.text)
+  assert.deepEqual(replayed, ['first words', 'second words'])
+  assert.match(t2.seen.text(), /\(replayed answer to second words\)/)
+  assert.equal(await stop(t2), 0)
+})
+
+test('session/resume reaches an agent that resumes: no replay, the agent remembers, its prompts are radium turns', async () => {
+  const h = home(['--resume'])
+  const t = start(h)
+  const id = await open(t, h)
+  await say(t.conn, id, 'first words')
+  assert.equal(await stop(t), 0)
+  const t2 = start(h)
+  const init = await t2.conn.initialize({ protocolVersion: 1, clientCapabilities: {} })
+  assert.ok(init.agentCapabilities.sessionCapabilities.resume)
+  await t2.conn.resumeSession({ sessionId: id, cwd: h.ws, mcpServers: [] })
+  await say(t2.conn, id, 'remember')
+  await until(() => /I remember: /.test(t2.seen.text()), 'the answer to remember')
+  assert.match(t2.seen.text(), /I remember: first words;/)
+  assert.ok(!t2.seen.updates.some((u) => u.update.sessionUpdate === 'user_message_chunk'), 'a resume replays nothing')
+  // A radium turn: the write asks the editor after radium's rules, and /undo takes it back.
+  await say(t2.conn, id, 'write resumed.txt from the resumed session')
+  assert.equal(readFileSync(join(h.ws, 'resumed.txt'), 'utf8'), 'from the resumed session\n')
+  assert.equal(t2.seen.permissions.length, 1)
+  await say(t2.conn, id, '/undo')
+  assert.ok(!existsSync(join(h.ws, 'resumed.txt')), '/undo took the resumed session\'s write back')
+  await assert.rejects(t2.conn.resumeSession({ sessionId: 'no-such-session', cwd: h.ws, mcpServers: [] }), /radium: .*no-such-session/)
+  assert.equal(await stop(t2), 0)
+})
+
+test('session/resume to an agent that does not resume passes through: the agent\'s own error', async () => {
+  const h = home()
+  const t = start(h)
+  const id = await open(t, h)
+  await assert.rejects(t.conn.resumeSession({ sessionId: id, cwd: h.ws, mcpServers: [] }), /method not found: session\/resume/)
+  assert.equal((await say(t.conn, id, 'hello')).stopReason, 'end_turn')
+  assert.equal(await stop(t), 0)
 })
 
 /** Writes `n` MiB of `fill` to `stream` a MiB at a time, waiting for the pipe to drain. */

@@ -5,9 +5,12 @@
 # replay reaches the editor, and the next prompt's answer (`chat: recall`)
 # names the earlier prompt, which the request to the model carries; the
 # loaded session's prompts are radium turns: an edit asks the editor, and
-# /undo takes it back.
+# /undo takes it back. acp-claude-resume (`run_acp_load resume`): the same
+# with `session/resume` (Claude Code's adapter offers it): no replay asked,
+# the agent remembers, the resumed session's prompts are radium turns.
 run_acp_load() {
-  local case=acp-claude-load
+  local how=${1:-load}
+  local case=acp-claude-$how
   local dir=$TMP/$case
   local ws=$dir/workspace
   mkdir -p "$ws"
@@ -22,13 +25,14 @@ run_acp_load() {
   write_config claude "$dir"
   rad_homes+=("$dir/radium-home")
   : >"$dir/agent.err"
-  say "$case: rad acp claude, a turn; a new rad acp loads its session (model server on port $PORT)"
+  say "$case: rad acp claude, a turn; a new rad acp takes up its session with session/$how (model server on port $PORT)"
   local drive=$PWD/tests/acp-proxy/drive.mjs
   drive_run() {
-    local out=$1 load=$2
+    local out=$1 load="" resume=""
+    [ "$how" = load ] && load=$2 || resume=$2
     shift 2
     local rc=0
-    (cd "$ws" && RADIUM_HOME=$dir/radium-home RADIUM_DAEMON_IDLE=60 ACP_SDK_MODULES=$sdk LOAD=$load WATCH=$ws/a.txt \
+    (cd "$ws" && RADIUM_HOME=$dir/radium-home RADIUM_DAEMON_IDLE=60 ACP_SDK_MODULES=$sdk LOAD=$load RESUME=$resume WATCH=$ws/a.txt \
       timeout -k 5 240 env "${unset_env[@]}" "$NODE" "$drive" "$RAD" claude "$@" \
       >"$dir/$out.jsonl" 2>"$dir/$out.err" {SERVER_FD}>&-) || rc=$?
     [ "$rc" = 0 ] || fail "the editor (drive.mjs $out) exited with code $rc"
@@ -40,7 +44,7 @@ run_acp_load() {
   jq -r 'select(.prompt) | .text' "$dir/first.jsonl" | grep -qF "pong: apple tree" || fail "the first turn's answer did not stream to the editor"
   drive_run second "$id" "chat: recall" "Change a.txt" /undo
   at() { jq -rs --argjson n "$1" "[.[] | select(.prompt)] | .[\$n - 1] | $2" "$dir/second.jsonl" 2>/dev/null; }
-  jq -e -s 'map(select(.sessionId))[0].replayed | any(contains("chat: apple tree"))' "$dir/second.jsonl" >/dev/null \
+  [ "$how" = resume ] || jq -e -s 'map(select(.sessionId))[0].replayed | any(contains("chat: apple tree"))' "$dir/second.jsonl" >/dev/null \
     || fail "the replay of the loaded session did not reach the editor: $(head -n 1 "$dir/second.jsonl")"
   [ "$(at 1 .stopReason)" = end_turn ] || fail "the loaded session's prompt did not end with end_turn"
   at 1 .text | grep -qF "recall: apple tree" \

@@ -20,22 +20,38 @@ fn rad() -> Command {
 struct Relay {
     child: std::process::Child,
     stdin: Option<std::process::ChildStdin>,
-    lines: std::io::Lines<BufReader<std::process::ChildStdout>>,
+    lines: std::io::Lines<BufReader<Box<dyn std::io::Read + Send>>>,
 }
 
 impl Relay {
     fn start(h: &AgentHome) -> Self {
+        Self::start_with(h, false)
+    }
+
+    /// `rad acp example` whose stdout is a socket (as Node's editors give
+    /// it), else a pipe.
+    fn start_with(h: &AgentHome, socket: bool) -> Self {
+        let (stdout, ours): (Stdio, Option<Box<dyn std::io::Read + Send>>) = if socket {
+            let (ours, theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+            (
+                Stdio::from(std::os::fd::OwnedFd::from(theirs)),
+                Some(Box::new(ours)),
+            )
+        } else {
+            (Stdio::piped(), None)
+        };
         let mut child = rad()
             .args(["acp", "example"])
             .current_dir(&h.ws)
             .env("RADIUM_HOME", &h.home)
             .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
+            .stdout(stdout)
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
         let stdin = child.stdin.take();
-        let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let out = ours.unwrap_or_else(|| Box::new(child.stdout.take().unwrap()));
+        let lines = BufReader::new(out).lines();
         Relay {
             child,
             stdin,
@@ -260,4 +276,129 @@ fn closing_stdin_mid_turn_ends_rad_acp_and_the_agent() {
         );
         std::thread::sleep(Duration::from_millis(100));
     }
+}
+
+/// The resident size of process `pid`, in KiB.
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn an_editor_that_does_not_read_keeps_rad_acp_bounded_and_then_gets_every_message_in_order() {
+    editor_reading_late(false);
+}
+
+#[test]
+fn an_editor_on_a_socket_that_does_not_read_keeps_rad_acp_bounded_and_then_gets_every_message_in_order(
+) {
+    editor_reading_late(true);
+}
+
+/// An editor (on a socket, else a pipe) that reads nothing for 8 s while
+/// the agent streams 200 MiB: rad acp stays small; then every chunk comes.
+fn editor_reading_late(socket: bool) {
+    let h = agent_home();
+    let mut relay = Relay::start_with(&h, socket);
+    let session = relay.open(&h);
+    let before = rss_kib(relay.child.id());
+    // 3,200 chunks of 64 KiB: 200 MiB the agent sends as fast as it can.
+    let (count, size) = (3200, 64 << 10);
+    relay.send(json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
+        "params": {"sessionId": session, "prompt": [{"type": "text", "text": format!("numbered {count} {size}")}]}}));
+    // The editor reads nothing for 8 s: rad acp stops reading the agent.
+    let mut most = before;
+    for _ in 0..40 {
+        std::thread::sleep(Duration::from_millis(200));
+        most = most.max(rss_kib(relay.child.id()));
+    }
+    assert!(
+        most < before + (100 << 10),
+        "rad acp grew from {before} KiB to {most} KiB while the editor read nothing"
+    );
+    // Then it reads: every chunk, in the order sent, then the answer.
+    let mut next = 0;
+    for m in relay.until_answer(3) {
+        if m["id"] == 3 {
+            assert_eq!(m["result"]["stopReason"], "end_turn", "{m}");
+            continue;
+        }
+        let Some(text) = m["params"]["update"]["content"]["text"].as_str() else {
+            continue;
+        };
+        let (n, rest) = text.split_once(' ').unwrap();
+        assert_eq!(n.parse::<usize>().unwrap(), next, "a chunk out of order");
+        assert_eq!(rest.len(), size);
+        next += 1;
+    }
+    assert_eq!(next, count, "chunks lost");
+}
+
+/// Whether `fd` of this process is in non-blocking mode (`flags:` of its
+/// fdinfo, O_NONBLOCK being 04000).
+fn non_blocking(fd: &impl std::os::fd::AsRawFd) -> bool {
+    let info = std::fs::read_to_string(format!("/proc/self/fdinfo/{}", fd.as_raw_fd())).unwrap();
+    let flags = info.lines().find_map(|l| l.strip_prefix("flags:")).unwrap();
+    u32::from_str_radix(flags.trim(), 8).unwrap() & 0o4000 != 0
+}
+
+/// `rad acp example` with `stdout`, given an `initialize` then the end of
+/// stdin; answers what it wrote, read from `output`.
+fn initialize_into(h: &AgentHome, stdout: Stdio, output: impl FnOnce() -> String) -> Value {
+    let mut child = rad()
+        .args(["acp", "example"])
+        .current_dir(&h.ws)
+        .env("RADIUM_HOME", &h.home)
+        .stdin(Stdio::piped())
+        .stdout(stdout)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
+    )
+    .unwrap();
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    let text = output();
+    serde_json::from_str(text.lines().next().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{e}: {text:?}"))
+}
+
+#[test]
+fn stdout_a_pipe_a_socket_or_a_file_gets_the_answers_and_is_left_blocking() {
+    use std::io::Read as _;
+    let h = agent_home();
+    // A pipe: written without blocking, its mode put back at the end.
+    let (mut reader, writer) = std::io::pipe().unwrap();
+    let answer = initialize_into(&h, Stdio::from(writer.try_clone().unwrap()), || {
+        assert!(!non_blocking(&writer), "rad acp left the pipe non-blocking");
+        drop(writer);
+        let mut text = String::new();
+        reader.read_to_string(&mut text).unwrap();
+        text
+    });
+    assert_eq!(answer["result"]["protocolVersion"], 1, "{answer}");
+    // A socket (Node's editors give one), the same.
+    let (mut ours, theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+    let kept = theirs.try_clone().unwrap();
+    let answer = initialize_into(&h, Stdio::from(std::os::fd::OwnedFd::from(theirs)), || {
+        assert!(!non_blocking(&kept), "rad acp left the socket non-blocking");
+        drop(kept);
+        let mut text = String::new();
+        ours.read_to_string(&mut text).unwrap();
+        text
+    });
+    assert_eq!(answer["result"]["protocolVersion"], 1, "{answer}");
+    // A file: its own writer thread.
+    let path = h.ws.join("out.jsonl");
+    let file = std::fs::File::create(&path).unwrap();
+    let answer = initialize_into(&h, Stdio::from(file), || {
+        std::fs::read_to_string(&path).unwrap()
+    });
+    assert_eq!(answer["result"]["protocolVersion"], 1, "{answer}");
 }

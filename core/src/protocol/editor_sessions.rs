@@ -59,4 +59,26 @@ impl Engine {
         let resume = format!("{AGENT_SESSION_PREFIX}{acp_session}");
         self.open_session_with(agent_id, workspace, None, Some(resume), None, Some(editor))
     }
+
+    /// [`load_session_for_editor`](Self::load_session_for_editor) for an
+    /// editor that asked to resume the agent's session `acp_session`
+    /// (`session/resume`, no replay): the agent's `session/resume` is
+    /// preferred to its `session/load`. The caller checks the agent offers
+    /// `session/resume` first when it wants no replay at all.
+    pub fn resume_session_for_editor(
+        &self,
+        agent_id: &str,
+        workspace: Option<&Path>,
+        editor_mcp: Vec<Value>,
+        acp_session: &str,
+        tap: TapSenders,
+    ) -> impl Future<Output = Result<Entry>> + Send + 'static {
+        let editor = EditorSide {
+            mcp: editor_mcp,
+            load: false,
+            tap: Some(tap),
+        };
+        let resume = format!("{AGENT_SESSION_PREFIX}{acp_session}");
+        self.open_session_with(agent_id, workspace, None, Some(resume), None, Some(editor))
+    }
 }

@@ -162,11 +162,14 @@ fn replayed(session: &AgentSession, message: &Incoming) -> bool {
         && lock(&session.state).history.replaying
 }
 
-/// Passes what the agent sent to the session's tap (see `tap`).
-fn tap(session: &AgentSession, message: &Incoming) {
+/// Passes what the agent sent to the session's tap (see `tap`); waits
+/// while the tap is full.
+async fn tap(session: &AgentSession, message: &Incoming) {
     match message {
-        Incoming::Notification { method, params } => session.tapped(method, params, None),
-        Incoming::Request { id, method, params } => session.tapped(method, params, Some(id)),
+        Incoming::Notification { method, params } => session.tapped(method, params, None).await,
+        Incoming::Request { id, method, params } => {
+            session.tapped(method, params, Some(id)).await;
+        }
         _ => {}
     }
 }
@@ -180,7 +183,7 @@ pub(crate) async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::Recei
             None => match incoming.recv().await {
                 Some(message) => {
                     if let Some(session) = session.upgrade() {
-                        tap(&session, &message);
+                        tap(&session, &message).await;
                     }
                     message
                 }
@@ -201,7 +204,7 @@ pub(crate) async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::Recei
                 let Ok(more) = incoming.try_recv() else {
                     break;
                 };
-                tap(&session, &more);
+                tap(&session, &more).await;
                 if let Some(chunk) = message_chunk(&more) {
                     text.push_str(chunk);
                 } else {

@@ -16,22 +16,24 @@ use super::session::{lock, AgentSession};
 /// error object, `{code, message, data?}`).
 pub type Unserved = (String, Value, oneshot::Sender<Result<Value, Value>>);
 
+/// How many of the agent's messages wait in a tap for its owner. Past it,
+/// the session stops reading the agent (whose writes then wait in its
+/// pipe): an owner that cannot pass messages on as fast as the agent sends
+/// them (a slow editor behind `rad acp`) holds a bounded amount, and none
+/// is dropped or reordered.
+pub const TAP_QUEUE: usize = 64;
+
 /// The sending ends of a tap, made before the session opens (see
 /// [`EditorSide::tap`]).
-pub type TapSenders = (
-    mpsc::UnboundedSender<Value>,
-    mpsc::UnboundedSender<Unserved>,
-);
+pub type TapSenders = (mpsc::Sender<Value>, mpsc::UnboundedSender<Unserved>);
 
-/// The receiving ends of a tap, as [`AgentSession::tap`] answers them.
-pub type TapReceivers = (
-    mpsc::UnboundedReceiver<Value>,
-    mpsc::UnboundedReceiver<Unserved>,
-);
+/// The receiving ends of a tap, as [`AgentSession::tap`] answers them: the
+/// first holds at most [`TAP_QUEUE`] messages.
+pub type TapReceivers = (mpsc::Receiver<Value>, mpsc::UnboundedReceiver<Unserved>);
 
 /// A new tap's two ends.
 pub fn tap_channels() -> (TapSenders, TapReceivers) {
-    let (tx, rx) = mpsc::unbounded_channel();
+    let (tx, rx) = mpsc::channel(TAP_QUEUE);
     let (utx, urx) = mpsc::unbounded_channel();
     ((tx, utx), (rx, urx))
 }
@@ -54,7 +56,7 @@ pub struct EditorSide {
 #[derive(Default)]
 pub(crate) struct Tap {
     /// Every message the agent sent unasked, as `{method, params}`.
-    pub messages: Option<mpsc::UnboundedSender<Value>>,
+    pub messages: Option<mpsc::Sender<Value>>,
     /// The agent's requests radium does not serve.
     pub unserved: Option<mpsc::UnboundedSender<Unserved>>,
     /// Whether the agent's file reads are asked of the tap's owner first.
@@ -93,7 +95,9 @@ impl AgentSession {
     /// too, before radium serves them) comes as `{method, params}` on the
     /// first receiver (a request with its `id`); the requests radium does not serve come on the second
     /// for the caller to answer (instead of radium's method-not-found). A
-    /// later call replaces the earlier listener.
+    /// later call replaces the earlier listener. The first receiver holds at
+    /// most [`TAP_QUEUE`] messages: while it is full the session waits,
+    /// reading nothing more from the agent.
     pub fn tap(&self) -> TapReceivers {
         let ((tx, utx), receivers) = tap_channels();
         let mut state = lock(&self.state);
@@ -176,15 +180,17 @@ impl AgentSession {
         self.conn.notify(method, params);
     }
 
-    /// Passes a message of the agent to the tap, if one listens.
-    pub(crate) fn tapped(&self, method: &str, params: &Value, id: Option<&Value>) {
-        if let Some(tx) = &lock(&self.state).tap.messages {
-            let mut message = json!({"method": method, "params": params});
-            if let Some(id) = id {
-                message["id"] = id.clone();
-            }
-            let _ = tx.send(message);
+    /// Passes a message of the agent to the tap, if one listens; waits
+    /// while the tap is full (see [`TAP_QUEUE`]).
+    pub(crate) async fn tapped(&self, method: &str, params: &Value, id: Option<&Value>) {
+        let Some(tx) = lock(&self.state).tap.messages.clone() else {
+            return;
+        };
+        let mut message = json!({"method": method, "params": params});
+        if let Some(id) = id {
+            message["id"] = id.clone();
         }
+        let _ = tx.send(message).await;
     }
 
     /// Keeps one of the agent's answers of the start (`initialize` or `session`).

@@ -122,7 +122,7 @@ pub fn relay_loose(session: &AgentSession, editor: Editor) {
             tokio::select! {
                 biased;
                 Some(message) = tap.recv() => {
-                    forward(&editor, message, &mut asked);
+                    forward(&editor, message, &mut asked).await;
                     asked.clear();
                 }
                 Some((method, params, tx)) = unserved.recv() => {
@@ -171,7 +171,7 @@ enum Next {
 async fn relay(
     conversation: Arc<Conversation>,
     editor: Editor,
-    mut tap: mpsc::UnboundedReceiver<Value>,
+    mut tap: mpsc::Receiver<Value>,
     mut unserved: mpsc::UnboundedReceiver<Unserved>,
     mut turns: mpsc::UnboundedReceiver<Turn>,
 ) {
@@ -193,7 +193,7 @@ async fn relay(
             else => Next::Done,
         };
         match next {
-            Next::Tapped(message) => forward(&editor, message, &mut asked),
+            Next::Tapped(message) => forward(&editor, message, &mut asked).await,
             Next::Unserved((method, params, tx)) => {
                 let editor = editor.clone();
                 tokio::spawn(async move {
@@ -225,9 +225,9 @@ async fn relay(
     }
 }
 
-/// Passes one of the agent's messages to the editor (moved, not copied);
-/// answers nothing.
-fn forward(editor: &Editor, message: Value, asked: &mut HashMap<String, Value>) {
+/// Passes one of the agent's messages to the editor (moved, not copied),
+/// once the editor's side has room for it (see `wire::ROOM`).
+pub async fn forward(editor: &Editor, message: Value, asked: &mut HashMap<String, Value>) {
     let Value::Object(mut message) = message else {
         return;
     };
@@ -256,7 +256,7 @@ fn forward(editor: &Editor, message: Value, asked: &mut HashMap<String, Value>) 
             .unwrap_or_default();
         params["update"]["availableCommands"] = merged(agent);
     }
-    editor.notify_owned(method, params);
+    editor.relay(method, params).await;
 }
 
 /// Handles one event of the running turn; answers whether it was the last.

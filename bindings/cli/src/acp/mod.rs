@@ -6,16 +6,18 @@
 //! its permission requests go through radium's rules and `before_tool`
 //! hooks before the editor's prompt, `rad mcp` is among its MCP servers.
 //!
-//! Parts: `wire` (the editor's JSON-RPC lines), `conversation` (one
-//! session relayed: the agent's messages as it sent them, its turns as the
-//! editor's prompts' answers), `slash` (radium's own commands, answered
-//! without the agent), `list` (`rad acp --list`: each editor's setting).
+//! Parts: `wire` (the editor's JSON-RPC lines), `stdout` (their writer),
+//! `conversation` (one session relayed: the agent's messages as it sent
+//! them, its turns as the editor's prompts' answers), `slash` (radium's own
+//! commands, answered without the agent), `list` (`rad acp --list`: each
+//! editor's setting).
 //! It uses the engine's public API only (`Engine`, `AgentSession` and its
 //! tap), never a second ACP client.
 
 mod conversation;
 pub mod list;
 mod slash;
+mod stdout;
 mod wire;
 
 use std::collections::HashMap;
@@ -70,17 +72,17 @@ pub fn run(agent: &str, workspace: &Path) -> u8 {
             return 1;
         }
     };
-    let local = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(local) => local,
+    // The relay runs on the engine's runtime, where the agent's messages
+    // are read: one of them goes from the agent's reader to the editor's
+    // writer without waking another thread.
+    let runtime = match engine.registry().runtime_handle() {
+        Ok(runtime) => runtime,
         Err(e) => {
             eprintln!("rad acp: cannot start: {e}");
             return 1;
         }
     };
-    local.block_on(async {
+    let proxy = runtime.block_on(async {
         let (editor, writer) = Editor::start();
         let mut lines = wire::read_stdin();
         let mut proxy = Proxy {
@@ -116,7 +118,10 @@ pub fn run(agent: &str, workspace: &Path) -> u8 {
         proxy.editor.fail_pending();
         proxy.editor.close();
         let _ = writer.await;
+        proxy
     });
+    // The engine (and its runtime) ends here, outside the runtime.
+    drop(proxy);
     0
 }
 
@@ -194,11 +199,13 @@ impl Proxy {
                 let answer = self.initialize().await;
                 self.editor.answer(id, answer);
             }
-            "session/new" | "session/load" => {
+            "session/new" | "session/load" | "session/resume"
+                if method != "session/resume" || self.agent_resumes() =>
+            {
                 let answer = if method == "session/new" {
                     self.new_session(&params).await
                 } else {
-                    self.load_session(&params).await
+                    self.load_session(&params, method == "session/load").await
                 };
                 let conversation = answer.as_ref().ok().and_then(|a| {
                     let id = a["sessionId"].as_str().or(params["sessionId"].as_str())?;
@@ -318,12 +325,30 @@ impl Proxy {
         Ok(session.opened()["session"].clone())
     }
 
-    /// `session/load`: a radium session that takes up the agent's session
-    /// (`session/load` to the agent, whose replay reaches the editor); its
-    /// answer is the agent's.
-    async fn load_session(&mut self, params: &Value) -> Result<Value, Value> {
+    /// Whether the agent offers `session/resume` (its `initialize` answer's
+    /// `sessionCapabilities.resume`).
+    fn agent_resumes(&self) -> bool {
+        self.primary.as_ref().is_some_and(|p| {
+            p.opened()
+                .pointer("/initialize/agentCapabilities/sessionCapabilities/resume")
+                .is_some_and(|c| !c.is_null())
+        })
+    }
+
+    /// `session/load` (`load`) or `session/resume`: a radium session that
+    /// takes up the agent's session (the same method to the agent; a
+    /// load's replay reaches the editor); its answer is the agent's.
+    async fn load_session(&mut self, params: &Value, load: bool) -> Result<Value, Value> {
+        let method = if load {
+            "session/load"
+        } else {
+            "session/resume"
+        };
         let Some(id) = params["sessionId"].as_str().filter(|id| !id.is_empty()) else {
-            return Err(error(-32602, "radium: `session/load` without a sessionId"));
+            return Err(error(
+                -32602,
+                format!("radium: `{method}` without a sessionId"),
+            ));
         };
         let cwd = params
             .get("cwd")
@@ -331,12 +356,35 @@ impl Proxy {
             .map_or_else(|| self.workspace.clone(), PathBuf::from);
         let mcp: Vec<Value> = params["mcpServers"].as_array().cloned().unwrap_or_default();
         // The tap listens from the start: the agent's replay comes on it,
-        // relayed once the session is open.
-        let (senders, receivers) = radium_core::sessions::tap::tap_channels();
-        let session = self
-            .engine
-            .load_session_for_editor(&self.agent, Some(&cwd), mcp, id, senders)
-            .await
+        // passed to the editor while the session opens and before its
+        // answer (the order of ACP's `session/load`), never held.
+        let (senders, (mut tap, unserved)) = radium_core::sessions::tap::tap_channels();
+        let e = &self.engine;
+        let opening = async {
+            if load {
+                e.load_session_for_editor(&self.agent, Some(&cwd), mcp, id, senders)
+                    .await
+            } else {
+                e.resume_session_for_editor(&self.agent, Some(&cwd), mcp, id, senders)
+                    .await
+            }
+        };
+        tokio::pin!(opening);
+        let mut asked = HashMap::new();
+        let opened = loop {
+            tokio::select! {
+                biased;
+                Some(message) = tap.recv() => {
+                    conversation::forward(&self.editor, message, &mut asked).await;
+                }
+                opened = &mut opening => break opened,
+            }
+        };
+        while let Ok(message) = tap.try_recv() {
+            conversation::forward(&self.editor, message, &mut asked).await;
+        }
+        let receivers = (tap, unserved);
+        let session = opened
             .map(|entry| entry.session)
             .map_err(|e| error(-32603, format!("radium: {e}")))?;
         session.read_through_tap(self.editor_reads);

@@ -1,16 +1,17 @@
 //! The editor's side of `rad acp`: JSON-RPC lines on stdin and stdout. A
 //! thread reads stdin a line at a time, each line at most [`MAX_LINE`]
 //! (a longer one is skipped as it streams, never held, and answered with an
-//! error); one task writes stdout; requests radium sends the editor wait
-//! for their answers by id.
+//! error); one writer writes stdout (see `stdout`), the agent's messages taking at most
+//! [`ROOM`] bytes while they wait for it; requests radium sends the editor
+//! wait for their answers by id.
 
 use std::collections::HashMap;
-use std::io::{BufRead as _, Write as _};
+use std::io::BufRead as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
 
 /// The longest line radium reads from the editor: 64 MiB (an editor's
 /// prompt with a whole file attached fits many times).
@@ -86,48 +87,42 @@ fn send_line(
 
 type Waiting = oneshot::Sender<Result<Value, Value>>;
 
+/// How many bytes of the agent's messages may wait for the editor to read
+/// them: 4 MiB. Past it, the relay waits (and the agent's messages wait in
+/// the tap, then in the agent's pipe): a slow editor costs a bounded amount
+/// of memory, and no message is dropped or reordered.
+pub const ROOM: u32 = 4 << 20;
+
+/// What the writer writes.
+pub(super) enum Out {
+    /// A message of radium's.
+    Message(Value),
+    /// One of the agent's messages, serialised, with its share of [`ROOM`].
+    Line(Vec<u8>, OwnedSemaphorePermit),
+    /// The end: what came before is written.
+    Close,
+}
+
 /// The editor's end of the wire: writes messages, and matches the editor's
 /// answers to radium's requests.
 #[derive(Clone)]
 pub struct Editor {
-    out: mpsc::UnboundedSender<Value>,
+    out: mpsc::UnboundedSender<Out>,
+    room: Arc<Semaphore>,
     pending: Arc<Mutex<HashMap<u64, Waiting>>>,
     next_id: Arc<AtomicU64>,
 }
 
 impl Editor {
-    /// The wire, with its writer task on the current runtime; the task ends
-    /// at [`close`](Self::close), once what was sent before is written.
+    /// The wire, with its writer (see `stdout`) started on the current
+    /// runtime; the writer ends at [`close`](Self::close), once what was
+    /// sent before is written.
     pub fn start() -> (Self, tokio::task::JoinHandle<()>) {
-        let (out, mut rx) = mpsc::unbounded_channel::<Value>();
-        let writer = tokio::task::spawn_blocking(move || {
-            let stdout = std::io::stdout();
-            // The messages waiting are written together, then flushed once.
-            let mut out = std::io::BufWriter::with_capacity(64 << 10, stdout.lock());
-            'write: while let Some(mut message) = rx.blocking_recv() {
-                loop {
-                    if message.is_null() {
-                        // `close`: what came before it is written.
-                        let _ = out.flush();
-                        break 'write;
-                    }
-                    let ok = serde_json::to_writer(&mut out, &message).is_ok()
-                        && out.write_all(b"\n").is_ok();
-                    if !ok {
-                        break 'write;
-                    }
-                    match rx.try_recv() {
-                        Ok(next) => message = next,
-                        Err(_) => break,
-                    }
-                }
-                if out.flush().is_err() {
-                    break;
-                }
-            }
-        });
+        let (out, rx) = mpsc::unbounded_channel::<Out>();
+        let writer = super::stdout::start(rx);
         let editor = Editor {
             out,
+            room: Arc::new(Semaphore::new(ROOM as usize)),
             pending: Arc::default(),
             next_id: Arc::new(AtomicU64::new(0)),
         };
@@ -136,12 +131,12 @@ impl Editor {
 
     /// Ends the writer after what was sent so far.
     pub fn close(&self) {
-        let _ = self.out.send(Value::Null);
+        let _ = self.out.send(Out::Close);
     }
 
     /// Sends a message as it is.
     pub fn send(&self, message: Value) {
-        let _ = self.out.send(message);
+        let _ = self.out.send(Out::Message(message));
     }
 
     /// Sends a notification.
@@ -149,14 +144,23 @@ impl Editor {
         self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
     }
 
-    /// Sends a notification whose params are moved in, not copied (the
-    /// relay's path for each of the agent's messages).
-    pub fn notify_owned(&self, method: String, params: Value) {
+    /// Sends one of the agent's notifications, its params moved in, once
+    /// there is room for it (see [`ROOM`]; a message larger than all of it
+    /// waits until nothing else does).
+    pub async fn relay(&self, method: String, params: Value) {
         let mut message = serde_json::Map::with_capacity(3);
         message.insert("jsonrpc".into(), Value::String("2.0".into()));
         message.insert("method".into(), Value::String(method));
         message.insert("params".into(), params);
-        self.send(Value::Object(message));
+        let Ok(mut line) = serde_json::to_vec(&message) else {
+            return;
+        };
+        line.push(b'\n');
+        let share = u32::try_from(line.len()).unwrap_or(ROOM).min(ROOM);
+        let Ok(room) = Arc::clone(&self.room).acquire_many_owned(share).await else {
+            return;
+        };
+        let _ = self.out.send(Out::Line(line, room));
     }
 
     /// Answers the editor's request `id`.
