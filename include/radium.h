@@ -150,7 +150,8 @@ typedef void (*RadiumDestroyFn)(void *user_data);
 
  It runs on a thread radium starts for the subscription (never the
  thread that subscribed), one call at a time, in the order the agent sent
- them. It may call any radium function, `radium_request` included (answer
+ them; text chunks that wait because the callback is slower than the
+ agent arrive joined into one event (up to 1 MiB). It may call any radium function, `radium_request` included (answer
  a `permission` event with `session-permission` there or later from any
  thread), except `radium_engine_free` of its own engine.
  */

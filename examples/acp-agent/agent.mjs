@@ -46,6 +46,7 @@ const authFile = process.env.EXAMPLE_AGENT_AUTH_FILE ?? ''
 const mcpServersOf = new Map()
 const canLoad = process.argv.includes('--load')
 const lateReplay = process.argv.includes('--late-replay')
+const lateCommands = process.argv.includes('--late-commands')
 const canResume = process.argv.includes('--resume')
 const canList = process.argv.includes('--list')
 // session/list: the kept sessions of the folder asked for (each file of the
@@ -423,7 +424,8 @@ function onLine (line) {
       send({ id, result: { sessionId, ...controls(sessionId) } })
       // The commands come just after the answer (Claude Code's adapter
       // sends them a moment later; here, before any prompt can come).
-      commandsUpdate(sessionId, COMMANDS)
+      if (lateCommands) setTimeout(() => commandsUpdate(sessionId, COMMANDS), 300)
+      else commandsUpdate(sessionId, COMMANDS)
       break
     }
     case 'session/set_config_option': {

@@ -18,7 +18,8 @@ use crate::strings::str_arg;
 ///
 /// It runs on a thread radium starts for the subscription (never the
 /// thread that subscribed), one call at a time, in the order the agent sent
-/// them. It may call any radium function, `radium_request` included (answer
+/// them; text chunks that wait because the callback is slower than the
+/// agent arrive joined into one event (up to 1 MiB). It may call any radium function, `radium_request` included (answer
 /// a `permission` event with `session-permission` there or later from any
 /// thread), except `radium_engine_free` of its own engine.
 pub type RadiumSessionEventFn = Option<
@@ -63,7 +64,7 @@ pub unsafe extern "C" fn radium_session_subscribe(
             ));
         };
         let entry = engine.session(id)?;
-        let mut rx = entry.queue.subscribe();
+        let mut rx = entry.queue.subscribe_joined();
         let data = UserData(user_data);
         std::thread::Builder::new()
             .name(format!("radium-{id}-events"))

@@ -402,3 +402,42 @@ fn stdout_a_pipe_a_socket_or_a_file_gets_the_answers_and_is_left_blocking() {
     });
     assert_eq!(answer["result"]["protocolVersion"], 1, "{answer}");
 }
+
+#[test]
+fn no_update_of_a_session_the_editor_did_not_open_reaches_it() {
+    let h = agent_home();
+    // The agent's commands come 300 ms after its session opened: when radium
+    // relays what that session sends (it did), they reach the editor, here
+    // before it asked for any session.
+    let agents = std::fs::read_to_string(h.home.join("agents.toml")).unwrap();
+    let late = agents.replace("agent.mjs\"]", "agent.mjs\", \"--late-commands\"]");
+    assert_ne!(late, agents);
+    std::fs::write(h.home.join("agents.toml"), late).unwrap();
+    let mut relay = Relay::start(&h);
+    relay.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}));
+    // The answer comes first: nothing of the session radium opened for
+    // itself at `initialize` (the example agent sends its commands at once).
+    let first = relay.next();
+    assert_eq!(first["id"], 1, "{first}");
+    // Time for the agent's commands to have been relayed, were they.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    relay.send(json!({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": h.ws, "mcpServers": []}}));
+    let got = relay.until_answer(2);
+    assert_eq!(got.len(), 1, "only the answer to session/new: {got:?}");
+    let session = got[0]["result"]["sessionId"].clone();
+    // Then the commands, radium's with the agent's, of the session it knows.
+    let commands = relay.next();
+    assert_eq!(commands["params"]["sessionId"], session, "{commands}");
+    let names: Vec<&str> = commands["params"]["update"]["availableCommands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"undo") && names.contains(&"review"),
+        "{names:?}"
+    );
+    drop(relay.stdin.take());
+    assert!(relay.child.wait().unwrap().success());
+}

@@ -1,13 +1,15 @@
 //! A session's events for JavaScript: each `sessionEvents` call settles a
 //! Promise on the JS thread with the events that arrived since the last one
 //! (waiting for the first), or `null` once the session has ended. The
-//! engine keeps one subscription per session between calls.
+//! engine keeps one subscription per session between calls; it joins the
+//! text a slow JS side has not taken yet (`subscribe_joined`), so a host
+//! that falls behind holds about that text, not an event per chunk.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use radium_core::sessions::Subscription;
 use serde_json::Value;
-use tokio::sync::mpsc::UnboundedReceiver;
 
 use crate::host::Done;
 
@@ -15,10 +17,32 @@ use crate::host::Done;
 #[derive(Default, Clone)]
 pub(crate) struct Streams(Arc<Mutex<HashMap<String, Stream>>>);
 
-type Stream = Arc<tokio::sync::Mutex<UnboundedReceiver<Value>>>;
+type Stream = Arc<tokio::sync::Mutex<Subscription>>;
 
 /// At most this many events settle one Promise (a flood is cut in batches).
 const MAX_BATCH: usize = 1024;
+
+/// A batch stops growing past about this many bytes of strings: turning
+/// one batch into JS objects is done on the JS thread, and 1,024 updates of
+/// a command's 64 KiB output (64 MB) stalled VS Code's extension host for
+/// up to 2.8 s (2026-11-27).
+const MAX_BATCH_BYTES: usize = 1 << 20;
+
+/// About how many bytes `value` becomes in JS: its strings, and a few per
+/// value besides.
+fn rough_size(value: &Value) -> usize {
+    match value {
+        Value::String(s) => s.len() + 8,
+        Value::Array(items) => items.iter().map(rough_size).sum::<usize>() + 8,
+        Value::Object(map) => {
+            map.iter()
+                .map(|(k, v)| k.len() + rough_size(v))
+                .sum::<usize>()
+                + 8
+        }
+        _ => 8,
+    }
+}
 
 impl Streams {
     /// The next batch of session `id`'s events; the first call subscribes
@@ -34,7 +58,7 @@ impl Streams {
             if let Some(stream) = map.get(id) {
                 Arc::clone(stream)
             } else {
-                let stream = Arc::new(tokio::sync::Mutex::new(entry()?.queue.subscribe()));
+                let stream = Arc::new(tokio::sync::Mutex::new(entry()?.queue.subscribe_joined()));
                 map.insert(id.to_owned(), Arc::clone(&stream));
                 stream
             }
@@ -51,10 +75,14 @@ impl Streams {
                     .remove(&id);
                 return Done::Events(None);
             };
+            let mut bytes = rough_size(&first);
             let mut batch = vec![first];
-            while batch.len() < MAX_BATCH {
+            while batch.len() < MAX_BATCH && bytes < MAX_BATCH_BYTES {
                 match rx.try_recv() {
-                    Ok(event) => batch.push(event),
+                    Ok(event) => {
+                        bytes += rough_size(&event);
+                        batch.push(event);
+                    }
                     Err(_) => break,
                 }
             }

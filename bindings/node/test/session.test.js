@@ -211,3 +211,29 @@ test('a JS before_tool hook stops a call Claude Code would run without asking (i
   session.close()
   fs.rmSync(dir, { recursive: true, force: true })
 })
+
+test('a host that reads late gets a flood in batches of about 1 MiB at most, every event in order', async () => {
+  const { engine, dir } = engineWithAgent()
+  const session = await openSession(engine, 'example')
+  // 600 updates of one command, each with its output so far (up to 57 KB):
+  // about 17 MB, none of it read until the turn has ended.
+  engine.request({ command: 'session-prompt', args: { session: session.id, prompt: 'toolflood 600 95' } })
+  let all = []
+  let biggest = 0
+  for (;;) {
+    const batch = await engine.sessionEvents(session.id)
+    assert.ok(batch !== null, 'the session ended before its turn did')
+    const size = JSON.stringify(batch).length
+    if (batch.length > 1) biggest = Math.max(biggest, size)
+    all = all.concat(batch)
+    if (all.some((e) => e.type === 'turn_end')) break
+  }
+  assert.ok(biggest < 1.2 * (1 << 20), `a batch of ${biggest} bytes`)
+  const outputs = all.filter((e) => e.type.startsWith('tool_call') && /line \d{5}/.test(JSON.stringify(e)))
+  const last = outputs.map((e) => [...JSON.stringify(e).matchAll(/line (\d{5})/g)].at(-1)[1])
+  assert.ok(last.length > 1, `${last.length} tool updates`)
+  assert.deepEqual(last, [...last].sort(), 'the updates arrived in order')
+  assert.equal(last.at(-1), '00600')
+  session.close()
+  fs.rmSync(dir, { recursive: true, force: true })
+})

@@ -113,15 +113,25 @@ impl Conversation {
 /// session the editor loaded before any `session/new`, whose replayed
 /// updates and answers come through this agent) until a conversation
 /// taps the session instead; the agent's requests radium does not serve
-/// are asked of the editor.
+/// are asked of the editor. The updates of the session itself are not
+/// relayed: the editor does not know it until its `session/new` takes it
+/// (and then gets its commands after the answer), and an update of an
+/// unknown session could even reach the editor before `initialize`'s answer.
 pub fn relay_loose(session: &AgentSession, editor: Editor) {
     let (mut tap, mut unserved) = session.tap();
+    let own = session.opened()["session"]["sessionId"].clone();
     tokio::spawn(async move {
         let mut asked = HashMap::new();
         loop {
             tokio::select! {
                 biased;
                 Some(message) = tap.recv() => {
+                    if !own.is_null()
+                        && message["method"] == "session/update"
+                        && message["params"]["sessionId"] == own
+                    {
+                        continue;
+                    }
                     forward(&editor, message, &mut asked).await;
                     asked.clear();
                 }
