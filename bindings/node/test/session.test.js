@@ -17,6 +17,8 @@ const { throwsCode } = require('./helpers')
 const agent = path.resolve(__dirname, '../../../examples/acp-agent/agent.mjs')
 const unruly = path.resolve(__dirname, '../../../tests/agents/unruly-agent.mjs')
 
+// Each test removes its folder with retries: a session that closes writes its
+// history's last records in the background.
 function engineWithAgent () {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'radium-node-session-'))
   const ws = path.join(dir, 'ws')
@@ -67,7 +69,7 @@ test('a turn streams as an async iterator; a permission is answered and the writ
   // Closing ends the stream: the next batch is null.
   session.close()
   assert.deepEqual((await session.events.next()).done, true)
-  fs.rmSync(dir, { recursive: true, force: true })
+  fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
 })
 
 test('session errors: unknown agent, unknown session, a second turn at once', async () => {
@@ -81,7 +83,7 @@ test('session errors: unknown agent, unknown session, a second turn at once', as
   await assert.rejects(session.prompt('again').next(), (e) => e.code === 'invalid_argument' && e.message.includes('already running'))
   session.close()
   for await (const _ of turn) { /* drains to the close */ }
-  fs.rmSync(dir, { recursive: true, force: true })
+  fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
 })
 
 test('a permission answered with one of its options is decided by the option\'s kind, not its id', async () => {
@@ -103,7 +105,7 @@ test('a permission answered with one of its options is decided by the option\'s 
     assert.match(events.at(-1).text, new RegExp(`"optionId":"${id}"`))
   }
   session.close()
-  fs.rmSync(dir, { recursive: true, force: true })
+  fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
 })
 
 test('a permission answered with some of its hunks: only they land; a bad hunk answer throws and the request waits', async () => {
@@ -124,7 +126,7 @@ test('a permission answered with some of its hunks: only they land; a bad hunk a
   assert.equal(fs.readFileSync(path.join(ws, 'f.txt'), 'utf8'), 'a\nb\nc\nd\ne\nf\nG\nh\n')
   assert.deepEqual(events.find((e) => e.type === 'write').hunks_taken_back, [0])
   session.close()
-  fs.rmSync(dir, { recursive: true, force: true })
+  fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
 })
 
 test('a JS before_tool hook decides a chat tool call\'s permission on the JS thread: a stop rejects, permission allow allows', async () => {
@@ -174,7 +176,7 @@ test('a JS before_tool hook decides a chat tool call\'s permission on the JS thr
   assert.equal(decided[0] && decided[0].by, 'hook:later', JSON.stringify(events))
   assert.equal(decided[0].reason, 'decided later')
   session.close()
-  fs.rmSync(dir, { recursive: true, force: true })
+  fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
 })
 
 test('a JS before_tool hook stops a call Claude Code would run without asking (its PreToolUse hook, relayed by rad)', async () => {
@@ -209,7 +211,7 @@ test('a JS before_tool hook stops a call Claude Code would run without asking (i
   assert.match(events.at(-1).text, /hook decision: none/)
   assert.deepEqual(seen, ['pre_tool_use', 'pre_tool_use'])
   session.close()
-  fs.rmSync(dir, { recursive: true, force: true })
+  fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
 })
 
 test('a host that reads late gets a flood in batches of about 1 MiB at most, every event in order', async () => {
@@ -235,5 +237,5 @@ test('a host that reads late gets a flood in batches of about 1 MiB at most, eve
   assert.deepEqual(last, [...last].sort(), 'the updates arrived in order')
   assert.equal(last.at(-1), '00600')
   session.close()
-  fs.rmSync(dir, { recursive: true, force: true })
+  fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
 })
