@@ -67,7 +67,8 @@ test('a chat turn: agents listed, selection attached, text streams, status bar, 
   assert.deepEqual(state.statusBar, ['$(loading~spin) Radium: scripted is answering…'])
   assert.equal(state.statusItem.visible, false, 'hidden after the turn')
   const stats = msgs.find((m) => m.type === 'hostStats')
-  assert.ok(stats && stats.max >= 0 && stats.chunks >= 2, JSON.stringify(stats))
+  // The chunks a host has not taken yet arrive joined: at least one, all the text.
+  assert.ok(stats && stats.max >= 0 && stats.chunks >= 1 && stats.bytes >= Buffer.byteLength(said), JSON.stringify(stats))
   assert.match(require('./stand-in.js').channel.lines.join('\n'), /chat: turn ended \(end_turn\): \d+ ms, \d+ text chunk\(s\) in \d+ view message\(s\), event-loop delay p50/)
   assert.deepEqual(state.errors, [])
 })
