@@ -51,13 +51,7 @@ impl Engine {
         acp_session: &str,
         tap: TapSenders,
     ) -> impl Future<Output = Result<Entry>> + Send + 'static {
-        let editor = EditorSide {
-            mcp: editor_mcp,
-            load: true,
-            tap: Some(tap),
-        };
-        let resume = format!("{AGENT_SESSION_PREFIX}{acp_session}");
-        self.open_session_with(agent_id, workspace, None, Some(resume), None, Some(editor))
+        self.take_up_for_editor(agent_id, workspace, editor_mcp, acp_session, tap, true)
     }
 
     /// [`load_session_for_editor`](Self::load_session_for_editor) for an
@@ -73,9 +67,24 @@ impl Engine {
         acp_session: &str,
         tap: TapSenders,
     ) -> impl Future<Output = Result<Entry>> + Send + 'static {
+        self.take_up_for_editor(agent_id, workspace, editor_mcp, acp_session, tap, false)
+    }
+
+    /// The agent's session `acp_session` taken up for an ACP editor: `load`
+    /// prefers the agent's `session/load` (a replay on `tap`), else its
+    /// `session/resume`.
+    fn take_up_for_editor(
+        &self,
+        agent_id: &str,
+        workspace: Option<&Path>,
+        editor_mcp: Vec<Value>,
+        acp_session: &str,
+        tap: TapSenders,
+        load: bool,
+    ) -> impl Future<Output = Result<Entry>> + Send + 'static {
         let editor = EditorSide {
             mcp: editor_mcp,
-            load: false,
+            load,
             tap: Some(tap),
         };
         let resume = format!("{AGENT_SESSION_PREFIX}{acp_session}");
