@@ -7,20 +7,30 @@ cd "$(dirname "$0")/.."
 # Tests never touch the user's ~/.radium (trust store, extensions).
 RADIUM_HOME=$(mktemp -d)
 export RADIUM_HOME
-# Each step's time, printed at the end (and when a step fails).
-step_names=() step_times=() step_started=$SECONDS
+# Each step's time, printed at the end (and when a step fails), with the
+# machine's CPU over it (/proc/stat: busy core-seconds of the whole machine,
+# and seconds waiting on the disk), so a step that leaves cores idle shows.
+step_names=() step_times=() step_cpu=() step_started=$SECONDS cpu_started=""
+cpu_now() { # busy and iowait core-seconds since boot, in hundredths
+  awk '/^cpu /{print $2+$3+$4+$7+$8+$9, $6}' /proc/stat 2>/dev/null || echo "0 0"
+}
 finish_step() {
   if [ ${#step_names[@]} -gt ${#step_times[@]} ]; then
     step_times+=($((SECONDS - step_started)))
+    local busy wait b0 w0
+    read -r busy wait <<<"$(cpu_now)"
+    read -r b0 w0 <<<"$cpu_started"
+    step_cpu+=("$(((busy - b0) / 100)) $(((wait - w0) / 100))")
   fi
 }
 print_times() {
   finish_step
   echo
-  echo "step times (seconds):"
-  local i
+  echo "step times: wall seconds, the machine's busy core-seconds (of $(nproc) cores), seconds of iowait"
+  local i cpu
   for i in "${!step_names[@]}"; do
-    printf '  %5s  %s\n' "${step_times[$i]:-?}" "${step_names[$i]}"
+    read -r -a cpu <<<"${step_cpu[$i]:-? ?}"
+    printf '  %5s %6s %5s  %s\n' "${step_times[$i]:-?}" "${cpu[0]}" "${cpu[1]}" "${step_names[$i]}"
   done
   printf '  %5s  total\n' "$SECONDS"
 }
@@ -36,7 +46,7 @@ trap 'status=$?; stop_release; print_times; rm -rf "$RADIUM_HOME" "${release_log
 
 step() {
   finish_step
-  step_names+=("${1%% (*}") step_started=$SECONDS
+  step_names+=("${1%% (*}") step_started=$SECONDS cpu_started=$(cpu_now)
   printf '\n==> %s\n' "$*"
 }
 die() { echo "test: $*" >&2; exit 1; }
@@ -56,25 +66,32 @@ step "lint (cargo clippy, warnings are errors)"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 
 step "Rust tests (unit, integration, doc; the benchmarks once in test mode)"
-cargo test --workspace --exclude radium-lua
-# Criterion runs each benchmark once when not given --bench; a debug build,
-# so the benches share the tests' build instead of a release build of their own.
-cargo test --workspace --exclude radium-lua --bench '*' --quiet
+# Built first, then run: the release (below) starts between the two, so the
+# cores the tests leave idle while they wait on processes and sockets build it.
+cargo test --workspace --exclude radium-lua --no-run --quiet
+cargo test --workspace --exclude radium-lua --bench '*' --no-run --quiet
 
 # Every release build of the run is the release itself: scripts/release.sh
 # builds dist/ once (x86_64 and aarch64 on glibc 2.17, a static musl rad), and
 # the C, Neovim and Node steps below test those binaries (RADIUM_PREBUILT)
 # instead of building their own. It is about 20 minutes of CPU: it runs in
-# the background (niced, in its own process group) while the next steps
-# mostly wait on agents, servers and language servers, and test-release.sh
-# checks it when it is done.
+# the background (niced, idle I/O class, in its own process group) while the
+# tests, agents, servers and language servers run, and test-release.sh checks
+# it when it is done.
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 release_log=$(mktemp)
+idle_io=()
+if ionice -c 3 true 2>/dev/null; then idle_io=(ionice -c 3); fi
 set -m
-nice -n 10 bash scripts/release.sh "$version" >"$release_log" 2>&1 &
+nice -n 10 "${idle_io[@]}" bash scripts/release.sh "$version" >"$release_log" 2>&1 &
 release_pid=$!
 set +m
 echo "test: scripts/release.sh $version started in the background (pid $release_pid)"
+
+cargo test --workspace --exclude radium-lua
+# Criterion runs each benchmark once when not given --bench; a debug build,
+# so the benches share the tests' build instead of a release build of their own.
+cargo test --workspace --exclude radium-lua --bench '*' --quiet
 
 step "real agents (Claude Code's ACP adapter, Gemini CLI from npm) against a scripted model server, through rad chat"
 bash scripts/ensure-apt.sh jq:jq
@@ -93,7 +110,11 @@ bash scripts/test-acp-proxy.sh
 step "code intelligence: read-var, modify-var, rename-file with real language servers (jedi-language-server, typescript-language-server)"
 bash scripts/test-lsp.sh
 
-step "release: scripts/release.sh (started before the real agents), then the binaries as a user without Rust gets them (scripts/test-release.sh)"
+# The demo needs only the debug build: it runs while the release is built.
+step "demo (the README's first command)"
+bash scripts/demo.sh >/dev/null
+
+step "release: scripts/release.sh (started before the Rust tests ran), then the binaries as a user without Rust gets them (scripts/test-release.sh)"
 if ! wait "$release_pid"; then
   release_pid=""
   cat "$release_log"
@@ -122,9 +143,6 @@ bash scripts/test-clipboard.sh
 
 step "VS Code extension end to end: the .vsix in code-server, driven by headless Chromium"
 bash scripts/test-vscode-e2e.sh
-
-step "demo (the README's first command)"
-bash scripts/demo.sh >/dev/null
 
 echo
 echo "all tests passed"
