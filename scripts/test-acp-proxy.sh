@@ -10,7 +10,7 @@ profile=${RADIUM_PROFILE:-debug}
 if [ "$profile" = release ]; then
   cargo build -q -p radium-cli --release
 else
-  cargo build -q -p radium-cli
+  cargo build -q --workspace --bins   # --workspace: the test build's features, nothing compiled again
 fi
 modules=$(bash scripts/ensure-acp-sdk.sh | sed -n 's/^sdk_modules=//p')
 RAD="target/$profile/rad" ACP_SDK_MODULES="$modules" \

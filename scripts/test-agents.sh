@@ -132,6 +132,12 @@ die() { echo "test-agents: $*" >&2; exit 1; }
 say() { echo "test-agents: $*" >&2; }
 
 ALL=(claude gemini gemini-catalogue claude-catalogue claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume claude-list claude-nvim-list claude-nvim-exit claude-notice claude-flood claude-commands claude-image gemini-image gemini-resume gemini-modes gemini-commands acp-claude acp-gemini acp-claude-load acp-claude-resume)
+# --list: the cases' names, one a line (scripts/test.sh runs the Neovim ones
+# after the others, with the release's Neovim module).
+if [ "${1:-}" = --list ]; then
+  printf '%s\n' "${ALL[@]}"
+  exit 0
+fi
 # --lanes N: the cases (all, or those named) split into N runs of this
 # script side by side, each with its own model servers, homes and run id
 # (about 40 % off the wall time on 2 cores). Each lane's output is printed

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-apt.sh xvfb-run:xvfb xclip:xclip xauth:xauth
-cargo build -p radium-cli --quiet
+cargo build --workspace --bins --quiet   # --workspace: the test build's features, nothing compiled again
 rad=$PWD/target/debug/rad
 work=$(mktemp -d)
 export RADIUM_HOME="$work/home"

@@ -6,10 +6,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(bash scripts/ensure-lsp.sh)
-RADIUM_LSP_BIN=$bin cargo test -p radium-core --test code --quiet -- --ignored --test-threads 2
+RADIUM_LSP_BIN=$bin cargo test --workspace --test code --quiet -- --ignored --test-threads 2
 
 # The same through `rad`, with the servers on PATH as a user has them.
-cargo build -p radium-cli --quiet
+cargo build --workspace --bins --quiet   # --workspace: the test build's features, nothing compiled again
 rad=$PWD/target/debug/rad
 work=$(mktemp -d)
 export RADIUM_HOME=$work/home RADIUM_DAEMON_IDLE=60

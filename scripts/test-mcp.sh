@@ -5,5 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=$(bash scripts/ensure-mcp.sh)
-cargo build -p radium-cli --quiet
+cargo build --workspace --bins --quiet   # --workspace: the test build's features, nothing compiled again
 timeout 600 "$python" tests/mcp/test_rad_mcp.py "$PWD/target/debug/rad"

@@ -68,8 +68,8 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 step "Rust tests (unit, integration, doc; the benchmarks once in test mode)"
 # Built first, then run: the release (below) starts between the two, so the
 # cores the tests leave idle while they wait on processes and sockets build it.
-cargo test --workspace --exclude radium-lua --no-run --quiet
-cargo test --workspace --exclude radium-lua --bench '*' --no-run --quiet
+cargo test --workspace --no-run --quiet
+cargo test --workspace --bench '*' --no-run --quiet
 
 # Every release build of the run is the release itself: scripts/release.sh
 # builds dist/ once (x86_64 and aarch64 on glibc 2.17, a static musl rad), and
@@ -88,18 +88,21 @@ release_pid=$!
 set +m
 echo "test: scripts/release.sh $version started in the background (pid $release_pid)"
 
-cargo test --workspace --exclude radium-lua
+cargo test --workspace
 # Criterion runs each benchmark once when not given --bench; a debug build,
 # so the benches share the tests' build instead of a release build of their own.
-cargo test --workspace --exclude radium-lua --bench '*' --quiet
+cargo test --workspace --bench '*' --quiet
 
 step "real agents (Claude Code's ACP adapter, Gemini CLI from npm) against a scripted model server, through rad chat"
 bash scripts/ensure-apt.sh jq:jq
-cargo build -p radium-cli --quiet
-# The cases in Neovim take a debug module (the release one is still being
-# built; the Neovim step below installs it).
-RADIUM_PROFILE=debug bash bindings/lua/build.sh
-bash scripts/test-agents.sh --lanes 2
+# target/debug/rad is the tests' build. The cases in Neovim run in the Neovim
+# step below, with the release's module (none is built in debug for them).
+agent_cases=() nvim_agent_cases=()
+while read -r c; do
+  case $c in *nvim*) nvim_agent_cases+=("$c") ;; *) agent_cases+=("$c") ;; esac
+done < <(bash scripts/test-agents.sh --list)
+[ ${#agent_cases[@]} -gt 0 ] && [ ${#nvim_agent_cases[@]} -gt 0 ] || die "scripts/test-agents.sh --list gave no cases"
+bash scripts/test-agents.sh --lanes 2 "${agent_cases[@]}"
 
 step "rad mcp: the edit tools as an MCP server, driven by the reference MCP client (PyPI mcp)"
 bash scripts/test-mcp.sh
@@ -134,6 +137,7 @@ nvim=$(bash scripts/ensure-nvim.sh)
 bash bindings/lua/build.sh
 timeout 480 "$nvim" --headless -u NONE -l bindings/lua/tests/run.lua
 timeout 120 bash scripts/test-nvim-tui.sh "$nvim"   # a chat turn typed in the TUI under tmux
+NVIM=$nvim bash scripts/test-agents.sh --lanes 2 "${nvim_agent_cases[@]}"   # real agents in headless Neovim
 
 step "Node door and VS Code extension: the addon, node --test, tsc (npm ci when needed)"
 bash scripts/test-node.sh
