@@ -1,5 +1,6 @@
--- What a chat buffer shows: the headings, the streamed answer (chunks are
--- gathered and written at most every 16 ms), and compact entries for tool
+-- What a chat buffer shows: the headings, the streamed answer (the chunks
+-- a poll of the door delivers, at most once a frame but in a flood, are
+-- gathered and written once, as soon as the poll is done), and compact entries for tool
 -- calls (with their commands and output: chat_tools.lua), plans,
 -- permissions, writes, notices and errors. An entry is a
 -- "**kind** ..." line, its details indented below; it folds (foldexpr).
@@ -101,6 +102,12 @@ end
 -- main loop from the keys.
 M.PLAIN_AFTER = 64 * 1024
 
+-- More text than this waiting for one write is a flood (a model streams a
+-- few hundred bytes a frame): the chat goes plain at once, as past
+-- PLAIN_AFTER (tree-sitter re-parsing the answer at each redraw was most of
+-- a flood's main-loop time).
+M.FLOOD = 8 * 1024
+
 -- A chat of more bytes than this stays plain once a flood made it so:
 -- parsing megabytes of Markdown again at the turn's end would take the
 -- main loop (about 0.6 s for 5 MB), and so would computing its folds.
@@ -146,14 +153,17 @@ end
 
 local function push(chat, text)
   chat.streamed = (chat.streamed or 0) + #text
-  if chat.streamed > M.PLAIN_AFTER and not chat.plain then
-    M.highlight(chat, false)
-  end
   chat.pending = chat.pending or {}
   chat.pending[#chat.pending + 1] = text
+  chat.pending_bytes = (#chat.pending > 1 and chat.pending_bytes or 0) + #text
+  if (chat.streamed > M.PLAIN_AFTER or chat.pending_bytes > M.FLOOD) and not chat.plain then
+    M.highlight(chat, false)
+  end
   if not chat.flush_due then
     chat.flush_due = true
-    vim.defer_fn(function() M.flush(chat) end, 16)
+    -- Runs once the poll that delivered the text is done, before the
+    -- screen is drawn: no frame of delay on top of the door's.
+    vim.schedule(function() M.flush(chat) end)
   end
 end
 

@@ -128,3 +128,50 @@ test("highlighting and folds by expression come back after a 100 KiB flood, and 
   check(chat.plain, "still plain after a short turn")
   close_all()
 end)
+
+test("a write of more than 8 KiB at once turns highlighting off for the flood; the turn's end brings it and the folds back", function()
+  local p = pt.project()
+  vim.cmd("edit " .. p.ws .. "/src/main.rs")
+  local chat = open()
+  local render = require("radium.chat_render")
+  local win = vim.fn.bufwinid(chat.buf)
+  render.begin_answer(chat)
+  -- A model's pace: a few hundred bytes at a time stay highlighted.
+  render.event(chat, { type = "text", text = string.rep("word ", 60) })
+  render.flush(chat)
+  check(not chat.plain, "a small write keeps the highlighting")
+  -- A flood: one write of 9 KiB (well under the 64 KiB a turn streams
+  -- before going plain anyway).
+  render.event(chat, { type = "text", text = string.rep("flood line of text\n", 500) })
+  check(chat.plain, "plain during the flood")
+  eq(vim.treesitter.highlighter.active[chat.buf], nil, "no tree-sitter highlighter while it floods")
+  eq(vim.wo[win].foldmethod, "manual", "no folds by expression while it floods")
+  render.event(chat, { type = "turn_end", stop_reason = "end_turn" })
+  check(not chat.plain, "highlighted again at the turn's end")
+  eq(vim.wo[win].foldmethod, "expr", "folds by expression again")
+  eq(vim.treesitter.highlighter.active[chat.buf] ~= nil or vim.bo[chat.buf].syntax == "markdown", true, "the chat is highlighted again")
+  local text = table.concat(vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false), "\n")
+  eq(select(2, text:gsub("flood line of text", "")), 500, "every line of the flood is there")
+  close_all()
+end)
+
+test("an 8 MB answer (polls of the flood back to back) is drawn whole and in order", function()
+  local p = pt.project()
+  vim.cmd("edit " .. p.ws .. "/src/main.rs")
+  local chat = open()
+  say(chat, "numbered 2000 4096")
+  turn_done(chat)
+  local lines = vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false)
+  local from = vim.fn.index(lines, "## example") + 1
+  local to = vim.fn.index(lines, "## You", from) + 1
+  local answer = table.concat(lines, "", from + 1, to - 1)
+  local n, ordered = 0, true
+  for i in answer:gmatch("(%d+) n") do
+    ordered = ordered and tonumber(i) == n
+    n = n + 1
+  end
+  eq(n, 2000, "every chunk is there, once")
+  check(ordered, "in the order they were sent")
+  check(chat.plain, "the flood left the chat plain (over 1 MiB)")
+  close_all()
+end)
