@@ -172,8 +172,9 @@ pub(crate) fn queue(lua: &Lua, future: PendingFuture, callback: Function) -> Lua
     Ok(())
 }
 
-/// At most this many events, or events carrying this many bytes of text,
-/// of one stream are taken in one poll, so a flood never holds the main
+/// At most this many events, or events carrying this many bytes of text
+/// (once joined: the outputs of folded updates count once), of one stream
+/// are taken in one poll, so a flood never holds the main
 /// loop long; the rest wait for the next poll (the stream wakes it again).
 const EVENTS_PER_POLL: usize = 8192;
 /// See [`EVENTS_PER_POLL`].
@@ -260,8 +261,14 @@ fn poll_streams(lua: &Lua, cx: &mut Context<'_>) -> LuaResult<bool> {
             }
             match rx.poll_recv(cx) {
                 Poll::Ready(Some(event)) => {
-                    bytes += text_len(&event);
+                    // The text that reaches Lua: an update folded into the
+                    // last one replaces its output, it does not add to it.
+                    let (len, last) = (batch.len(), batch.last().map_or(0, text_len));
                     push_joined(&mut batch, event);
+                    bytes += batch.last().map_or(0, text_len);
+                    if batch.len() == len {
+                        bytes -= last;
+                    }
                 }
                 Poll::Ready(None) => {
                     open = false;

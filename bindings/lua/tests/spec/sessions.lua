@@ -286,3 +286,26 @@ test("a poll answers whether a stream holds more than one poll takes (a flood), 
   eq(any_more, false, "no poll of a short answer left more")
   session:close()
 end)
+
+test("a flood of updates to one tool call is folded before it counts against a poll's share", function()
+  local e = engine_with_agent()
+  local updates, ended = 0, false
+  local session = open(e, { on_event = function(ev)
+    if ev.type == "tool_call_update" then updates = updates + 1 end
+    if ev.type == "turn_end" then ended = true end
+  end })
+  -- 4,000 updates, each with the whole output so far (up to 64 KiB): one
+  -- poll folds them into one, so none leaves more for the next.
+  session:prompt("toollines 4000 95")
+  local more = false
+  for _ = 1, 200 do
+    vim.uv.sleep(100)
+    local _, m = radium.native.poll(true)
+    more = more or m
+    if ended then break end
+  end
+  check(ended, "the turn ended")
+  eq(more, false, "no poll left more")
+  check(updates >= 1 and updates < 100, "the updates reached Lua folded: " .. updates)
+  session:close()
+end)
