@@ -38,6 +38,16 @@ end
 M.LONG_LINE = 2000
 
 local function break_long(parts, col)
+  local long = false
+  for i, part in ipairs(parts) do
+    if #part + (i == 1 and col or 0) > M.LONG_LINE then
+      long = true
+      break
+    end
+  end
+  if not long then
+    return parts -- the usual case: nothing to copy
+  end
   local out = {}
   for i, part in ipairs(parts) do
     local base, from, len = i == 1 and col or 0, 1, #part
@@ -126,6 +136,21 @@ local function folds(buf, on)
   end
 end
 
+-- The buffer's tree-sitter parser stays attached once highlighting stops,
+-- and edits every tree it holds at each write: one per Markdown paragraph
+-- for the inline injections, which made each write of a flood cost as much
+-- as the paragraphs above it. They go (the highlighter parses them again
+-- when it starts); `remove_child` is the parser's own (private) method,
+-- so a Neovim without it keeps them.
+local function drop_injections(buf)
+  local ok, parser = pcall(vim.treesitter.get_parser, buf, "markdown", { error = false })
+  if ok and parser and type(parser.remove_child) == "function" then
+    for lang in pairs(parser:children()) do
+      pcall(parser.remove_child, parser, lang)
+    end
+  end
+end
+
 --- Turns the chat's highlighting and folding by expression off (`off`)
 --- or back on (not for a chat over HIGHLIGHT_MAX bytes: it stays plain,
 --- its folds as they were).
@@ -139,6 +164,7 @@ function M.highlight(chat, on)
   end
   if not on then
     pcall(vim.treesitter.stop, buf)
+    drop_injections(buf)
     vim.bo[buf].syntax = "OFF"
     folds(buf, false)
     chat.plain = true

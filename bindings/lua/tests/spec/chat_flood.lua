@@ -146,10 +146,20 @@ test("a write of more than 8 KiB at once turns highlighting off for the flood; t
   check(chat.plain, "plain during the flood")
   eq(vim.treesitter.highlighter.active[chat.buf], nil, "no tree-sitter highlighter while it floods")
   eq(vim.wo[win].foldmethod, "manual", "no folds by expression while it floods")
+  -- The parser's inline trees (one a paragraph, each edited at every
+  -- write) are dropped while it floods.
+  local parser = vim.treesitter.get_parser(chat.buf, "markdown", { error = false })
+  if parser then
+    eq(vim.tbl_count(parser:children()), 0, "no injected trees while it floods")
+  end
   render.event(chat, { type = "turn_end", stop_reason = "end_turn" })
   check(not chat.plain, "highlighted again at the turn's end")
   eq(vim.wo[win].foldmethod, "expr", "folds by expression again")
   eq(vim.treesitter.highlighter.active[chat.buf] ~= nil or vim.bo[chat.buf].syntax == "markdown", true, "the chat is highlighted again")
+  if parser then
+    vim.treesitter.get_parser(chat.buf, "markdown"):parse(true)
+    check(vim.treesitter.get_parser(chat.buf, "markdown"):children().markdown_inline ~= nil, "the inline trees are back once parsed")
+  end
   local text = table.concat(vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false), "\n")
   eq(select(2, text:gsub("flood line of text", "")), 500, "every line of the flood is there")
   close_all()
