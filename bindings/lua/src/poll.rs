@@ -115,8 +115,10 @@ pub(crate) fn async_state(lua: &Lua) -> LuaResult<mlua::AppDataRef<'_, AsyncStat
 /// chain once and calls the callbacks of finished ones; then, unless
 /// `streams` is `false`, delivers the events the streams hold (the Lua side
 /// does so at most once a frame: the events that come in between are
-/// joined and drawn once).
-pub(crate) fn poll(lua: &Lua, streams: Option<bool>) -> LuaResult<usize> {
+/// joined and drawn once). Answers the number of chains still pending and
+/// whether a stream holds more events than one poll takes (a flood: the Lua
+/// side polls again at the next turn of the loop instead of a frame later).
+pub(crate) fn poll(lua: &Lua, streams: Option<bool>) -> LuaResult<(usize, bool)> {
     let (signal, pending, calls) = {
         let state = async_state(lua)?;
         state.signal.notified.store(false, Ordering::Release);
@@ -147,14 +149,18 @@ pub(crate) fn poll(lua: &Lua, streams: Option<bool>) -> LuaResult<usize> {
     let left = queue.len();
     drop(queue);
     drop(state);
+    let mut more = false;
     if streams != Some(false) {
-        if let Err(e) = poll_streams(lua, &mut cx) {
-            first_error.get_or_insert(e);
+        match poll_streams(lua, &mut cx) {
+            Ok(m) => more = m,
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
         }
     }
     match first_error {
         Some(e) => Err(e),
-        None => Ok(left),
+        None => Ok((left, more)),
     }
 }
 
@@ -166,8 +172,9 @@ pub(crate) fn queue(lua: &Lua, future: PendingFuture, callback: Function) -> Lua
     Ok(())
 }
 
-/// At most this many events, or events carrying this many bytes of text,
-/// of one stream are taken in one poll, so a flood never holds the main
+/// At most this many events, or events carrying this many bytes of text
+/// (once joined: the outputs of folded updates count once), of one stream
+/// are taken in one poll, so a flood never holds the main
 /// loop long; the rest wait for the next poll (the stream wakes it again).
 const EVENTS_PER_POLL: usize = 8192;
 /// See [`EVENTS_PER_POLL`].
@@ -235,11 +242,13 @@ fn push_joined(batch: &mut Vec<Value>, event: Value) {
 
 /// Delivers the events that arrived on each stream (consecutive text
 /// chunks joined); a stream that ended gets one last call with `nil` and
-/// is dropped.
-fn poll_streams(lua: &Lua, cx: &mut Context<'_>) -> LuaResult<()> {
+/// is dropped. Answers whether a stream was left with more than one poll
+/// takes.
+fn poll_streams(lua: &Lua, cx: &mut Context<'_>) -> LuaResult<bool> {
     let streams = std::mem::take(&mut *async_state(lua)?.streams.borrow_mut());
     let mut still = Vec::new();
     let mut first_error = None;
+    let mut more = false;
     for (mut rx, callback) in streams {
         let mut open = true;
         let mut batch = Vec::new();
@@ -247,12 +256,19 @@ fn poll_streams(lua: &Lua, cx: &mut Context<'_>) -> LuaResult<()> {
         for n in 0..=EVENTS_PER_POLL {
             if n == EVENTS_PER_POLL || bytes >= TEXT_PER_POLL {
                 cx.waker().wake_by_ref();
+                more = true;
                 break;
             }
             match rx.poll_recv(cx) {
                 Poll::Ready(Some(event)) => {
-                    bytes += text_len(&event);
+                    // The text that reaches Lua: an update folded into the
+                    // last one replaces its output, it does not add to it.
+                    let (len, last) = (batch.len(), batch.last().map_or(0, text_len));
                     push_joined(&mut batch, event);
+                    bytes += batch.last().map_or(0, text_len);
+                    if batch.len() == len {
+                        bytes -= last;
+                    }
                 }
                 Poll::Ready(None) => {
                     open = false;
@@ -276,7 +292,7 @@ fn poll_streams(lua: &Lua, cx: &mut Context<'_>) -> LuaResult<()> {
     let mut streams = state.streams.borrow_mut();
     still.append(&mut streams);
     *streams = still;
-    first_error.map_or(Ok(()), Err)
+    first_error.map_or(Ok(more), Err)
 }
 
 /// Delivers `stream`'s events to `callback` on the main loop, then `nil`

@@ -1,9 +1,14 @@
--- What a chat buffer shows: the headings, the streamed answer (chunks are
--- gathered and written at most every 16 ms), and compact entries for tool
+-- What a chat buffer shows: the headings, the streamed answer (the chunks
+-- a poll of the door delivers, at most once a frame but in a flood, are
+-- gathered and written once, as soon as the poll is done), and compact entries for tool
 -- calls (with their commands and output: chat_tools.lua), plans,
 -- permissions, writes, notices and errors. An entry is a
 -- "**kind** ..." line, its details indented below; it folds (foldexpr).
 local M = {}
+local plain = require("radium.chat_plain")
+
+--- Turns the chat's highlighting and folds off (`on` false) or back on (chat_plain.lua).
+M.highlight = plain.highlight
 
 local ns = vim.api.nvim_create_namespace("radium_chat")
 M.entries_ns = vim.api.nvim_create_namespace("radium_chat_entries")
@@ -37,6 +42,16 @@ end
 M.LONG_LINE = 2000
 
 local function break_long(parts, col)
+  local long = false
+  for i, part in ipairs(parts) do
+    if #part + (i == 1 and col or 0) > M.LONG_LINE then
+      long = true
+      break
+    end
+  end
+  if not long then
+    return parts -- the usual case: nothing to copy
+  end
   local out = {}
   for i, part in ipairs(parts) do
     local base, from, len = i == 1 and col or 0, 1, #part
@@ -96,64 +111,19 @@ function M.flush(chat)
   end)
 end
 
--- Past this many bytes in a turn the chat is shown without highlighting
--- until the turn ends: highlighting a flood as it arrives would take the
--- main loop from the keys.
-M.PLAIN_AFTER = 64 * 1024
-
--- A chat of more bytes than this stays plain once a flood made it so:
--- parsing megabytes of Markdown again at the turn's end would take the
--- main loop (about 0.6 s for 5 MB), and so would computing its folds.
-M.HIGHLIGHT_MAX = 1024 * 1024
-
--- Folds by expression in the chat's windows (`on`), or kept as they are
--- (manual): the expression runs for every line written, most of a flood's
--- main-loop time.
-local function folds(buf, on)
-  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
-    if on then
-      vim.wo[win].foldmethod = "expr"
-    elseif vim.wo[win].foldmethod == "expr" then
-      vim.wo[win].foldmethod = "manual"
-    end
-  end
-end
-
---- Turns the chat's highlighting and folding by expression off (`off`)
---- or back on (not for a chat over HIGHLIGHT_MAX bytes: it stays plain,
---- its folds as they were).
-function M.highlight(chat, on)
-  local buf = chat.buf
-  if on and chat.plain then
-    local n = vim.api.nvim_buf_line_count(buf)
-    if vim.api.nvim_buf_get_offset(buf, n) > M.HIGHLIGHT_MAX then
-      return
-    end
-  end
-  if not on then
-    pcall(vim.treesitter.stop, buf)
-    vim.bo[buf].syntax = "OFF"
-    folds(buf, false)
-    chat.plain = true
-  elseif chat.plain then
-    chat.plain = false
-    folds(buf, true)
-    if not pcall(vim.treesitter.start, buf, "markdown") then
-      vim.bo[buf].syntax = "markdown"
-    end
-  end
-end
-
 local function push(chat, text)
   chat.streamed = (chat.streamed or 0) + #text
-  if chat.streamed > M.PLAIN_AFTER and not chat.plain then
-    M.highlight(chat, false)
-  end
   chat.pending = chat.pending or {}
   chat.pending[#chat.pending + 1] = text
+  chat.pending_bytes = (#chat.pending > 1 and chat.pending_bytes or 0) + #text
+  if (chat.streamed > plain.PLAIN_AFTER or chat.pending_bytes > plain.FLOOD) and not chat.plain then
+    M.highlight(chat, false)
+  end
   if not chat.flush_due then
     chat.flush_due = true
-    vim.defer_fn(function() M.flush(chat) end, 16)
+    -- Runs once the poll that delivered the text is done, before the
+    -- screen is drawn: no frame of delay on top of the door's.
+    vim.schedule(function() M.flush(chat) end)
   end
 end
 

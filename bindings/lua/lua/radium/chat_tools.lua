@@ -14,23 +14,66 @@ M.FOLD_KEEP = 8
 -- The most characters of one output line drawn.
 local MAX_LINE_CHARS = 500
 
---- `text` as the lines drawn under a tool call (without their indent).
-function M.fold(text)
-  local lines = vim.split(text, "\n", { plain = true })
-  if lines[#lines] == "" then
-    lines[#lines] = nil
-  end
-  for i, l in ipairs(lines) do
-    if #l > MAX_LINE_CHARS and vim.fn.strchars(l) > MAX_LINE_CHARS then
-      lines[i] = vim.fn.strcharpart(l, 0, MAX_LINE_CHARS) .. "…"
+-- The lines of `text` (split at "\n", a last empty one dropped): `first`
+-- of them from its start, or with `from_end` the last `first`, splitting
+-- only as much of the text as they take (an output of megabytes is redrawn
+-- at every update: splitting all of it each time made a flood quadratic).
+local function some_lines(text, first, from_end)
+  local k = 4096
+  while true do
+    local whole = k >= #text
+    local part = whole and text or (from_end and text:sub(-k) or text:sub(1, k))
+    local lines = vim.split(part, "\n", { plain = true })
+    if (whole or from_end) and lines[#lines] == "" then
+      lines[#lines] = nil
     end
+    -- A cut piece (the first when from the end, the last from the start)
+    -- is never among those kept when there are more lines than that.
+    if whole or #lines > first then
+      if from_end then
+        return vim.list_slice(lines, math.max(#lines - first + 1, 1), #lines)
+      end
+      return vim.list_slice(lines, 1, first)
+    end
+    k = k * 4
   end
-  if #lines <= M.FOLD_OVER then
-    return lines
+end
+
+-- The number of lines of `text` (a last empty one not counted).
+local function count_lines(text)
+  local n, pos = 0, 1
+  while true do
+    local nl = text:find("\n", pos, true)
+    if not nl then
+      break
+    end
+    n, pos = n + 1, nl + 1
   end
-  local out = vim.list_slice(lines, 1, M.FOLD_KEEP)
-  out[#out + 1] = string.format("… %d more lines", #lines - 2 * M.FOLD_KEEP)
-  vim.list_extend(out, lines, #lines - M.FOLD_KEEP + 1, #lines)
+  return pos <= #text and n + 1 or n
+end
+
+local function cut(l)
+  if #l > MAX_LINE_CHARS and vim.fn.strchars(l) > MAX_LINE_CHARS then
+    return vim.fn.strcharpart(l, 0, MAX_LINE_CHARS) .. "…"
+  end
+  return l
+end
+
+--- `text` as the lines drawn under a tool call (without their indent): in
+--- time linear in the text, its lines split only when they are drawn.
+function M.fold(text)
+  local total = count_lines(text)
+  local out
+  if total <= M.FOLD_OVER then
+    out = some_lines(text, total)
+  else
+    out = some_lines(text, M.FOLD_KEEP)
+    out[#out + 1] = string.format("… %d more lines", total - 2 * M.FOLD_KEEP)
+    vim.list_extend(out, some_lines(text, M.FOLD_KEEP, true))
+  end
+  for i, l in ipairs(out) do
+    out[i] = i == M.FOLD_KEEP + 1 and total > M.FOLD_OVER and l or cut(l)
+  end
   return out
 end
 
@@ -101,10 +144,16 @@ function M.update(chat, tool, ev, entries_ns, details)
     vim.api.nvim_buf_set_text(chat.buf, row, #head, row, #line, { summary })
   end
   if redraw then
-    local lines = output_lines(tool)
+    -- Only the lines that differ from those on screen are written (after a
+    -- flood of updates, the "… N more lines" and the last few).
+    local lines, was = output_lines(tool), tool.lines_drawn or {}
+    local same = 0
+    while same < #lines and same < drawn and lines[same + 1] == was[same + 1] do
+      same = same + 1
+    end
     local from = row + details
-    vim.api.nvim_buf_set_lines(chat.buf, from, from + drawn, false, lines)
-    tool.output_drawn = #lines
+    vim.api.nvim_buf_set_lines(chat.buf, from + same, from + drawn, false, vim.list_slice(lines, same + 1, #lines))
+    tool.output_drawn, tool.lines_drawn = #lines, lines
   end
   return true
 end

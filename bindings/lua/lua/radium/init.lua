@@ -199,20 +199,24 @@ local watcher
 
 -- Streamed events (a chat's answer) are delivered at most once a frame
 -- (FRAME ms): what comes in between is joined by the native side and drawn
--- once. Chains and requests are answered at every wake-up.
+-- once. During a flood (a poll left more than it takes) the next poll runs
+-- at the next turn of the loop instead, keys and redraws in between, so a
+-- fast answer is not held to one poll's worth a frame. Chains and requests
+-- are answered at every wake-up.
 local FRAME = 16
-local frame = { last = 0, timer = nil }
+local frame = { last = 0, timer = nil, more = false }
 
 local function poll_streams()
   local uv = vim.uv or vim.loop
   frame.last = uv.now()
-  native.poll(true)
+  local _, more = native.poll(true)
+  frame.more = more == true
 end
 
 local function on_wake()
   local uv = vim.uv or vim.loop
   local since = uv.now() - frame.last
-  if since >= FRAME and not (frame.timer and frame.timer:is_active()) then
+  if (frame.more or since >= FRAME) and not (frame.timer and frame.timer:is_active()) then
     return poll_streams()
   end
   native.poll(false)

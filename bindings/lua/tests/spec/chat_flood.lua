@@ -128,3 +128,121 @@ test("highlighting and folds by expression come back after a 100 KiB flood, and 
   check(chat.plain, "still plain after a short turn")
   close_all()
 end)
+
+test("a write of more than 8 KiB at once turns highlighting off for the flood; the turn's end brings it and the folds back", function()
+  local p = pt.project()
+  vim.cmd("edit " .. p.ws .. "/src/main.rs")
+  local chat = open()
+  local render = require("radium.chat_render")
+  local win = vim.fn.bufwinid(chat.buf)
+  render.begin_answer(chat)
+  -- A model's pace: a few hundred bytes at a time stay highlighted.
+  render.event(chat, { type = "text", text = string.rep("word ", 60) })
+  render.flush(chat)
+  check(not chat.plain, "a small write keeps the highlighting")
+  -- A flood: one write of 9 KiB (well under the 64 KiB a turn streams
+  -- before going plain anyway).
+  render.event(chat, { type = "text", text = string.rep("flood line of text\n", 500) })
+  check(chat.plain, "plain during the flood")
+  eq(vim.treesitter.highlighter.active[chat.buf], nil, "no tree-sitter highlighter while it floods")
+  eq(vim.wo[win].foldmethod, "manual", "no folds by expression while it floods")
+  -- The parser's inline trees (one a paragraph, each edited at every
+  -- write) are dropped while it floods.
+  local parser = vim.treesitter.get_parser(chat.buf, "markdown", { error = false })
+  if parser then
+    eq(vim.tbl_count(parser:children()), 0, "no injected trees while it floods")
+  end
+  render.event(chat, { type = "turn_end", stop_reason = "end_turn" })
+  check(not chat.plain, "highlighted again at the turn's end")
+  eq(vim.wo[win].foldmethod, "expr", "folds by expression again")
+  eq(vim.treesitter.highlighter.active[chat.buf] ~= nil or vim.bo[chat.buf].syntax == "markdown", true, "the chat is highlighted again")
+  if parser then
+    vim.treesitter.get_parser(chat.buf, "markdown"):parse(true)
+    check(vim.treesitter.get_parser(chat.buf, "markdown"):children().markdown_inline ~= nil, "the inline trees are back once parsed")
+  end
+  local text = table.concat(vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false), "\n")
+  eq(select(2, text:gsub("flood line of text", "")), 500, "every line of the flood is there")
+  close_all()
+end)
+
+test("an 8 MB answer (polls of the flood back to back) is drawn whole and in order", function()
+  local p = pt.project()
+  vim.cmd("edit " .. p.ws .. "/src/main.rs")
+  local chat = open()
+  say(chat, "numbered 2000 4096")
+  turn_done(chat)
+  local lines = vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false)
+  local from = vim.fn.index(lines, "## example") + 1
+  local to = vim.fn.index(lines, "## You", from) + 1
+  local answer = table.concat(lines, "", from + 1, to - 1)
+  local n, ordered = 0, true
+  for i in answer:gmatch("(%d+) n") do
+    ordered = ordered and tonumber(i) == n
+    n = n + 1
+  end
+  eq(n, 2000, "every chunk is there, once")
+  check(ordered, "in the order they were sent")
+  check(chat.plain, "the flood left the chat plain (over 1 MiB)")
+  close_all()
+end)
+
+test("a tool call's output is folded as before whatever its size and lines (split only where drawn)", function()
+  local tools = require("radium.chat_tools")
+  -- The fold as it was, splitting the whole output.
+  local function reference(text)
+    local lines = vim.split(text, "\n", { plain = true })
+    if lines[#lines] == "" then lines[#lines] = nil end
+    for i, l in ipairs(lines) do
+      if #l > 500 and vim.fn.strchars(l) > 500 then lines[i] = vim.fn.strcharpart(l, 0, 500) .. "…" end
+    end
+    if #lines <= tools.FOLD_OVER then return lines end
+    local out = vim.list_slice(lines, 1, tools.FOLD_KEEP)
+    out[#out + 1] = string.format("… %d more lines", #lines - 2 * tools.FOLD_KEEP)
+    vim.list_extend(out, lines, #lines - tools.FOLD_KEEP + 1, #lines)
+    return out
+  end
+  local function numbered(n, width, sep)
+    local t = {}
+    for i = 1, n do t[i] = (i .. " " .. string.rep("é", width)) end
+    return table.concat(t, sep or "\n")
+  end
+  local cases = {
+    "", "\n", "one", "one\n", "a\n\nb\n\n", numbered(20, 3), numbered(21, 3) .. "\n", numbered(16, 3),
+    numbered(17, 3), numbered(4000, 40) .. "\n", numbered(4000, 40), numbered(30, 3000), numbered(5, 9000) .. "\n",
+    string.rep("x", 20000), numbered(25, 1) .. "\n" .. string.rep("y", 50000), string.rep("\n", 100),
+  }
+  for i, text in ipairs(cases) do
+    eq(tools.fold(text), reference(text), "case " .. i .. " (" .. #text .. " bytes)")
+  end
+end)
+
+test("a command's output updated 3,000 times rewrites only the lines that change, and ends as its whole output folded", function()
+  local p = pt.project()
+  vim.cmd("edit " .. p.ws .. "/src/main.rs")
+  local chat = open()
+  local render = require("radium.chat_render")
+  render.begin_answer(chat)
+  render.event(chat, { type = "tool_call", id = "t1", title = "seq 3000", kind = "execute", status = "in_progress", command = "seq 3000" })
+  local written = 0
+  vim.api.nvim_buf_attach(chat.buf, false, { on_lines = function(_, _, _, first, last_old, last_new)
+    written = written + math.max(last_old, last_new) - first
+  end })
+  local out = {}
+  for i = 1, 3000 do
+    out[i] = tostring(i)
+    render.event(chat, { type = "tool_call_update", id = "t1", output = table.concat(out, "\n") .. "\n" })
+  end
+  render.event(chat, { type = "tool_call_update", id = "t1", status = "completed", exit_code = 0 })
+  -- Past 20 lines an update changes the "… N more lines" line and the last
+  -- 8 (at most 9 lines), not all 17 drawn.
+  check(written <= 3000 * 10, "lines written for 3,000 updates: " .. written)
+  render.event(chat, { type = "turn_end", stop_reason = "end_turn" })
+  local text = table.concat(vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false), "\n")
+  local expected = { "    1", "    8", "    … 2984 more lines", "    2993", "    3000" }
+  for _, l in ipairs(expected) do
+    check(text:find("\n" .. l .. "\n", 1, true) ~= nil, "the output shows " .. l .. ": " .. text:sub(-600))
+  end
+  eq(select(2, text:gsub("\n    %d", "")), 16, "16 output lines drawn")
+  eq(render.status(chat, "t1"), "completed", "its status")
+  close_all()
+end)

@@ -247,3 +247,65 @@ test("a session has its conversation's tag from the start; a later one continues
   first:close()
   second:close()
 end)
+
+test("a poll answers whether a stream holds more than one poll takes (a flood), and not for a short answer", function()
+  local e = engine_with_agent()
+  local bytes, ended = 0, false
+  local session = open(e, { on_event = function(ev)
+    if ev.type == "text" then bytes = bytes + #ev.text end
+    if ev.type == "turn_end" then ended = true end
+  end })
+  -- 8 MB of text; the main loop is held (uv.sleep) so the events pile up
+  -- in the stream, then one poll by hand takes at most its share.
+  session:prompt("stream 8000 1024")
+  local more, polled = false, 0
+  for _ = 1, 100 do
+    vim.uv.sleep(100)
+    local before = bytes
+    local _, m = radium.native.poll(true)
+    polled = bytes - before
+    if m then
+      more = true
+      break
+    end
+  end
+  check(more, "a poll left events of the flood for the next one")
+  check(polled >= 256 * 1024 and polled < 2 * 1024 * 1024, "one poll took about 256 KiB, not all: " .. polled)
+  vim.wait(60000, function() return ended end, 10)
+  eq(bytes, 8000 * 1024, "every byte arrived")
+  -- A short answer: nothing left over.
+  ended = false
+  session:prompt("hello")
+  local any_more = false
+  vim.wait(15000, function()
+    local _, m = radium.native.poll(true)
+    any_more = any_more or m
+    return ended
+  end, 10)
+  check(ended, "the short turn ended")
+  eq(any_more, false, "no poll of a short answer left more")
+  session:close()
+end)
+
+test("a flood of updates to one tool call is folded before it counts against a poll's share", function()
+  local e = engine_with_agent()
+  local updates, ended = 0, false
+  local session = open(e, { on_event = function(ev)
+    if ev.type == "tool_call_update" then updates = updates + 1 end
+    if ev.type == "turn_end" then ended = true end
+  end })
+  -- 4,000 updates, each with the whole output so far (up to 64 KiB): one
+  -- poll folds them into one, so none leaves more for the next.
+  session:prompt("toollines 4000 95")
+  local more = false
+  for _ = 1, 200 do
+    vim.uv.sleep(100)
+    local _, m = radium.native.poll(true)
+    more = more or m
+    if ended then break end
+  end
+  check(ended, "the turn ended")
+  eq(more, false, "no poll left more")
+  check(updates >= 1 and updates < 100, "the updates reached Lua folded: " .. updates)
+  session:close()
+end)
