@@ -12,6 +12,11 @@
   const md = window.radiumMarkdown
   const $ = (id) => document.getElementById(id)
   const log = $('log')
+  // Finished parts of answers far from the view are detached (virtual.js);
+  // the page's `radiumChat` answers an answer's whole text and finds a text
+  // in all of the chat (the browser's find reaches only what is attached).
+  const virtual = window.radiumVirtual.create(log)
+  window.radiumChat = { text: (e) => virtual.text(e), find: (needle, last) => virtual.reveal(needle, last), virtual }
   const input = $('input')
   const agent = $('agent')
   const send = $('send')
@@ -53,6 +58,8 @@
   // in the next one, so the browser lays out a piece, not the whole line, as
   // text comes (and skips pieces far from the view: chat.css).
   const PIECE = 4096
+  // Pieces of a long line go into groups of GROUP pieces (about 64 KB).
+  const GROUP = 16
   // An unfinished block longer than this is shown as text (white space kept)
   // until it ends, not rendered again each frame; finished, it stays so.
   const RAW_OVER = 64 * 1024
@@ -107,9 +114,10 @@
 
   // Finished blocks go into chunks of about CHUNK characters of Markdown,
   // each laid out and painted only near the view (chat.css).
-  const CHUNK = 32 * 1024
+  const CHUNK = 8 * 1024
   function appendFinished (a, markdown) {
     if (!a.chunk || a.chunk !== a.el.lastChild || a.chunkLen > CHUNK) {
+      virtual.watch(a.chunk)
       a.chunk = a.el.appendChild(el('div', 'chunk'))
       a.chunkLen = 0
     }
@@ -126,8 +134,13 @@
       if (at < 0) return
       more = more.slice(at)
       a.plain.classList.add('joined')
-      a.plain = a.el.appendChild(el('p', a.raw ? 'raw cont' : 'cont'))
-      a.tail.push(a.plain)
+      // The pieces go in groups of GROUP, a full one finished (watched).
+      if (!a.group || !a.group.isConnected || a.group.childNodes.length >= GROUP) {
+        virtual.watch(a.group)
+        a.group = a.el.appendChild(el('div', 'pieces'))
+        a.tail.push(a.group)
+      }
+      a.plain = a.group.appendChild(el('p', a.raw ? 'raw cont' : 'cont'))
       a.plainLen = 0
     }
   }
@@ -139,7 +152,12 @@
     const a = answer
     // Blocks end only at a new line break: without one in the new text,
     // the finished blocks are as they were (no scan of the whole rest).
-    const fresh = a.text.slice(a.done + a.shown)
+    // The text is kept from the finished blocks' end only, and the new text
+    // is appended to it here: a frame's work is the new text and the
+    // unfinished rest, never the whole answer.
+    const fresh = a.fresh
+    a.fresh = ''
+    a.text += fresh
     const cut = /[\r\n]/.test(fresh) ? md.settled(a.text, a.done) : { end: a.done, blocks: 0 }
     if (cut.end > a.done) {
       const unshown = a.text.slice(a.done + a.shown, cut.end)
@@ -150,15 +168,30 @@
         for (const n of a.tail) n.remove()
         appendFinished(a, a.text.slice(a.done, cut.end))
       }
-      Object.assign(a, { tail: [], plain: null, raw: false, shown: 0, plainLen: 0 })
-      a.done = cut.end
+      virtual.watch(a.group)
+      Object.assign(a, { tail: [], plain: null, raw: false, shown: 0, plainLen: 0, group: null })
+      a.text = a.text.slice(cut.end)
+      a.done = 0
       a.blocks += cut.blocks
     }
-    const rest = a.text.slice(a.done)
-    const more = rest.slice(a.shown)
-    if (a.plain && (a.raw || md.plainMore(more))) {
-      appendPlain(a, more)
-    } else if (rest.length > RAW_OVER) {
+    // With a plain (or raw) tail no block ended this frame: what is new is
+    // `fresh`, appended as text (the rest is not sliced, so not copied).
+    if (a.plain && (a.raw || md.plainMore(fresh))) {
+      appendPlain(a, fresh)
+      a.shown = a.text.length
+    } else {
+      renderRest(a, a.text)
+    }
+    scroll()
+    const ts = pendingT
+    pendingT = []
+    // After the browser painted this frame.
+    setTimeout(() => { const now = Date.now(); for (const t of ts) latencies.push(now - t) }, 0)
+  }
+
+  /** Renders the unfinished rest of the answer again (or, long, as text). */
+  function renderRest (a, rest) {
+    if (rest.length > RAW_OVER) {
       for (const n of a.tail) n.remove()
       a.raw = true
       a.plain = a.el.appendChild(el('p', 'raw'))
@@ -172,23 +205,22 @@
       a.plainLen = rest.length
     }
     a.shown = rest.length
-    scroll()
-    const ts = pendingT
-    pendingT = []
-    // After the browser painted this frame.
-    setTimeout(() => { const now = Date.now(); for (const t of ts) latencies.push(now - t) }, 0)
   }
   function frame () { renderAnswer(); requestAnimationFrame(frame) }
   requestAnimationFrame(frame)
 
   function onText (m) {
-    if (!answer) answer = { el: add(el('div', 'msg agent md')), text: '', done: 0, blocks: 0, tail: [], shown: 0, plain: null, raw: false, plainLen: 0 }
-    answer.text += m.text
+    if (!answer) answer = { el: add(el('div', 'msg agent md')), text: '', fresh: '', done: 0, blocks: 0, tail: [], shown: 0, plain: null, raw: false, plainLen: 0 }
+    answer.fresh += m.text
     pendingT.push(m.t)
     dirty = true
   }
 
-  function endAnswer () { renderAnswer(); answer = null }
+  function endAnswer () {
+    renderAnswer()
+    if (answer) { virtual.watch(answer.chunk); virtual.watch(answer.group) }
+    answer = null
+  }
 
   function stats () {
     const s = [...latencies].sort((a, b) => a - b)
@@ -387,7 +419,7 @@
       case 'busy': busy(m.busy); break
       case 'review': review(m); break
       case 'options': options(m); break
-      case 'clear': for (const p of Object.values(pickers)) p.hidden = true; commands = []; asked = false; usage.hidden = true; slashMenu(); log.replaceChildren(); answer = null; tools.clear(); perms.clear(); reviews.clear(); break
+      case 'clear': for (const p of Object.values(pickers)) p.hidden = true; commands = []; asked = false; usage.hidden = true; slashMenu(); virtual.clear(); log.replaceChildren(); answer = null; tools.clear(); perms.clear(); reviews.clear(); break
     }
   })
 
@@ -440,6 +472,11 @@
       reader.readAsDataURL(file)
     }
   })
+  // A copy takes all the selection spans: what is detached in it is put back first.
+  document.addEventListener('copy', () => {
+    const sel = window.getSelection()
+    if (sel && sel.rangeCount) virtual.attachIn(sel.getRangeAt(0))
+  }, true)
   log.addEventListener('click', (e) => {
     const a = e.target.closest('a[data-href]')
     if (a) { e.preventDefault(); vscode.postMessage({ type: 'link', href: a.dataset.href }) }
