@@ -15,8 +15,8 @@
 // 600 frames after a first message (the 5 MB ones: one run, not --runs).
 // Each runs with the view as it is in the working tree and as it was at
 // --before (default ec10f1b, before the long-answer pieces and chunks; not
-// the 5 MB line, which would take hours there),
-// loaded with `git show`. After each answer the page checks that all of it
+// the 5 MB line with a view that does not cut lines into pieces, which
+// would take hours there), loaded with `git show`. After each answer the page checks that all of it
 // is there: its text whole (the one-line case), the first message on screen
 // once the log is scrolled to the top, and the browser's find (as VS Code's
 // find in a webview) finding its first and last words. The browser:
@@ -54,9 +54,9 @@ function tools() {
 function media(rev) {
   const read = (name) =>
     rev ? execFileSync('git', ['show', `${rev}:bindings/vscode/media/${name}`], { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }) : fs.readFileSync(path.join(root, 'media', name), 'utf8')
-  let virtual = ''
-  try { virtual = read('virtual.js') } catch {} // not in views before it
-  return { css: read('chat.css'), markdown: read('markdown.js'), virtual, chat: read('chat.js') }
+  // (virtual.js and answer.js: not in the views before them.)
+  const maybe = (name) => { try { return read(name) } catch { return '' } }
+  return { css: read('chat.css'), markdown: read('markdown.js'), virtual: maybe('virtual.js'), answer: maybe('answer.js'), chat: read('chat.js') }
 }
 
 /** The webview's body, as src/chat/view.ts writes it. */
@@ -162,6 +162,7 @@ async function measure(browser, view, list, trace) {
   await page.evaluate(setupPage)
   await page.addScriptTag({ content: view.markdown })
   if (view.virtual) await page.addScriptTag({ content: view.virtual })
+  if (view.answer) await page.addScriptTag({ content: view.answer })
   await page.addScriptTag({ content: view.chat })
   const text = list.join('')
   const words = text.match(/[A-Za-z][\w ]{3,24}/g) || [text.slice(0, 16)]
@@ -235,7 +236,7 @@ async function main() {
   try {
     for (const [name, text] of cases) {
       for (const [version, view] of views) {
-        if (version !== 'working tree' && text.length > 1e6 && name.includes('one line')) {
+        if (!view.chat.includes('pieceCut') && text.length > 1e6 && name.includes('one line')) {
           // Hours at the 512 KB case's rate (each frame lays out the whole line).
           console.log(`${name} · ${version}: not run (each frame lays out the whole line: see the 512 KB case)`)
           continue

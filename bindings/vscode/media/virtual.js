@@ -80,7 +80,7 @@
         // In document order (from the end with `last`): a detached element
         // is searched in the nodes kept aside, an attached one node by node.
         const hit = (n) => {
-          if (n.nodeType === 3) return n.nodeValue.includes(needle) ? n.parentElement : null
+          if (n.nodeType === 3) return n.nodeValue.includes(needle) ? n.parentNode : null
           const keep = aside.get(n)
           if (keep) return keep.textContent.includes(needle) ? n : null
           for (let c = last ? n.lastChild : n.firstChild; c; c = last ? c.previousSibling : c.nextSibling) {
