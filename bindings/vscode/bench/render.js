@@ -246,8 +246,7 @@ async function main() {
         for (let r = 0; r < (text.length > 1e6 ? 1 : runs); r++) {
           const { ms, js, detached, chars, firstOnTop, foundFirst, foundLast, trace } = await measure(browser, view, pieces(text, FRAMES), process.argv.includes('--trace'))
           if (name.includes('one line') && chars !== text.length) throw new Error(`${version}: the answer on screen has ${chars} characters`)
-          reach = { firstOnTop, foundFirst, foundLast }
-          console.log(`${name} · ${version}: ${detached} parts detached at the end`)
+          reach = { firstOnTop, foundFirst, foundLast, detached }
           if (trace) console.log(`${name} · ${version}: the main thread's time by trace event (ms): ${JSON.stringify(trace)}`)
           const s = { ...summary(ms), js: summary(js) }
           if (!best || s.total < best.total) best = s

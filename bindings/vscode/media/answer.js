@@ -117,7 +117,8 @@
       a.text += fresh
       // Blocks end only at a new line break: without one in the new text,
       // the finished blocks are as they were (no scan of the whole rest).
-      const cut = /[\r\n]/.test(fresh) ? md.settled(a.text, 0) : { end: 0, blocks: 0 }
+      // The scan for them goes on where it stopped (`a.scan`).
+      const cut = /[\r\n]/.test(fresh) ? md.settled(a.text, 0, a.scan) : { end: 0, blocks: 0 }
       if (cut.end > 0) {
         const unshown = a.text.slice(a.shown, cut.end)
         if (a.plain && cut.end > RAW_OVER && (a.raw || !/\S/.test(unshown))) {
@@ -130,6 +131,7 @@
         virtual.watch(a.group)
         Object.assign(a, { tail: [], plain: null, raw: false, shown: 0, plainLen: 0, group: null })
         a.text = a.text.slice(cut.end)
+        md.rebase(a.scan, cut.end)
         a.blocks += cut.blocks
       }
       // With a plain (or raw) tail no block ended this frame: what is new
@@ -146,7 +148,7 @@
     return {
       /** Text for the answer (a new answer when none is streaming). */
       text (more) {
-        if (!answer) answer = { el: add(el('div', 'msg agent md')), text: '', fresh: '', blocks: 0, tail: [], shown: 0, plain: null, raw: false, plainLen: 0 }
+        if (!answer) answer = { el: add(el('div', 'msg agent md')), text: '', fresh: '', scan: {}, blocks: 0, tail: [], shown: 0, plain: null, raw: false, plainLen: 0 }
         answer.fresh += more
       },
       render,
