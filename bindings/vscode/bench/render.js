@@ -253,7 +253,7 @@ async function main() {
         }
         report.results.push({ case: name, view: version, bytes: text.length, ...best, ...reach })
         console.log(
-          `${name} · ${version}: ${best.total} ms in all; a frame p50 ${best.p50} ms, p95 ${best.p95} ms, p99 ${best.p99} ms, max ${best.max} ms (the view's script: p50 ${best.js.p50} ms, p99 ${best.js.p99} ms, max ${best.js.max} ms; best of ${text.length > 1e6 ? 1 : runs}); first message on top ${reach.firstOnTop}, find: first words ${reach.foundFirst}, last words ${reach.foundLast}`,
+          `${name} · ${version}: ${best.total} ms in all; a frame p50 ${best.p50} ms, p95 ${best.p95} ms, p99 ${best.p99} ms, max ${best.max} ms (the view's script: p50 ${best.js.p50} ms, p99 ${best.js.p99} ms, max ${best.js.max} ms; best of ${text.length > 1e6 ? 1 : runs}); ${reach.detached} parts detached at the end; first message on top ${reach.firstOnTop}, find: first words ${reach.foundFirst}, last words ${reach.foundLast}`,
         )
         if (version === 'working tree' && !(reach.firstOnTop && reach.foundFirst && reach.foundLast)) throw new Error(`${name}: not all of the chat is reachable: ${JSON.stringify(reach)}`)
       }
