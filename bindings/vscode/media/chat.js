@@ -4,8 +4,9 @@
 // prompts, reviews with a decision per hunk) and posts back what the user
 // does. Rendering is batched to one pass per animation frame however fast
 // the text arrives, and renders only what is new (answer.js); finished
-// parts of answers far from the view are detached (virtual.js). The time from the extension host receiving an event to its text on
-// screen is measured here and reported at each turn's end.
+// parts of answers far from the view are detached (virtual.js). The time
+// from the extension host receiving an event to its text on screen is
+// measured here and reported at each turn's end.
 ;(function () {
   const vscode = acquireVsCodeApi()
   const md = window.radiumMarkdown
