@@ -8,15 +8,15 @@
 // new piece; a frame's time is the view's render and the browser's rendering
 // of that frame after it: style, layout and paint).
 //
-//   node bindings/vscode/bench/render.js [--runs N] [--json FILE] [--before REV | --no-before] [--cases a,b]
+//   node bindings/vscode/bench/render.js [--runs N] [--json FILE] [--before REV | --no-before] [--cases a,b] [--trace]
 //
 // Cases: a 32 KB Markdown answer (headings, paragraphs, lists, fenced code)
 // and a 512 KB answer on one line, then a 5 MB answer of each kind, each in
 // 600 frames after a first message (the 5 MB ones: one run, not --runs).
 // Each runs with the view as it is in the working tree and as it was at
 // --before (default ec10f1b, before the long-answer pieces and chunks; not
-// the 5 MB line, which would take hours there),
-// loaded with `git show`. After each answer the page checks that all of it
+// the 5 MB line with a view that does not cut lines into pieces, which
+// would take hours there), loaded with `git show`. After each answer the page checks that all of it
 // is there: its text whole (the one-line case), the first message on screen
 // once the log is scrolled to the top, and the browser's find (as VS Code's
 // find in a webview) finding its first and last words. The browser:
@@ -53,8 +53,10 @@ function tools() {
 /** The view's files: the working tree's, or those of a git revision. */
 function media(rev) {
   const read = (name) =>
-    rev ? execFileSync('git', ['show', `${rev}:bindings/vscode/media/${name}`], { cwd: repo, encoding: 'utf8' }) : fs.readFileSync(path.join(root, 'media', name), 'utf8')
-  return { css: read('chat.css'), markdown: read('markdown.js'), chat: read('chat.js') }
+    rev ? execFileSync('git', ['show', `${rev}:bindings/vscode/media/${name}`], { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }) : fs.readFileSync(path.join(root, 'media', name), 'utf8')
+  // (virtual.js and answer.js: not in the views before them.)
+  const maybe = (name) => { try { return read(name) } catch { return '' } }
+  return { css: read('chat.css'), markdown: read('markdown.js'), virtual: maybe('virtual.js'), answer: maybe('answer.js'), chat: read('chat.js') }
 }
 
 /** The webview's body, as src/chat/view.ts writes it. */
@@ -111,23 +113,32 @@ async function inPage([list, first, last]) {
   post({ type: 'clear' })
   post({ type: 'user', text: 'the first message of the chat', chips: [] })
   const ms = []
+  const js = []
   for (const text of list) {
     post({ type: 'text', text, chunks: 1, t: Date.now() })
     const t0 = performance.now()
     window.__frame()
-    ms.push(performance.now() - t0 + (await window.__rendering()))
+    js.push(performance.now() - t0)
+    ms.push(js.at(-1) + (await window.__rendering()))
   }
   post({ type: 'turnEnd', stopReason: 'end_turn' })
   const shown = document.querySelector('.msg.agent')
   const log = document.getElementById('log')
-  const found = (text) => { window.getSelection().removeAllRanges(); return window.find(text, true, false, true) }
-  const foundLast = found(last)
+  // The view's own find first where it has one (it searches the detached
+  // parts too, and puts back the part it finds), then the browser's.
+  const found = (text, last) => {
+    window.getSelection().removeAllRanges()
+    if (window.radiumChat && !window.radiumChat.find(text, last)) return false
+    return window.find(text, true, false, true)
+  }
+  const foundLast = found(last, true)
   log.scrollTop = 0
   await new Promise((r) => setTimeout(r, 50))
   const top = document.querySelector('.msg.user').getBoundingClientRect()
   const box = log.getBoundingClientRect()
   const firstOnTop = top.height > 0 && top.top >= box.top - 1 && top.top < box.bottom
-  return { ms, chars: shown ? shown.textContent.length : 0, firstOnTop, foundFirst: found(first), foundLast }
+  const detached = window.radiumChat ? window.radiumChat.virtual.count : 0
+  return { ms, js, detached, chars: !shown ? 0 : window.radiumChat ? window.radiumChat.text(shown).length : shown.textContent.length, firstOnTop, foundFirst: found(first), foundLast }
 }
 
 /**
@@ -143,16 +154,20 @@ function setupPage() {
   window.__rendering = () => new Promise((resolve) => raf(() => { const t = performance.now(); setTimeout(() => resolve(performance.now() - t), 0) }))
 }
 
-async function measure(browser, view, list) {
+async function measure(browser, view, list, trace) {
   const page = await browser.newPage()
+  if (trace) await browser.startTracing(page, { categories: ['devtools.timeline', 'blink', 'v8', 'disabled-by-default-devtools.timeline'] })
   // The bench calls the frame callback itself: one render per piece.
   await page.setContent(`<!DOCTYPE html><html><head><style>${view.css}</style></head><body>${BODY}</body></html>`)
   await page.evaluate(setupPage)
   await page.addScriptTag({ content: view.markdown })
+  if (view.virtual) await page.addScriptTag({ content: view.virtual })
+  if (view.answer) await page.addScriptTag({ content: view.answer })
   await page.addScriptTag({ content: view.chat })
   const text = list.join('')
   const words = text.match(/[A-Za-z][\w ]{3,24}/g) || [text.slice(0, 16)]
   const result = await page.evaluate(inPage, [list, words[0], words.at(-1)])
+  if (trace) result.trace = traceSummary(JSON.parse(await browser.stopTracing()))
   await page.close()
   return result
 }
@@ -183,6 +198,19 @@ async function layoutFloor(browser, view, list) {
   return ms
 }
 
+/**
+ * Where a traced run's main thread went: the milliseconds of the trace's
+ * complete events by name (the top-level renderer tasks and what they
+ * contain: script, style, layout, paint, GC), the largest first.
+ */
+function traceSummary(trace) {
+  const events = (trace.traceEvents || trace).filter((e) => e.ph === 'X' && e.dur)
+  const main = events.find((e) => e.name === 'FunctionCall' || e.name === 'EvaluateScript')
+  const byName = new Map()
+  for (const e of events) if (!main || e.tid === main.tid) byName.set(e.name, (byName.get(e.name) || 0) + e.dur / 1000)
+  return Object.fromEntries([...byName].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.RADIUM_BENCH_TRACE_TOP) || 16).map(([k, v]) => [k, Math.round(v)]))
+}
+
 const round = (x) => Math.round(x * 100) / 100
 function summary(ms) {
   const s = [...ms].sort((a, b) => a - b)
@@ -208,7 +236,7 @@ async function main() {
   try {
     for (const [name, text] of cases) {
       for (const [version, view] of views) {
-        if (version !== 'working tree' && text.length > 1e6 && name.includes('one line')) {
+        if (!(view.chat + view.answer).includes('pieceCut') && text.length > 1e6 && name.includes('one line')) {
           // Hours at the 512 KB case's rate (each frame lays out the whole line).
           console.log(`${name} · ${version}: not run (each frame lays out the whole line: see the 512 KB case)`)
           continue
@@ -216,15 +244,16 @@ async function main() {
         let best
         let reach
         for (let r = 0; r < (text.length > 1e6 ? 1 : runs); r++) {
-          const { ms, chars, firstOnTop, foundFirst, foundLast } = await measure(browser, view, pieces(text, FRAMES))
+          const { ms, js, detached, chars, firstOnTop, foundFirst, foundLast, trace } = await measure(browser, view, pieces(text, FRAMES), process.argv.includes('--trace'))
           if (name.includes('one line') && chars !== text.length) throw new Error(`${version}: the answer on screen has ${chars} characters`)
-          reach = { firstOnTop, foundFirst, foundLast }
-          const s = summary(ms)
+          reach = { firstOnTop, foundFirst, foundLast, detached }
+          if (trace) console.log(`${name} · ${version}: the main thread's time by trace event (ms): ${JSON.stringify(trace)}`)
+          const s = { ...summary(ms), js: summary(js) }
           if (!best || s.total < best.total) best = s
         }
         report.results.push({ case: name, view: version, bytes: text.length, ...best, ...reach })
         console.log(
-          `${name} · ${version}: ${best.total} ms in all; a frame p50 ${best.p50} ms, p95 ${best.p95} ms, p99 ${best.p99} ms, max ${best.max} ms (best of ${text.length > 1e6 ? 1 : runs}); first message on top ${reach.firstOnTop}, find: first words ${reach.foundFirst}, last words ${reach.foundLast}`,
+          `${name} · ${version}: ${best.total} ms in all; a frame p50 ${best.p50} ms, p95 ${best.p95} ms, p99 ${best.p99} ms, max ${best.max} ms (the view's script: p50 ${best.js.p50} ms, p99 ${best.js.p99} ms, max ${best.js.max} ms; best of ${text.length > 1e6 ? 1 : runs}); ${reach.detached} parts detached at the end; first message on top ${reach.firstOnTop}, find: first words ${reach.foundFirst}, last words ${reach.foundLast}`,
         )
         if (version === 'working tree' && !(reach.firstOnTop && reach.foundFirst && reach.foundLast)) throw new Error(`${name}: not all of the chat is reachable: ${JSON.stringify(reach)}`)
       }

@@ -448,19 +448,34 @@ module.exports = function chatSteps(step, h) {
     const flood = figures.flood.host
     assert.ok(flood.bytes === 2000 * 256 && flood.chunks >= 1 && flood.chunks <= 2000, JSON.stringify(flood))
     await screenshot('chat-bench')
-    // The 5 MB answer is all there, and the chat's start is reachable:
+    // The 5 MB answer is all there (the page holds the parts near the view,
+    // the rest detached: the view's model has its whole text), a copy of
+    // all of it puts back what it spans, and the chat's start is reachable:
     // scrolled to the top, its first message shows.
     const reach = await chat().locator('#log').evaluate(async (log) => {
       const answers = log.querySelectorAll('.msg.agent')
-      const chars = answers[answers.length - 1].textContent.length
+      const answer = answers[answers.length - 1]
+      const chars = window.radiumChat.text(answer).length
+      const onPage = answer.textContent.length
+      const detached = window.radiumChat.virtual.count
+      const sel = window.getSelection()
+      sel.removeAllRanges()
+      const range = document.createRange()
+      range.selectNodeContents(answer)
+      sel.addRange(range)
+      document.dispatchEvent(new ClipboardEvent('copy', { bubbles: true, cancelable: true }))
+      const copied = sel.toString().replace(/\s/g, '').length
+      sel.removeAllRanges()
       log.scrollTop = 0
       await new Promise((r) => setTimeout(r, 200))
       const first = log.firstElementChild.getBoundingClientRect()
       const box = log.getBoundingClientRect()
-      return { chars, firstOnTop: first.height > 0 && first.top >= box.top - 1 && first.top < box.bottom, first: log.firstElementChild.textContent.slice(0, 40) }
+      return { chars, onPage, detached, copied, firstOnTop: first.height > 0 && first.top >= box.top - 1 && first.top < box.bottom, first: log.firstElementChild.textContent.slice(0, 40) }
     })
     log(`after the 5 MB answer: ${JSON.stringify(reach)}`)
     assert.equal(reach.chars, 1280 * 4096)
+    assert.ok(reach.detached > 0 && reach.onPage < reach.chars, `the page holds only the parts near the view: ${JSON.stringify(reach)}`)
+    assert.equal(reach.copied, 1280 * 4096, 'a copy spans the whole answer')
     assert.ok(reach.firstOnTop, JSON.stringify(reach))
     await screenshot('chat-bench-top-after-5mb')
     await chat().locator('#log').evaluate((log) => { log.scrollTop = log.scrollHeight })

@@ -3,15 +3,20 @@
 // answer streaming in as Markdown, tool calls with their diffs, permission
 // prompts, reviews with a decision per hunk) and posts back what the user
 // does. Rendering is batched to one pass per animation frame however fast
-// the text arrives, and renders only what is new: an answer's finished
-// blocks once, then its unfinished rest again (plain text is appended as
-// text). The time from the extension host receiving an event to its text on
-// screen is measured here and reported at each turn's end.
+// the text arrives, and renders only what is new (answer.js); finished
+// parts of answers far from the view are detached (virtual.js). The time
+// from the extension host receiving an event to its text on screen is
+// measured here and reported at each turn's end.
 ;(function () {
   const vscode = acquireVsCodeApi()
   const md = window.radiumMarkdown
   const $ = (id) => document.getElementById(id)
   const log = $('log')
+  // Finished parts of answers far from the view are detached (virtual.js);
+  // the page's `radiumChat` answers an answer's whole text and finds a text
+  // in all of the chat (the browser's find reaches only what is attached).
+  const virtual = window.radiumVirtual.create(log)
+  window.radiumChat = { text: (e) => virtual.text(e), find: (needle, last) => virtual.reveal(needle, last), virtual }
   const input = $('input')
   const agent = $('agent')
   const send = $('send')
@@ -42,21 +47,6 @@
   let menu = [] // the commands the menu shows
   let selected = 0
   let asked = false
-  // The answer streaming in: its text; `done`, where its finished blocks end
-  // (rendered once); `blocks`, their code blocks; `tail`, the nodes of the
-  // rest (rendered again as it grows); `shown`, the length of the text they
-  // show; `plain`, the last <p> of a tail that is one line of plain text, or
-  // (`raw`) an unfinished block too long to render each frame, shown as text
-  // (text is appended to it); `plainLen`, the characters in that <p>.
-  let answer = null // { el, text, done, blocks, tail, shown, plain, raw, plainLen }
-  // A paragraph holds about PIECE characters at most: a longer line goes on
-  // in the next one, so the browser lays out a piece, not the whole line, as
-  // text comes (and skips pieces far from the view: chat.css).
-  const PIECE = 4096
-  // An unfinished block longer than this is shown as text (white space kept)
-  // until it ends, not rendered again each frame; finished, it stays so.
-  const RAW_OVER = 64 * 1024
-  let dirty = false
   let pendingT = []
   let latencies = []
   const tools = new Map()
@@ -98,97 +88,35 @@
     return box
   }
 
-  /** Appends HTML to the answer; answers the nodes it made. */
-  function appendHtml (a, html) {
-    const before = a.el.childNodes.length
-    a.el.insertAdjacentHTML('beforeend', html)
-    return Array.from(a.el.childNodes).slice(before)
-  }
-
-  // Finished blocks go into chunks of about CHUNK characters of Markdown,
-  // each laid out and painted only near the view (chat.css).
-  const CHUNK = 32 * 1024
-  function appendFinished (a, markdown) {
-    if (!a.chunk || a.chunk !== a.el.lastChild || a.chunkLen > CHUNK) {
-      a.chunk = a.el.appendChild(el('div', 'chunk'))
-      a.chunkLen = 0
-    }
-    a.chunk.insertAdjacentHTML('beforeend', md.render(markdown, a.blocks))
-    a.chunkLen += markdown.length
-  }
-
-  /** Appends text to the answer's plain (or raw) tail, a new piece each PIECE characters or so. */
-  function appendPlain (a, more) {
-    while (more) {
-      const at = md.pieceCut(a.plainLen, more, PIECE)
-      const head = at < 0 ? more : more.slice(0, at)
-      if (head) { a.plain.appendChild(document.createTextNode(head)); a.plainLen += head.length }
-      if (at < 0) return
-      more = more.slice(at)
-      a.plain.classList.add('joined')
-      a.plain = a.el.appendChild(el('p', a.raw ? 'raw cont' : 'cont'))
-      a.tail.push(a.plain)
-      a.plainLen = 0
-    }
-  }
-
-  /** Renders what is new since the last frame: finished blocks once, then the unfinished rest. */
-  function renderAnswer () {
-    if (!dirty || !answer) return
-    dirty = false
-    const a = answer
-    // Blocks end only at a new line break: without one in the new text,
-    // the finished blocks are as they were (no scan of the whole rest).
-    const fresh = a.text.slice(a.done + a.shown)
-    const cut = /[\r\n]/.test(fresh) ? md.settled(a.text, a.done) : { end: a.done, blocks: 0 }
-    if (cut.end > a.done) {
-      const unshown = a.text.slice(a.done + a.shown, cut.end)
-      if (a.plain && cut.end - a.done > RAW_OVER && (a.raw || !/\S/.test(unshown))) {
-        // A long block already on screen as text stays as it is.
-        if (a.raw) appendPlain(a, unshown)
-      } else {
-        for (const n of a.tail) n.remove()
-        appendFinished(a, a.text.slice(a.done, cut.end))
-      }
-      Object.assign(a, { tail: [], plain: null, raw: false, shown: 0, plainLen: 0 })
-      a.done = cut.end
-      a.blocks += cut.blocks
-    }
-    const rest = a.text.slice(a.done)
-    const more = rest.slice(a.shown)
-    if (a.plain && (a.raw || md.plainMore(more))) {
-      appendPlain(a, more)
-    } else if (rest.length > RAW_OVER) {
-      for (const n of a.tail) n.remove()
-      a.raw = true
-      a.plain = a.el.appendChild(el('p', 'raw'))
-      a.tail = [a.plain]
-      a.plainLen = 0
-      appendPlain(a, rest)
-    } else {
-      for (const n of a.tail) n.remove()
-      a.tail = appendHtml(a, md.render(rest, a.blocks))
-      a.plain = md.plainLine(rest) && a.tail.length === 1 && a.tail[0].nodeName === 'P' ? a.tail[0] : null
-      a.plainLen = rest.length
-    }
-    a.shown = rest.length
-    scroll()
+  // The answer streaming in (answer.js), rendered once an animation frame.
+  const answers = window.radiumAnswer.create({ md, virtual, el, add })
+  /** The time to screen of the text rendered, once all of it is. */
+  function shown () {
+    if (answers.waiting) return
     const ts = pendingT
     pendingT = []
     // After the browser painted this frame.
     setTimeout(() => { const now = Date.now(); for (const t of ts) latencies.push(now - t) }, 0)
   }
+  function renderAnswer () {
+    if (!answers.render()) return
+    scroll()
+    shown()
+  }
   function frame () { renderAnswer(); requestAnimationFrame(frame) }
   requestAnimationFrame(frame)
 
   function onText (m) {
-    if (!answer) answer = { el: add(el('div', 'msg agent md')), text: '', done: 0, blocks: 0, tail: [], shown: 0, plain: null, raw: false, plainLen: 0 }
-    answer.text += m.text
+    answers.text(m.text)
     pendingT.push(m.t)
-    dirty = true
   }
 
-  function endAnswer () { renderAnswer(); answer = null }
+  function endAnswer () {
+    if (!answers.waiting) return answers.end()
+    answers.end()
+    scroll()
+    shown()
+  }
 
   function stats () {
     const s = [...latencies].sort((a, b) => a - b)
@@ -387,7 +315,7 @@
       case 'busy': busy(m.busy); break
       case 'review': review(m); break
       case 'options': options(m); break
-      case 'clear': for (const p of Object.values(pickers)) p.hidden = true; commands = []; asked = false; usage.hidden = true; slashMenu(); log.replaceChildren(); answer = null; tools.clear(); perms.clear(); reviews.clear(); break
+      case 'clear': for (const p of Object.values(pickers)) p.hidden = true; commands = []; asked = false; usage.hidden = true; slashMenu(); virtual.clear(); log.replaceChildren(); answers.clear(); tools.clear(); perms.clear(); reviews.clear(); break
     }
   })
 
@@ -440,6 +368,11 @@
       reader.readAsDataURL(file)
     }
   })
+  // A copy takes all the selection spans: what is detached in it is put back first.
+  document.addEventListener('copy', () => {
+    const sel = window.getSelection()
+    if (sel && sel.rangeCount) virtual.attachIn(sel.getRangeAt(0))
+  }, true)
   log.addEventListener('click', (e) => {
     const a = e.target.closest('a[data-href]')
     if (a) { e.preventDefault(); vscode.postMessage({ type: 'link', href: a.dataset.href }) }

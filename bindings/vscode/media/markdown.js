@@ -123,33 +123,42 @@
    * A blank line ends every block, so `render(text.slice(from, end), n)`
    * followed by `render(text.slice(end), n + blocks)` is `render(text.slice(from), n)`:
    * the finished part is rendered once, and only the rest again.
+   * With `scan` (an object kept between calls for one text that only grows,
+   * `{}` at first), the scan goes on where the last call stopped instead of
+   * from `from`, so a long unfinished block is read once, not again at each
+   * call; after the text's start is cut off at an `end`, `rebase(scan, end)`.
    */
-  function settled (text, from = 0) {
+  function settled (text, from = 0, scan = null) {
+    const st = scan && scan.start !== undefined ? scan : { start: from, end: from, blocks: 0, opened: 0, marker: null }
     const breaks = /\r\n|\r|\n/g
-    breaks.lastIndex = from
-    let start = from
-    let end = from
-    let blocks = 0
-    let opened = 0
-    let marker = null
+    breaks.lastIndex = st.start
     for (let m = breaks.exec(text); m; m = breaks.exec(text)) {
       if (m[0] === '\r' && m.index + 1 === text.length) break // maybe the first half of \r\n
-      const line = text.slice(start, m.index)
-      start = m.index + m[0].length
-      if (marker) {
-        if (closes(line, marker)) marker = null
+      const line = text.slice(st.start, m.index)
+      st.start = m.index + m[0].length
+      if (st.marker) {
+        if (closes(line, st.marker)) st.marker = null
         continue
       }
       const fence = FENCE.exec(line)
       if (fence) {
-        marker = fence[1]
-        opened++
+        st.marker = fence[1]
+        st.opened++
       } else if (line.trim() === '') {
-        end = start
-        blocks = opened
+        st.end = st.start
+        st.blocks = st.opened
       }
     }
-    return { end, blocks }
+    if (scan) Object.assign(scan, st)
+    return { end: st.end, blocks: st.blocks }
+  }
+
+  /** A `settled` scan of a text whose first `end` characters (an `end` it answered) were cut off. */
+  function rebase (scan, end) {
+    scan.start -= end
+    scan.end -= end
+    scan.opened -= scan.blocks
+    scan.blocks = 0
   }
 
   /** Characters that may start a block (at a line's start) or inline markup, or end the line. */
@@ -180,7 +189,7 @@
     return s.length < limit ? -1 : limit
   }
 
-  const api = { render, highlight, escape, settled, plainLine, plainMore, pieceCut }
+  const api = { render, highlight, escape, settled, rebase, plainLine, plainMore, pieceCut }
   if (typeof module === 'object' && module.exports) module.exports = api
   else root.radiumMarkdown = api
 })(typeof self !== 'undefined' ? self : this)

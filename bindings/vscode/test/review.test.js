@@ -129,6 +129,45 @@ test('record: the request of an applied review (with a tag: followed, never a re
   assert.equal(engineMessage({ ok: false, error: 'first line\n    at stack', code: 'edit' }, 'x'), 'first line [edit]')
 })
 
+test('markdown while streaming, the view\'s way: the text kept from the last finished block, the scan going on where it stopped, the same answer', () => {
+  const samples = [
+    '# Title\n\nA *para*\nwith two lines.\n\n- one\n- two\ncontinued\n\n1. first\n2) second\n\n> quoted\n\n---\n\nthe end',
+    'Here:\n\n```ts:src/a.ts\nconst a = 1\n\n// a blank line inside the fence\n```\n\nand\n\n~~~py\nx = 1\n\n~~~\n\n```sh\nstill open\n\n',
+    'CRLF\r\n\r\n```js\r\nlet x\r\n\r\n```\r\n\r\n**bold\r\nacross** lines\r\n\r\nlast',
+    '````md\n```inner\n```\n````\n\nafter\n\n```\nopen\n\nstill\n',
+  ]
+  const flat = (html) => html.replace(/>\n</g, '><')
+  for (const text of samples) {
+    for (const step of [1, 2, 3, 7, 16]) {
+      let rest = ''
+      let blocks = 0
+      let finished = ''
+      const scan = {}
+      for (let at = 0; at < text.length; at += step) {
+        rest += text.slice(at, at + step)
+        const cut = md.settled(rest, 0, scan)
+        if (cut.end > 0) {
+          finished += md.render(rest.slice(0, cut.end), blocks)
+          rest = rest.slice(cut.end)
+          md.rebase(scan, cut.end)
+          blocks += cut.blocks
+        }
+        const now = text.slice(0, at + step)
+        assert.equal(flat(finished + md.render(rest, blocks)), flat(md.render(now)), `step ${step}, ${JSON.stringify(now)}`)
+      }
+      assert.ok(finished !== '', 'some blocks were finished')
+    }
+  }
+  // An unfinished fence is read once: each call scans only what came since.
+  const scan = {}
+  let text = '```\n'
+  for (let i = 0; i < 1000; i++) {
+    text += `line ${i}\n\n`
+    assert.deepEqual(md.settled(text, 0, scan), { end: 0, blocks: 0 })
+    assert.equal(scan.start, text.length, 'the scan stopped at the text\'s end')
+  }
+})
+
 test('markdown while streaming: the finished blocks rendered once and the rest again are the whole answer rendered; plain text appended as text', () => {
   const samples = [
     '# Title\n\nA *para*\nwith two lines.\n\n- one\n- two\ncontinued\n\n1. first\n2) second\n\n> quoted\n\n---\n\nthe end',

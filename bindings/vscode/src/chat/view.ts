@@ -168,6 +168,8 @@ export class ChatView implements vscode.WebviewViewProvider {
 </div>
 <div id="stats" hidden></div>
 <script nonce="${nonce}" src="${src('markdown.js')}"></script>
+<script nonce="${nonce}" src="${src('virtual.js')}"></script>
+<script nonce="${nonce}" src="${src('answer.js')}"></script>
 <script nonce="${nonce}" src="${src('chat.js')}"></script>
 </body></html>`
   }
