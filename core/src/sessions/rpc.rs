@@ -4,8 +4,9 @@
 //! the end of its output).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
@@ -36,6 +37,17 @@ pub(crate) struct RpcError {
 
 type Answer = std::result::Result<Value, RpcError>;
 
+/// A line of the agent's as it sent it (its line end `\n`, the spaces
+/// around it left out), kept while a tap listens (see
+/// [`Connection::keep_lines`]), and when it was read.
+#[derive(Debug)]
+pub struct Line {
+    /// The line's bytes, ending with `\n`.
+    pub bytes: Vec<u8>,
+    /// When radium read it.
+    pub read_at: Instant,
+}
+
 /// What the agent sent that was not an answer.
 #[derive(Debug)]
 pub(crate) enum Incoming {
@@ -44,9 +56,16 @@ pub(crate) enum Incoming {
         id: Value,
         method: String,
         params: Value,
+        /// The line as sent, while lines are kept.
+        line: Option<Line>,
     },
     /// A notification.
-    Notification { method: String, params: Value },
+    Notification {
+        method: String,
+        params: Value,
+        /// The line as sent, while lines are kept.
+        line: Option<Line>,
+    },
     /// The answer to one of radium's requests, in the order it came (after
     /// the updates the agent sent before it): give it to
     /// [`Connection::resolve`].
@@ -65,6 +84,8 @@ pub(crate) struct Connection {
     pending: Mutex<HashMap<u64, oneshot::Sender<Answer>>>,
     next_id: AtomicU64,
     stderr: Arc<Mutex<Vec<u8>>>,
+    /// Whether the reader keeps each request's and notification's line.
+    keep: Arc<AtomicBool>,
 }
 
 impl Connection {
@@ -121,12 +142,14 @@ impl Connection {
                 }
             }
         });
-        tokio::spawn(read_loop(stdout, incoming));
+        let keep = Arc::new(AtomicBool::new(false));
+        tokio::spawn(read_loop(stdout, incoming, Arc::clone(&keep)));
         let connection = Connection {
             out,
             pending: Mutex::default(),
             next_id: AtomicU64::new(1),
             stderr: tail,
+            keep,
         };
         (connection, received)
     }
@@ -135,6 +158,35 @@ impl Connection {
         let mut line = message.to_string();
         line.push('\n');
         self.out.send(line).is_ok()
+    }
+
+    /// Keeps (`on`) the line of each request and notification the agent
+    /// sends from now on, to pass it on as it came (a tap listens).
+    pub(crate) fn keep_lines(&self, on: bool) {
+        self.keep.store(on, Ordering::Relaxed);
+    }
+
+    /// Sends a request whose params are `params`, a JSON text passed as it
+    /// is (an editor's own bytes); the answer comes as for [`request`](Self::request).
+    pub(crate) fn request_raw(&self, method: &str, params: &str) -> oneshot::Receiver<Answer> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        lock(&self.pending).insert(id, tx);
+        let method = Value::String(method.to_owned());
+        let line = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":{method},\"params\":{params}}}\n"
+        );
+        if self.out.send(line).is_err() {
+            lock(&self.pending).remove(&id);
+        }
+        rx
+    }
+
+    /// Sends a line as it is (a message of JSON; a line end is added).
+    pub(crate) fn send_line(&self, line: &str) {
+        let mut line = line.trim_end().to_owned();
+        line.push('\n');
+        let _ = self.out.send(line);
     }
 
     /// Sends a request; the answer comes on the returned receiver (dropped
@@ -218,6 +270,7 @@ async fn skip_line<R: AsyncRead + Unpin>(reader: &mut BufReader<R>) -> bool {
 async fn read_loop(
     stdout: impl AsyncRead + Send + Unpin + 'static,
     incoming: mpsc::Sender<Incoming>,
+    keep: Arc<AtomicBool>,
 ) {
     let mut reader = BufReader::with_capacity(64 << 10, stdout);
     let mut line = Vec::new();
@@ -234,6 +287,7 @@ async fn read_loop(
             Ok(0) | Err(_) => break,
             Ok(_) => {}
         }
+        let read_at = Instant::now();
         if line.len() > MAX_LINE {
             line = Vec::new();
             let sent = incoming
@@ -274,15 +328,36 @@ async fn read_loop(
             .map(str::to_owned);
         let id = message.get_mut("id").map(Value::take);
         let params = message.get_mut("params").map_or(Value::Null, Value::take);
+        // The line as it came, to pass on unchanged (a copy: the buffer is
+        // read into again).
+        let kept = || {
+            keep.load(Ordering::Relaxed).then(|| {
+                let mut bytes = Vec::with_capacity(text.len() + 1);
+                bytes.extend_from_slice(text.as_bytes());
+                bytes.push(b'\n');
+                Line { bytes, read_at }
+            })
+        };
         let sent = match (method, id) {
             (Some(method), Some(id)) => {
+                let line = kept();
                 incoming
-                    .send(Incoming::Request { id, method, params })
+                    .send(Incoming::Request {
+                        id,
+                        method,
+                        params,
+                        line,
+                    })
                     .await
             }
             (Some(method), None) => {
+                let line = kept();
                 incoming
-                    .send(Incoming::Notification { method, params })
+                    .send(Incoming::Notification {
+                        method,
+                        params,
+                        line,
+                    })
                     .await
             }
             (None, Some(id)) => {
