@@ -251,6 +251,22 @@ test('unknown methods pass through both ways (with _meta); a slash command of th
   await stop(t)
 })
 
+test('session/list, config options and modes pass through to the agent and its answers (and errors) back', async () => {
+  const h = home(['--load', '--list'])
+  const t = start(h)
+  const id = await open(t, h)
+  assert.equal((await say(t.conn, id, 'hello')).stopReason, 'end_turn')
+  const listed = await t.conn.listSessions({ cwd: h.ws })
+  assert.ok(listed.sessions.some((s) => s.sessionId === id), JSON.stringify(listed))
+  const set = await t.conn.setSessionConfigOption({ sessionId: id, configId: 'effort', value: 'high' })
+  assert.equal(set.configOptions.find((o) => o.id === 'effort').currentValue, 'high')
+  await assert.rejects(t.conn.setSessionConfigOption({ sessionId: id, configId: 'effort', value: 'huge' }), (e) => e.code === -32602 && /unknown value huge/.test(e.message))
+  const mode = await t.conn.setSessionMode({ sessionId: id, modeId: 'plan' })
+  assert.equal(mode.configOptions.find((o) => o.id === 'mode').currentValue, 'plan', JSON.stringify(mode))
+  await assert.rejects(t.conn.setSessionMode({ sessionId: id, modeId: 'nope' }), (e) => e.code === -32602)
+  assert.equal(await stop(t), 0)
+})
+
 test('the agent dying mid-turn fails the prompt (no hang); closing stdin ends the agent\'s process group', async () => {
   const h = home()
   const t = start(h)
