@@ -249,7 +249,7 @@ pub(crate) async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::Recei
                     s.conn.respond(&id, answer);
                 });
             }
-            Incoming::Answer { id, answer } => session.conn.resolve(id, answer),
+            Incoming::Answer { id, answer, raw } => session.conn.resolve(id, answer, raw),
             Incoming::Repaired(message) => {
                 session.emit(json!({"type": "notice", "message": message}));
             }

@@ -3,7 +3,7 @@
 //! sends unasked (notifications, its own requests, lines that are not JSON,
 //! the end of its output).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -37,6 +37,16 @@ pub(crate) struct RpcError {
 
 type Answer = std::result::Result<Value, RpcError>;
 
+/// An answer to a request sent with [`Connection::request_raw`]: its
+/// `result` as the agent wrote it (JSON text).
+pub(crate) type RawAnswer = std::result::Result<String, RpcError>;
+
+/// Who waits for an answer.
+enum Waiter {
+    Parsed(oneshot::Sender<Answer>),
+    Raw(oneshot::Sender<RawAnswer>),
+}
+
 /// A line of the agent's as it sent it (its line end `\n`, the spaces
 /// around it left out), kept while a tap listens (see
 /// [`Connection::keep_lines`]), and when it was read.
@@ -69,7 +79,13 @@ pub(crate) enum Incoming {
     /// The answer to one of radium's requests, in the order it came (after
     /// the updates the agent sent before it): give it to
     /// [`Connection::resolve`].
-    Answer { id: u64, answer: Answer },
+    Answer {
+        id: u64,
+        answer: Answer,
+        /// The text of its `result` as sent, for a request sent with
+        /// [`Connection::request_raw`].
+        raw: Option<String>,
+    },
     /// A line that is not a JSON-RPC message (shown in part).
     Garbage(String),
     /// Something repaired on the way (a line that was not UTF-8).
@@ -81,7 +97,9 @@ pub(crate) enum Incoming {
 /// The client side of one agent's connection.
 pub(crate) struct Connection {
     out: mpsc::UnboundedSender<String>,
-    pending: Mutex<HashMap<u64, oneshot::Sender<Answer>>>,
+    pending: Mutex<HashMap<u64, Waiter>>,
+    /// The ids of the requests whose `result` the reader keeps as text.
+    raw_ids: Arc<Mutex<HashSet<u64>>>,
     next_id: AtomicU64,
     stderr: Arc<Mutex<Vec<u8>>>,
     /// Whether the reader keeps each request's and notification's line.
@@ -143,10 +161,17 @@ impl Connection {
             }
         });
         let keep = Arc::new(AtomicBool::new(false));
-        tokio::spawn(read_loop(stdout, incoming, Arc::clone(&keep)));
+        let raw_ids: Arc<Mutex<HashSet<u64>>> = Arc::default();
+        tokio::spawn(read_loop(
+            stdout,
+            incoming,
+            Arc::clone(&keep),
+            Arc::clone(&raw_ids),
+        ));
         let connection = Connection {
             out,
             pending: Mutex::default(),
+            raw_ids,
             next_id: AtomicU64::new(1),
             stderr: tail,
             keep,
@@ -167,17 +192,20 @@ impl Connection {
     }
 
     /// Sends a request whose params are `params`, a JSON text passed as it
-    /// is (an editor's own bytes); the answer comes as for [`request`](Self::request).
-    pub(crate) fn request_raw(&self, method: &str, params: &str) -> oneshot::Receiver<Answer> {
+    /// is (an editor's own bytes); its answer's `result` comes back as the
+    /// agent wrote it (dropped when the agent's output ends first).
+    pub(crate) fn request_raw(&self, method: &str, params: &str) -> oneshot::Receiver<RawAnswer> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
-        lock(&self.pending).insert(id, tx);
+        lock(&self.raw_ids).insert(id);
+        lock(&self.pending).insert(id, Waiter::Raw(tx));
         let method = Value::String(method.to_owned());
         let line = format!(
             "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":{method},\"params\":{params}}}\n"
         );
         if self.out.send(line).is_err() {
             lock(&self.pending).remove(&id);
+            lock(&self.raw_ids).remove(&id);
         }
         rx
     }
@@ -194,7 +222,7 @@ impl Connection {
     pub(crate) fn request(&self, method: &str, params: &Value) -> oneshot::Receiver<Answer> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
-        lock(&self.pending).insert(id, tx);
+        lock(&self.pending).insert(id, Waiter::Parsed(tx));
         let sent =
             self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         if !sent {
@@ -219,16 +247,24 @@ impl Connection {
         self.send(&message);
     }
 
-    /// Hands an answer to the request waiting for it.
-    pub(crate) fn resolve(&self, id: u64, answer: Answer) {
-        if let Some(tx) = lock(&self.pending).remove(&id) {
-            let _ = tx.send(answer);
+    /// Hands an answer to the request waiting for it (`raw`: its result's
+    /// text as sent, see [`Incoming::Answer`]).
+    pub(crate) fn resolve(&self, id: u64, answer: Answer, raw: Option<String>) {
+        match lock(&self.pending).remove(&id) {
+            Some(Waiter::Parsed(tx)) => {
+                let _ = tx.send(answer);
+            }
+            Some(Waiter::Raw(tx)) => {
+                let _ = tx.send(answer.map(|v| raw.unwrap_or_else(|| v.to_string())));
+            }
+            None => {}
         }
     }
 
     /// Fails every request still waiting (the agent's output has ended).
     pub(crate) fn fail_pending(&self) {
         lock(&self.pending).clear();
+        lock(&self.raw_ids).clear();
     }
 
     /// The end of what the agent wrote on stderr.
@@ -267,10 +303,22 @@ async fn skip_line<R: AsyncRead + Unpin>(reader: &mut BufReader<R>) -> bool {
     }
 }
 
+/// The text of an answer's `result` as sent (a parse that borrows it).
+fn raw_result(text: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Parts<'a> {
+        #[serde(borrow)]
+        result: Option<&'a serde_json::value::RawValue>,
+    }
+    let parts: Parts<'_> = serde_json::from_str(text).ok()?;
+    parts.result.map(|r| r.get().to_owned())
+}
+
 async fn read_loop(
     stdout: impl AsyncRead + Send + Unpin + 'static,
     incoming: mpsc::Sender<Incoming>,
     keep: Arc<AtomicBool>,
+    raw_ids: Arc<Mutex<HashSet<u64>>>,
 ) {
     let mut reader = BufReader::with_capacity(64 << 10, stdout);
     let mut line = Vec::new();
@@ -377,7 +425,14 @@ async fn read_loop(
                     None => Ok(message.get_mut("result").map_or(Value::Null, Value::take)),
                 };
                 match id.as_u64() {
-                    Some(id) => incoming.send(Incoming::Answer { id, answer }).await,
+                    Some(id) => {
+                        let raw = if lock(&raw_ids).remove(&id) && answer.is_ok() {
+                            raw_result(text)
+                        } else {
+                            None
+                        };
+                        incoming.send(Incoming::Answer { id, answer, raw }).await
+                    }
                     None => Ok(()),
                 }
             }

@@ -207,8 +207,9 @@ impl AgentSession {
 
     /// Sends the agent request `method` whose params are `params`, a JSON
     /// text passed byte for byte (only the envelope and the id are
-    /// radium's); answers as [`agent_request`](Self::agent_request).
-    pub async fn agent_request_raw(&self, method: &str, params: &str) -> Result<Value, Value> {
+    /// radium's); answers its result's text as the agent wrote it, or its
+    /// error as [`agent_request`](Self::agent_request) does.
+    pub async fn agent_request_raw(&self, method: &str, params: &str) -> Result<String, Value> {
         match self.conn.request_raw(method, params).await {
             Ok(Ok(result)) => Ok(result),
             Ok(Err(e)) => Err(error_json(&e)),

@@ -258,11 +258,13 @@ impl Proxy {
                 let raw = raw_params(text);
                 let (editor, id, method) = (self.editor.clone(), id.clone(), method.to_owned());
                 tokio::spawn(async move {
-                    let answer = match raw {
-                        Some(raw) => session.agent_request_raw(&method, &raw).await,
-                        None => session.agent_request(&method, &params).await,
-                    };
-                    editor.answer(&id, answer);
+                    match raw {
+                        Some(raw) => {
+                            let answer = session.agent_request_raw(&method, &raw).await;
+                            editor.answer_raw(&id, answer);
+                        }
+                        None => editor.answer(&id, session.agent_request(&method, &params).await),
+                    }
                 });
             }
         }

@@ -118,6 +118,10 @@ fn add(batch: &mut Vec<u8>, stamps: &mut Vec<Instant>, message: Out) -> bool {
                 batch.push(b'\n');
             }
         }
+        Out::Text(text) => {
+            batch.extend_from_slice(text.as_bytes());
+            batch.push(b'\n');
+        }
         // Its room is given back: the batch holds it now.
         Out::Line(line, _room, read_at) => {
             batch.extend_from_slice(&line);
@@ -191,6 +195,7 @@ fn write_blocking(mut rx: mpsc::UnboundedReceiver<Out>) {
                     break 'write;
                 }
                 Out::Message(message) => write_value(&mut out, &message),
+                Out::Text(text) => writeln!(out, "{text}").is_ok(),
                 Out::Line(line, _room, read_at) => {
                     if timing::on() {
                         stamps.push(read_at);

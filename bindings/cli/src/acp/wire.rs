@@ -106,6 +106,8 @@ pub const ROOM: u32 = 4 << 20;
 pub(super) enum Out {
     /// A message of radium's.
     Message(Value),
+    /// A message of radium's as JSON text (no line end).
+    Text(String),
     /// One of the agent's lines as it sent it, with its share of [`ROOM`]
     /// and when radium read it.
     Line(Vec<u8>, OwnedSemaphorePermit, Instant),
@@ -171,6 +173,18 @@ impl Editor {
             Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
             Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
         });
+    }
+
+    /// Answers the editor's request `id` with a result as the agent wrote
+    /// it (JSON text), or an error object.
+    pub fn answer_raw(&self, id: &Value, answer: Result<String, Value>) {
+        match answer {
+            Ok(result) => {
+                let text = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{result}}}");
+                let _ = self.out.send(Out::Text(text));
+            }
+            Err(error) => self.answer(id, Err(error)),
+        }
     }
 
     /// Sends the editor a request; answers its result or its error object
