@@ -58,18 +58,18 @@ pub fn report() {
     let Some(t) = timing() else { return };
     let mut samples = std::mem::take(&mut *super::lock(&t.samples));
     samples.sort_unstable();
-    let at = |q: f64| -> f64 {
+    // The percentile `p` (nearest rank), in µs.
+    let at = |p: usize| -> f64 {
         if samples.is_empty() {
             return 0.0;
         }
-        // Nearest rank.
-        let rank = ((q * samples.len() as f64).ceil() as usize).clamp(1, samples.len());
+        let rank = (p * samples.len()).div_ceil(100).clamp(1, samples.len());
         f64::from(samples[rank - 1]) / 1000.0
     };
     let figures = serde_json::json!({
         "count": samples.len(),
-        "p50_us": at(0.50),
-        "p99_us": at(0.99),
+        "p50_us": at(50),
+        "p99_us": at(99),
         "max_us": samples.last().map_or(0.0, |m| f64::from(*m) / 1000.0),
     });
     if let Err(e) = std::fs::write(&t.file, format!("{figures}\n")) {
