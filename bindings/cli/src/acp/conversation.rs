@@ -228,6 +228,9 @@ async fn relay(
                 };
                 if on_event(&conversation, &editor, id, text, &event, &mut asked) {
                     current = None;
+                    // The turn's permission requests radium decided itself
+                    // never asked the editor: their words are not kept on.
+                    asked.clear();
                 }
             }
             Next::Done => return,
