@@ -119,8 +119,9 @@ console.log(`rad acp per relayed chunk 1 ms apart (all its threads, over the tur
 const [a, p] = [pct(got.alone.turns, 50), pct(got.proxied.turns, 50)]
 console.log(`back to back, per chunk (a turn's time / its chunks, median of ${rounds}): agent alone ${us(a)}, through rad acp ${us(p)} (added ${us(p - a)})`)
 // Memory: the resident size of `rad acp` before and after each burst of 10,000 relayed updates.
-const n = quick ? 2000 : 10000
-const bursts = quick ? 2 : 8
+// ACP_BENCH_BURST, ACP_BENCH_BURSTS: another size and count of bursts.
+const n = Number(process.env.ACP_BENCH_BURST ?? (quick ? 2000 : 10000))
+const bursts = Number(process.env.ACP_BENCH_BURSTS ?? (quick ? 2 : 8))
 const sizes = [rss(flooded.pid)]
 const at = [flooded.updates()]
 for (let i = 0; i < bursts; i++) {
