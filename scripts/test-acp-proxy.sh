@@ -2,7 +2,8 @@
 # test-acp-proxy.sh — `rad acp` driven by the official ACP TypeScript SDK
 # (@agentclientprotocol/sdk 1.x, from the cache scripts/ensure-acp-sdk.sh
 # fills) as an editor drives it, with the example ACP agent behind it:
-# tests/acp-proxy/proxy.test.mjs. Builds `rad` first (RADIUM_PROFILE=release
+# tests/acp-proxy/proxy.test.mjs (each test cut at 3 minutes, its `rad acp`
+# children ended whatever happens). Builds `rad` first (RADIUM_PROFILE=release
 # for a release build; the default is debug).
 set -euo pipefail
 cd "$(dirname "$0")/.."

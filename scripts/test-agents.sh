@@ -103,6 +103,9 @@
 #     editor loads the session: the replay and the memory of it (see
 #     tests/agents/acp-load.sh).
 #   - acp-claude-resume: the same with session/resume (no replay asked).
+#   - acp-claude-mcp: `rad acp claude` whose model edits through radium's
+#     MCP tool: the edit is the turn's radium edit (/changes, /undo, /redo;
+#     see tests/agents/acp-mcp.sh).
 # scripts/ensure-agents.sh installs them (pinned) into a cache folder when
 # they are missing. For each agent, in a fresh workspace holding notes.txt
 # ("hello\n"), with a fresh RADIUM_HOME and a fresh HOME for the agent, one
@@ -131,7 +134,7 @@ cd "$(dirname "$0")/.."
 die() { echo "test-agents: $*" >&2; exit 1; }
 say() { echo "test-agents: $*" >&2; }
 
-ALL=(claude gemini gemini-catalogue claude-catalogue claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume claude-list claude-nvim-list claude-nvim-exit claude-notice claude-flood claude-commands claude-image gemini-image gemini-resume gemini-modes gemini-commands acp-claude acp-gemini acp-claude-load acp-claude-resume)
+ALL=(claude gemini gemini-catalogue claude-catalogue claude-mcp claude-bash claude-hunks gemini-hunks claude-hooks claude-turn claude-nvim claude-modes claude-usermcp claude-resume claude-list claude-nvim-list claude-nvim-exit claude-notice claude-flood claude-commands claude-image gemini-image gemini-resume gemini-modes gemini-commands acp-claude acp-gemini acp-claude-load acp-claude-resume acp-claude-mcp)
 # --list: the cases' names, one a line (scripts/test.sh runs the Neovim ones
 # after the others, with the release's Neovim module).
 if [ "${1:-}" = --list ]; then
@@ -936,6 +939,8 @@ source tests/agents/nvim-list.sh
 source tests/agents/gemini-cases.sh
 # run_acp_load (acp-claude-load, acp-claude-resume): see tests/agents/acp-load.sh.
 source tests/agents/acp-load.sh
+# run_acp_mcp (acp-claude-mcp): see tests/agents/acp-mcp.sh.
+source tests/agents/acp-mcp.sh
 # run_modes: Claude Code's modes and models through rad chat (see the top).
 run_modes() {
   local agent=claude-modes
@@ -1496,6 +1501,7 @@ for agent in "${agents[@]}"; do
     acp-claude | acp-gemini) run_acp "$agent" ;;
     acp-claude-load) run_acp_load ;;
     acp-claude-resume) run_acp_load resume ;;
+    acp-claude-mcp) run_acp_mcp ;;
     *) run "$agent" ;;
   esac
 done

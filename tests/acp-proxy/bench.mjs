@@ -7,8 +7,12 @@
 // alternate: the agent alone, then behind `rad acp`, in the same run; how
 // many times rad acp's threads went to sleep per chunk 1 ms apart (each a
 // thread woken for it: the hops of one message) and the CPU time they ran
-// per chunk. Then the resident size of `rad acp` (VmRSS of /proc/<pid>/status) before and
-// after 10,000 relayed updates, twice.
+// per chunk, and (RADIUM_ACP_TIMING) the relay's own cost per message in
+// that `rad acp`: from its read of the agent's line to the return of its
+// write to the editor, p50 / p99 / max. The back-to-back turns run through
+// a second `rad acp` (their queueing is not the relay's cost). Then that
+// one's resident size (VmRSS of /proc/<pid>/status) before and after each
+// of 8 bursts of 10,000 relayed updates.
 //
 //   RAD=target/release/rad ACP_SDK_MODULES=.../node_modules node tests/acp-proxy/bench.mjs [--quick]
 //
@@ -34,8 +38,8 @@ mkdirSync(home)
 writeFileSync(join(home, 'agents.toml'), `[[agents]]\nid = "example"\nprotocol = "acp"\ncommand = ${JSON.stringify(agentCommand)}\n`)
 
 /** An editor connected to `command`: its session, and a prompt that answers each chunk's latency (µs). */
-async function editor (command) {
-  const child = spawn(command[0], command.slice(1), { cwd: ws, env: { ...process.env, RADIUM_HOME: home }, stdio: ['pipe', 'pipe', 'inherit'] })
+async function editor (command, env = {}) {
+  const child = spawn(command[0], command.slice(1), { cwd: ws, env: { ...process.env, RADIUM_HOME: home, ...env }, stdio: ['pipe', 'pipe', 'inherit'] })
   let latencies = []
   let updates = 0
   const client = {
@@ -78,8 +82,10 @@ const cpu = (pid) => readdirSync(`/proc/${pid}/task`).reduce((n, t) => {
 const rss = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1])
 const us = (x) => `${x.toFixed(1)} µs`
 
+const timed = join(dir, 'timing.json')
 const alone = await editor(agentCommand)
-const proxied = await editor([RAD, 'acp', 'example'])
+const proxied = await editor([RAD, 'acp', 'example'], { RADIUM_ACP_TIMING: timed })
+const flooded = await editor([RAD, 'acp', 'example'])
 const rounds = quick ? 1 : 10
 const paced = quick ? 100 : 500
 const flood = quick ? 1000 : 2000
@@ -90,11 +96,11 @@ let ran = 0
 await alone.prompt('stamp 50')
 await proxied.prompt('stamp 50')
 for (let r = 0; r < rounds; r++) {
-  for (const [name, side] of [['alone', alone], ['proxied', proxied]]) {
+  for (const [name, side, fast] of [['alone', alone, alone], ['proxied', proxied, flooded]]) {
     const [slept, worked] = [sleeps(proxied.pid), cpu(proxied.pid)]
     got[name].paced.push(...await side.prompt(`stamp ${paced} 1`))
     if (side === proxied) [wakes, ran] = [wakes + sleeps(proxied.pid) - slept, ran + cpu(proxied.pid) - worked]
-    const turn = await side.prompt(`stamp ${flood}`)
+    const turn = await fast.prompt(`stamp ${flood}`)
     got[name].flood.push(...turn)
     got[name].turns.push(turn.turn / flood)
   }
@@ -112,14 +118,22 @@ for (const kind of ['paced', 'flood']) {
 console.log(`rad acp per relayed chunk 1 ms apart (all its threads, over the turn): threads woken (voluntary context switches) ${(wakes / (rounds * paced)).toFixed(2)}, CPU time ${us(ran / 1000 / (rounds * paced))}`)
 const [a, p] = [pct(got.alone.turns, 50), pct(got.proxied.turns, 50)]
 console.log(`back to back, per chunk (a turn's time / its chunks, median of ${rounds}): agent alone ${us(a)}, through rad acp ${us(p)} (added ${us(p - a)})`)
-// Memory: the resident size of `rad acp` before and after 10,000 relayed updates, twice.
-const n = quick ? 2000 : 10000
-const before = rss(proxied.pid)
-const sizes = [before]
-for (let i = 0; i < 4; i++) {
-  await proxied.prompt(`stream ${n} 64`)
-  sizes.push(rss(proxied.pid))
+// Memory: the resident size of `rad acp` before and after each burst of 10,000 relayed updates.
+// ACP_BENCH_BURST, ACP_BENCH_BURSTS: another size and count of bursts.
+const n = Number(process.env.ACP_BENCH_BURST ?? (quick ? 2000 : 10000))
+const bursts = Number(process.env.ACP_BENCH_BURSTS ?? (quick ? 2 : 8))
+const sizes = [rss(flooded.pid)]
+const at = [flooded.updates()]
+for (let i = 0; i < bursts; i++) {
+  await flooded.prompt(`stream ${n} 64`)
+  sizes.push(rss(flooded.pid))
+  at.push(flooded.updates())
 }
-console.log(`rad acp VmRSS: ${sizes.map((k) => `${(k / 1024).toFixed(1)} MiB`).join(' -> ')} (before, then after each ${n} more relayed updates; ${proxied.updates()} updates in all)`)
+console.log(`rad acp VmRSS: ${sizes.map((k, i) => `${(k / 1024).toFixed(1)} MiB${i ? ` (+${i * n})` : ''}`).join(' -> ')} (before the bursts (${at[0]} updates relayed then), then after each ${n} more; ${flooded.updates()} updates in all)`)
 await alone.close()
 await proxied.close()
+await flooded.close()
+// The relay's own cost per message (rad acp writes it when it ends).
+const cost = JSON.parse(readFileSync(timed, 'utf8'))
+if (!(cost.count >= rounds * paced)) throw new Error(`rad acp timed ${cost.count} messages`)
+console.log(`rad acp's own cost per relayed message, from its read of the agent's line to its write to the editor (${cost.count} messages of the paced turns): p50 ${us(cost.p50_us)}, p99 ${us(cost.p99_us)}, max ${us(cost.max_us)}`)

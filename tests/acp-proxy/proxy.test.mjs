@@ -5,8 +5,10 @@
 //
 //   RAD=target/debug/rad ACP_SDK_MODULES=.../node_modules node --test tests/acp-proxy/proxy.test.mjs
 //
-// Each test starts its own `rad acp` in a fresh workspace and RADIUM_HOME.
-import { test } from 'node:test'
+// Each test starts its own `rad acp` in a fresh workspace and RADIUM_HOME,
+// in a process group of its own; whatever happens in the test (a failed
+// assertion, a hang cut short), its `rad acp` children end after it.
+import { test as nodeTest, afterEach, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, execFileSync } from 'node:child_process'
 import { mkdtempSync, writeFileSync, readFileSync, existsSync, mkdirSync, chmodSync } from 'node:fs'
@@ -21,6 +23,40 @@ const RAD = resolve(process.env.RAD ?? join(repo, 'target/debug/rad'))
 const modules = process.env.ACP_SDK_MODULES
 if (!modules) throw new Error('ACP_SDK_MODULES must name the node_modules holding @agentclientprotocol/sdk (scripts/ensure-acp-sdk.sh)')
 const acp = await import(join(modules, '@agentclientprotocol/sdk/dist/acp.js'))
+
+/** How long a test may take before it fails (its children then end too). */
+const TIMEOUT = Number(process.env.ACP_TEST_TIMEOUT_MS ?? 180000)
+const test = (name, fn) => nodeTest(name, { timeout: TIMEOUT }, fn)
+
+/** The `rad acp` children still running (see `spawnRad`). */
+const children = new Set()
+
+/** `rad acp example` with `options`, in a process group of its own, ended after the test whatever happens. */
+function spawnRad (options) {
+  const child = spawn(RAD, ['acp', 'example'], { ...options, detached: true })
+  children.add(child)
+  child.on('exit', () => children.delete(child))
+  return child
+}
+
+const running = (child) => child.exitCode === null && child.signalCode === null
+
+/** Ends `child`: its stdin closed (rad acp then ends its agents), else after 5 s SIGKILL to its process group; its pipes closed. */
+async function end (child) {
+  if (running(child)) {
+    try { child.stdin.end() } catch {}
+    await Promise.race([new Promise((resolve) => child.once('exit', resolve)), new Promise((resolve) => setTimeout(resolve, 5000))])
+  }
+  if (running(child)) {
+    try { process.kill(-child.pid, 'SIGKILL') } catch { try { child.kill('SIGKILL') } catch {} }
+  }
+  for (const s of [child.stdin, child.stdout, child.stderr]) s?.destroy()
+  children.delete(child)
+}
+
+afterEach(async () => { await Promise.all([...children].map(end)) })
+after(async () => { await Promise.all([...children].map(end)) })
+process.on('exit', () => { for (const child of children) { try { process.kill(-child.pid, 'SIGKILL') } catch {} } })
 
 /** A workspace and a RADIUM_HOME with the example agent and a hook that refuses writes to `denied*`. */
 function home (flags = ['--load']) {
@@ -45,11 +81,10 @@ function home (flags = ['--load']) {
 
 /** `rad acp example` in `h`'s workspace, with an SDK client; `answers` picks permission options. */
 function start (h, { allow = true } = {}) {
-  const child = spawn(RAD, ['acp', 'example'], {
+  const child = spawnRad({
     cwd: h.ws,
     env: { ...process.env, ...h.env, RADIUM_HOME: h.radHome },
-    stdio: ['pipe', 'pipe', 'pipe'],
-    detached: true
+    stdio: ['pipe', 'pipe', 'pipe']
   })
   let stderr = ''
   child.stderr.on('data', (d) => { stderr += d })
@@ -216,6 +251,22 @@ test('unknown methods pass through both ways (with _meta); a slash command of th
   await stop(t)
 })
 
+test('session/list, config options and modes pass through to the agent and its answers (and errors) back', async () => {
+  const h = home(['--load', '--list'])
+  const t = start(h)
+  const id = await open(t, h)
+  assert.equal((await say(t.conn, id, 'hello')).stopReason, 'end_turn')
+  const listed = await t.conn.listSessions({ cwd: h.ws })
+  assert.ok(listed.sessions.some((s) => s.sessionId === id), JSON.stringify(listed))
+  const set = await t.conn.setSessionConfigOption({ sessionId: id, configId: 'effort', value: 'high' })
+  assert.equal(set.configOptions.find((o) => o.id === 'effort').currentValue, 'high')
+  await assert.rejects(t.conn.setSessionConfigOption({ sessionId: id, configId: 'effort', value: 'huge' }), (e) => e.code === -32602 && /unknown value huge/.test(e.message))
+  const mode = await t.conn.setSessionMode({ sessionId: id, modeId: 'plan' })
+  assert.equal(mode.configOptions.find((o) => o.id === 'mode').currentValue, 'plan', JSON.stringify(mode))
+  await assert.rejects(t.conn.setSessionMode({ sessionId: id, modeId: 'nope' }), (e) => e.code === -32602)
+  assert.equal(await stop(t), 0)
+})
+
 test('the agent dying mid-turn fails the prompt (no hang); closing stdin ends the agent\'s process group', async () => {
   const h = home()
   const t = start(h)
@@ -243,7 +294,7 @@ async function gone (pid) {
 
 /** `rad acp example` spoken to in raw lines: answers the lines it printed until `until` matched. */
 async function raw (h, lines, until) {
-  const child = spawn(RAD, ['acp', 'example'], { cwd: h.ws, env: { ...process.env, RADIUM_HOME: h.radHome }, stdio: ['pipe', 'pipe', 'inherit'] })
+  const child = spawnRad({ cwd: h.ws, env: { ...process.env, RADIUM_HOME: h.radHome }, stdio: ['pipe', 'pipe', 'inherit'] })
   let out = ''
   const done = new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('no answer: ' + out)), 60000)
@@ -406,7 +457,7 @@ async function stream (out, head, n, fill, tail) {
 
 test('a line of 100 MB from the editor is skipped with an error; the proxy goes on', async () => {
   const h = home()
-  const child = spawn(RAD, ['acp', 'example'], { cwd: h.ws, env: { ...process.env, ...h.env, RADIUM_HOME: h.radHome }, stdio: ['pipe', 'pipe', 'inherit'] })
+  const child = spawnRad({ cwd: h.ws, env: { ...process.env, ...h.env, RADIUM_HOME: h.radHome }, stdio: ['pipe', 'pipe', 'inherit'] })
   let out = ''
   child.stdout.on('data', (d) => { out += d })
   const answered = (id) => until(() => out.includes(`"id":${id},`), `the answer to ${id}`)

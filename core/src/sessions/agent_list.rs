@@ -70,7 +70,7 @@ pub async fn agent_sessions(
     let reader = tokio::spawn(async move {
         while let Some(message) = incoming.recv().await {
             match message {
-                Incoming::Answer { id, answer } => serving.resolve(id, answer),
+                Incoming::Answer { id, answer, raw } => serving.resolve(id, answer, raw),
                 Incoming::Request { id, method, .. } => {
                     serving.respond(&id, Err(method_not_found(&method)));
                 }

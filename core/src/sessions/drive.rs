@@ -44,7 +44,7 @@ fn grow(text: &mut String, more: usize) {
 
 /// The text of an `agent_message_chunk` update with a text block.
 fn message_chunk(message: &Incoming) -> Option<&str> {
-    let Incoming::Notification { method, params } = message else {
+    let Incoming::Notification { method, params, .. } = message else {
         return None;
     };
     if method != "session/update" {
@@ -149,7 +149,7 @@ impl AgentSession {
 /// holds those turns, so they are not passed on. Other updates (the
 /// agent's commands, its mode) are.
 fn replayed(session: &AgentSession, message: &Incoming) -> bool {
-    let Incoming::Notification { method, params } = message else {
+    let Incoming::Notification { method, params, .. } = message else {
         return false;
     };
     let kind = params
@@ -162,13 +162,22 @@ fn replayed(session: &AgentSession, message: &Incoming) -> bool {
         && lock(&session.state).history.replaying
 }
 
-/// Passes what the agent sent to the session's tap (see `tap`); waits
-/// while the tap is full.
-async fn tap(session: &AgentSession, message: &Incoming) {
+/// Passes what the agent sent to the session's tap (see `tap`), its line
+/// moved there; waits while the tap is full.
+async fn tap(session: &AgentSession, message: &mut Incoming) {
     match message {
-        Incoming::Notification { method, params } => session.tapped(method, params, None).await,
-        Incoming::Request { id, method, params } => {
-            session.tapped(method, params, Some(id)).await;
+        Incoming::Notification {
+            method,
+            params,
+            line,
+        } => session.tapped(method, params, None, line.take()).await,
+        Incoming::Request {
+            id,
+            method,
+            params,
+            line,
+        } => {
+            session.tapped(method, params, Some(id), line.take()).await;
         }
         _ => {}
     }
@@ -181,9 +190,9 @@ pub(crate) async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::Recei
         let message = match next.take() {
             Some(message) => message,
             None => match incoming.recv().await {
-                Some(message) => {
+                Some(mut message) => {
                     if let Some(session) = session.upgrade() {
-                        tap(&session, &message).await;
+                        tap(&session, &mut message).await;
                     }
                     message
                 }
@@ -201,10 +210,10 @@ pub(crate) async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::Recei
             // Join the chunks already waiting behind this one, when many are.
             let mut text = first.to_owned();
             while text.len() < JOIN_UP_TO && incoming.len() >= JOIN_BACKLOG {
-                let Ok(more) = incoming.try_recv() else {
+                let Ok(mut more) = incoming.try_recv() else {
                     break;
                 };
-                tap(&session, &more).await;
+                tap(&session, &mut more).await;
                 if let Some(chunk) = message_chunk(&more) {
                     text.push_str(chunk);
                 } else {
@@ -217,7 +226,7 @@ pub(crate) async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::Recei
             continue;
         }
         match message {
-            Incoming::Notification { method, params } => {
+            Incoming::Notification { method, params, .. } => {
                 if method == "session/update" {
                     let kind = params
                         .pointer("/update/sessionUpdate")
@@ -231,14 +240,16 @@ pub(crate) async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::Recei
                 }
                 // Other notifications are ignored, as ACP asks.
             }
-            Incoming::Request { id, method, params } => {
+            Incoming::Request {
+                id, method, params, ..
+            } => {
                 let s = Arc::clone(&session);
                 tokio::spawn(async move {
                     let answer = super::client::serve(&s, &method, params).await;
                     s.conn.respond(&id, answer);
                 });
             }
-            Incoming::Answer { id, answer } => session.conn.resolve(id, answer),
+            Incoming::Answer { id, answer, raw } => session.conn.resolve(id, answer, raw),
             Incoming::Repaired(message) => {
                 session.emit(json!({"type": "notice", "message": message}));
             }

@@ -3,9 +3,10 @@
 //! sends unasked (notifications, its own requests, lines that are not JSON,
 //! the end of its output).
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
@@ -36,6 +37,27 @@ pub(crate) struct RpcError {
 
 type Answer = std::result::Result<Value, RpcError>;
 
+/// An answer to a request sent with [`Connection::request_raw`]: its
+/// `result` as the agent wrote it (JSON text).
+pub(crate) type RawAnswer = std::result::Result<String, RpcError>;
+
+/// Who waits for an answer.
+enum Waiter {
+    Parsed(oneshot::Sender<Answer>),
+    Raw(oneshot::Sender<RawAnswer>),
+}
+
+/// A line of the agent's as it sent it (its line end `\n`, the spaces
+/// around it left out), kept while a tap listens (see
+/// [`Connection::keep_lines`]), and when it was read.
+#[derive(Debug)]
+pub struct Line {
+    /// The line's bytes, ending with `\n`.
+    pub bytes: Vec<u8>,
+    /// When radium read it.
+    pub read_at: Instant,
+}
+
 /// What the agent sent that was not an answer.
 #[derive(Debug)]
 pub(crate) enum Incoming {
@@ -44,13 +66,26 @@ pub(crate) enum Incoming {
         id: Value,
         method: String,
         params: Value,
+        /// The line as sent, while lines are kept.
+        line: Option<Line>,
     },
     /// A notification.
-    Notification { method: String, params: Value },
+    Notification {
+        method: String,
+        params: Value,
+        /// The line as sent, while lines are kept.
+        line: Option<Line>,
+    },
     /// The answer to one of radium's requests, in the order it came (after
     /// the updates the agent sent before it): give it to
     /// [`Connection::resolve`].
-    Answer { id: u64, answer: Answer },
+    Answer {
+        id: u64,
+        answer: Answer,
+        /// The text of its `result` as sent, for a request sent with
+        /// [`Connection::request_raw`].
+        raw: Option<String>,
+    },
     /// A line that is not a JSON-RPC message (shown in part).
     Garbage(String),
     /// Something repaired on the way (a line that was not UTF-8).
@@ -62,9 +97,13 @@ pub(crate) enum Incoming {
 /// The client side of one agent's connection.
 pub(crate) struct Connection {
     out: mpsc::UnboundedSender<String>,
-    pending: Mutex<HashMap<u64, oneshot::Sender<Answer>>>,
+    pending: Mutex<HashMap<u64, Waiter>>,
+    /// The ids of the requests whose `result` the reader keeps as text.
+    raw_ids: Arc<Mutex<HashSet<u64>>>,
     next_id: AtomicU64,
     stderr: Arc<Mutex<Vec<u8>>>,
+    /// Whether the reader keeps each request's and notification's line.
+    keep: Arc<AtomicBool>,
 }
 
 impl Connection {
@@ -121,12 +160,21 @@ impl Connection {
                 }
             }
         });
-        tokio::spawn(read_loop(stdout, incoming));
+        let keep = Arc::new(AtomicBool::new(false));
+        let raw_ids: Arc<Mutex<HashSet<u64>>> = Arc::default();
+        tokio::spawn(read_loop(
+            stdout,
+            incoming,
+            Arc::clone(&keep),
+            Arc::clone(&raw_ids),
+        ));
         let connection = Connection {
             out,
             pending: Mutex::default(),
+            raw_ids,
             next_id: AtomicU64::new(1),
             stderr: tail,
+            keep,
         };
         (connection, received)
     }
@@ -137,12 +185,44 @@ impl Connection {
         self.out.send(line).is_ok()
     }
 
+    /// Keeps (`on`) the line of each request and notification the agent
+    /// sends from now on, to pass it on as it came (a tap listens).
+    pub(crate) fn keep_lines(&self, on: bool) {
+        self.keep.store(on, Ordering::Relaxed);
+    }
+
+    /// Sends a request whose params are `params`, a JSON text passed as it
+    /// is (an editor's own bytes); its answer's `result` comes back as the
+    /// agent wrote it (dropped when the agent's output ends first).
+    pub(crate) fn request_raw(&self, method: &str, params: &str) -> oneshot::Receiver<RawAnswer> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        lock(&self.raw_ids).insert(id);
+        lock(&self.pending).insert(id, Waiter::Raw(tx));
+        let method = Value::String(method.to_owned());
+        let line = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":{method},\"params\":{params}}}\n"
+        );
+        if self.out.send(line).is_err() {
+            lock(&self.pending).remove(&id);
+            lock(&self.raw_ids).remove(&id);
+        }
+        rx
+    }
+
+    /// Sends a line as it is (a message of JSON; a line end is added).
+    pub(crate) fn send_line(&self, line: &str) {
+        let mut line = line.trim_end().to_owned();
+        line.push('\n');
+        let _ = self.out.send(line);
+    }
+
     /// Sends a request; the answer comes on the returned receiver (dropped
     /// when the agent's output ends first).
     pub(crate) fn request(&self, method: &str, params: &Value) -> oneshot::Receiver<Answer> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
-        lock(&self.pending).insert(id, tx);
+        lock(&self.pending).insert(id, Waiter::Parsed(tx));
         let sent =
             self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         if !sent {
@@ -167,16 +247,24 @@ impl Connection {
         self.send(&message);
     }
 
-    /// Hands an answer to the request waiting for it.
-    pub(crate) fn resolve(&self, id: u64, answer: Answer) {
-        if let Some(tx) = lock(&self.pending).remove(&id) {
-            let _ = tx.send(answer);
+    /// Hands an answer to the request waiting for it (`raw`: its result's
+    /// text as sent, see [`Incoming::Answer`]).
+    pub(crate) fn resolve(&self, id: u64, answer: Answer, raw: Option<String>) {
+        match lock(&self.pending).remove(&id) {
+            Some(Waiter::Parsed(tx)) => {
+                let _ = tx.send(answer);
+            }
+            Some(Waiter::Raw(tx)) => {
+                let _ = tx.send(answer.map(|v| raw.unwrap_or_else(|| v.to_string())));
+            }
+            None => {}
         }
     }
 
     /// Fails every request still waiting (the agent's output has ended).
     pub(crate) fn fail_pending(&self) {
         lock(&self.pending).clear();
+        lock(&self.raw_ids).clear();
     }
 
     /// The end of what the agent wrote on stderr.
@@ -215,9 +303,22 @@ async fn skip_line<R: AsyncRead + Unpin>(reader: &mut BufReader<R>) -> bool {
     }
 }
 
+/// The text of an answer's `result` as sent (a parse that borrows it).
+fn raw_result(text: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Parts<'a> {
+        #[serde(borrow)]
+        result: Option<&'a serde_json::value::RawValue>,
+    }
+    let parts: Parts<'_> = serde_json::from_str(text).ok()?;
+    parts.result.map(|r| r.get().to_owned())
+}
+
 async fn read_loop(
     stdout: impl AsyncRead + Send + Unpin + 'static,
     incoming: mpsc::Sender<Incoming>,
+    keep: Arc<AtomicBool>,
+    raw_ids: Arc<Mutex<HashSet<u64>>>,
 ) {
     let mut reader = BufReader::with_capacity(64 << 10, stdout);
     let mut line = Vec::new();
@@ -234,6 +335,7 @@ async fn read_loop(
             Ok(0) | Err(_) => break,
             Ok(_) => {}
         }
+        let read_at = Instant::now();
         if line.len() > MAX_LINE {
             line = Vec::new();
             let sent = incoming
@@ -274,15 +376,36 @@ async fn read_loop(
             .map(str::to_owned);
         let id = message.get_mut("id").map(Value::take);
         let params = message.get_mut("params").map_or(Value::Null, Value::take);
+        // The line as it came, to pass on unchanged (a copy: the buffer is
+        // read into again).
+        let kept = || {
+            keep.load(Ordering::Relaxed).then(|| {
+                let mut bytes = Vec::with_capacity(text.len() + 1);
+                bytes.extend_from_slice(text.as_bytes());
+                bytes.push(b'\n');
+                Line { bytes, read_at }
+            })
+        };
         let sent = match (method, id) {
             (Some(method), Some(id)) => {
+                let line = kept();
                 incoming
-                    .send(Incoming::Request { id, method, params })
+                    .send(Incoming::Request {
+                        id,
+                        method,
+                        params,
+                        line,
+                    })
                     .await
             }
             (Some(method), None) => {
+                let line = kept();
                 incoming
-                    .send(Incoming::Notification { method, params })
+                    .send(Incoming::Notification {
+                        method,
+                        params,
+                        line,
+                    })
                     .await
             }
             (None, Some(id)) => {
@@ -302,7 +425,14 @@ async fn read_loop(
                     None => Ok(message.get_mut("result").map_or(Value::Null, Value::take)),
                 };
                 match id.as_u64() {
-                    Some(id) => incoming.send(Incoming::Answer { id, answer }).await,
+                    Some(id) => {
+                        let raw = if lock(&raw_ids).remove(&id) && answer.is_ok() {
+                            raw_result(text)
+                        } else {
+                            None
+                        };
+                        incoming.send(Incoming::Answer { id, answer, raw }).await
+                    }
                     None => Ok(()),
                 }
             }

@@ -5,16 +5,39 @@
 //! answers, the agent's requests radium does not serve (handed to the tap's
 //! owner to answer), and raw requests and notifications to the agent.
 
+use std::time::Instant;
+
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot};
 
-use super::rpc::RpcError;
+use super::rpc::{Line, RpcError};
 use super::session::{lock, AgentSession};
 
 /// A request of the agent radium does not serve, handed to the tap's owner:
 /// its method, its params, and where its answer goes (`Err`: a JSON-RPC
 /// error object, `{code, message, data?}`).
 pub type Unserved = (String, Value, oneshot::Sender<Result<Value, Value>>);
+
+/// One of the agent's messages as a tap gets it: the line it sent, byte for
+/// byte, with what routing it needs (its method, a request's id, the
+/// session it names, an update's kind), so that passing it on costs no
+/// parse and no serialisation of its own.
+#[derive(Debug)]
+pub struct Tapped {
+    /// Its method.
+    pub method: String,
+    /// A request's id (`None`: a notification).
+    pub id: Option<Value>,
+    /// Its `params.sessionId`, when a string.
+    pub session_id: Option<String>,
+    /// Its `params.update.sessionUpdate` (a `session/update`'s kind).
+    pub update: Option<String>,
+    /// The line as the agent sent it, ending with `\n` (made from the
+    /// parsed message only for one read before the tap listened).
+    pub line: Vec<u8>,
+    /// When radium read the line.
+    pub read_at: Instant,
+}
 
 /// How many of the agent's messages wait in a tap for its owner. Past it,
 /// the session stops reading the agent (whose writes then wait in its
@@ -25,11 +48,11 @@ pub const TAP_QUEUE: usize = 64;
 
 /// The sending ends of a tap, made before the session opens (see
 /// [`EditorSide::tap`]).
-pub type TapSenders = (mpsc::Sender<Value>, mpsc::UnboundedSender<Unserved>);
+pub type TapSenders = (mpsc::Sender<Tapped>, mpsc::UnboundedSender<Unserved>);
 
 /// The receiving ends of a tap, as [`AgentSession::tap`] answers them: the
 /// first holds at most [`TAP_QUEUE`] messages.
-pub type TapReceivers = (mpsc::Receiver<Value>, mpsc::UnboundedReceiver<Unserved>);
+pub type TapReceivers = (mpsc::Receiver<Tapped>, mpsc::UnboundedReceiver<Unserved>);
 
 /// A new tap's two ends.
 pub fn tap_channels() -> (TapSenders, TapReceivers) {
@@ -55,8 +78,8 @@ pub struct EditorSide {
 /// What a tap holds while its owner listens.
 #[derive(Default)]
 pub(crate) struct Tap {
-    /// Every message the agent sent unasked, as `{method, params}`.
-    pub messages: Option<mpsc::Sender<Value>>,
+    /// Every message the agent sent unasked, as it sent it.
+    pub messages: Option<mpsc::Sender<Tapped>>,
     /// The agent's requests radium does not serve.
     pub unserved: Option<mpsc::UnboundedSender<Unserved>>,
     /// Whether the agent's file reads are asked of the tap's owner first.
@@ -92,14 +115,15 @@ impl AgentSession {
     /// Starts listening to the agent's messages as it sends them: each
     /// notification (`session/update`s included, also the ones radium turns
     /// into events) and each request (permission requests and file reads
-    /// too, before radium serves them) comes as `{method, params}` on the
-    /// first receiver (a request with its `id`); the requests radium does not serve come on the second
+    /// too, before radium serves them) comes as a [`Tapped`], its line as
+    /// the agent sent it, on the first receiver; the requests radium does not serve come on the second
     /// for the caller to answer (instead of radium's method-not-found). A
     /// later call replaces the earlier listener. The first receiver holds at
     /// most [`TAP_QUEUE`] messages: while it is full the session waits,
     /// reading nothing more from the agent.
     pub fn tap(&self) -> TapReceivers {
         let ((tx, utx), receivers) = tap_channels();
+        self.conn.keep_lines(true);
         let mut state = lock(&self.state);
         state.tap.messages = Some(tx);
         state.tap.unserved = Some(utx);
@@ -114,6 +138,7 @@ impl AgentSession {
         let mut state = lock(&self.state);
         state.tap.front = Some(editor.load);
         if let Some((tx, utx)) = editor.tap {
+            self.conn.keep_lines(true);
             state.tap.messages = Some(tx);
             state.tap.unserved = Some(utx);
         }
@@ -180,17 +205,63 @@ impl AgentSession {
         self.conn.notify(method, params);
     }
 
-    /// Passes a message of the agent to the tap, if one listens; waits
-    /// while the tap is full (see [`TAP_QUEUE`]).
-    pub(crate) async fn tapped(&self, method: &str, params: &Value, id: Option<&Value>) {
+    /// Sends the agent request `method` whose params are `params`, a JSON
+    /// text passed byte for byte (only the envelope and the id are
+    /// radium's); answers its result's text as the agent wrote it, or its
+    /// error as [`agent_request`](Self::agent_request) does.
+    pub async fn agent_request_raw(&self, method: &str, params: &str) -> Result<String, Value> {
+        match self.conn.request_raw(method, params).await {
+            Ok(Ok(result)) => Ok(result),
+            Ok(Err(e)) => Err(error_json(&e)),
+            Err(_) => Err(json!({
+                "code": -32603,
+                "message": self.ended(&format!("before answering `{method}`")).to_string(),
+            })),
+        }
+    }
+
+    /// Sends the agent a line as it is (a notification of an editor's, its
+    /// bytes unchanged).
+    pub fn agent_send_line(&self, line: &str) {
+        self.conn.send_line(line);
+    }
+
+    /// Passes a message of the agent to the tap, if one listens, with its
+    /// line as the agent sent it (`line`; `None`: read before lines were
+    /// kept, made from the message); waits while the tap is full (see
+    /// [`TAP_QUEUE`]).
+    pub(crate) async fn tapped(
+        &self,
+        method: &str,
+        params: &Value,
+        id: Option<&Value>,
+        line: Option<Line>,
+    ) {
         let Some(tx) = lock(&self.state).tap.messages.clone() else {
             return;
         };
-        let mut message = json!({"method": method, "params": params});
-        if let Some(id) = id {
-            message["id"] = id.clone();
-        }
-        let _ = tx.send(message).await;
+        let Line { bytes, read_at } = line.unwrap_or_else(|| {
+            let mut message = json!({"jsonrpc": "2.0", "method": method, "params": params});
+            if let Some(id) = id {
+                message["id"] = id.clone();
+            }
+            let mut bytes = message.to_string().into_bytes();
+            bytes.push(b'\n');
+            Line {
+                bytes,
+                read_at: Instant::now(),
+            }
+        });
+        let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
+        let tapped = Tapped {
+            method: method.to_owned(),
+            id: id.cloned(),
+            session_id: text(params.get("sessionId")),
+            update: text(params.pointer("/update/sessionUpdate")),
+            line: bytes,
+            read_at,
+        };
+        let _ = tx.send(tapped).await;
     }
 
     /// Keeps one of the agent's answers of the start (`initialize` or `session`).

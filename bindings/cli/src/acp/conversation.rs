@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use radium_core::sessions::tap::TapReceivers;
+use radium_core::sessions::tap::{TapReceivers, Tapped};
 use radium_core::sessions::{AgentSession, PermissionAnswer, Unserved};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
@@ -126,9 +126,9 @@ pub fn relay_loose(session: &AgentSession, editor: Editor) {
             tokio::select! {
                 biased;
                 Some(message) = tap.recv() => {
-                    if !own.is_null()
-                        && message["method"] == "session/update"
-                        && message["params"]["sessionId"] == own
+                    if own.is_string()
+                        && message.method == "session/update"
+                        && message.session_id.as_deref() == own.as_str()
                     {
                         continue;
                     }
@@ -170,7 +170,7 @@ pub fn merged(agent: Vec<Value>) -> Value {
 
 /// What the relay's task does next.
 enum Next {
-    Tapped(Value),
+    Tapped(Tapped),
     Unserved(Unserved),
     Event(Option<Value>),
     Turn(Turn),
@@ -181,7 +181,7 @@ enum Next {
 async fn relay(
     conversation: Arc<Conversation>,
     editor: Editor,
-    mut tap: mpsc::Receiver<Value>,
+    mut tap: mpsc::Receiver<Tapped>,
     mut unserved: mpsc::UnboundedReceiver<Unserved>,
     mut turns: mpsc::UnboundedReceiver<Turn>,
 ) {
@@ -228,6 +228,9 @@ async fn relay(
                 };
                 if on_event(&conversation, &editor, id, text, &event, &mut asked) {
                     current = None;
+                    // The turn's permission requests radium decided itself
+                    // never asked the editor: their words are not kept on.
+                    asked.clear();
                 }
             }
             Next::Done => return,
@@ -235,38 +238,46 @@ async fn relay(
     }
 }
 
-/// Passes one of the agent's messages to the editor (moved, not copied),
-/// once the editor's side has room for it (see `wire::ROOM`).
-pub async fn forward(editor: &Editor, message: Value, asked: &mut HashMap<String, Value>) {
-    let Value::Object(mut message) = message else {
-        return;
-    };
-    let method = match message.remove("method") {
-        Some(Value::String(method)) => method,
-        _ => String::new(),
-    };
-    if message.contains_key("id") {
+/// The params of one of the agent's lines (parsed again: only for the few
+/// messages radium rewrites or keeps).
+fn params_of(message: &Tapped) -> Value {
+    serde_json::from_slice::<Value>(&message.line)
+        .ok()
+        .and_then(|mut m| m.get_mut("params").map(Value::take))
+        .unwrap_or(Value::Null)
+}
+
+/// Passes one of the agent's messages to the editor as the agent sent it
+/// (its line moved, not parsed or serialised again; only the agent's
+/// command list is rewritten, radium's commands merged in), once the
+/// editor's side has room for it (see `wire::ROOM`).
+pub async fn forward(editor: &Editor, message: Tapped, asked: &mut HashMap<String, Value>) {
+    if message.id.is_some() {
         // A request: radium serves it (or hands it over as unserved); a
         // permission request's own words are kept for the editor's prompt.
-        if method == "session/request_permission" {
-            let params = message.remove("params").unwrap_or(Value::Null);
+        if message.method == "session/request_permission" {
+            let params = params_of(&message);
             if let Some(call) = params["toolCall"]["toolCallId"].as_str() {
                 asked.insert(call.to_owned(), params);
             }
         }
         return;
     }
-    let mut params = message.remove("params").unwrap_or(Value::Null);
-    if method == "session/update"
-        && params["update"]["sessionUpdate"] == "available_commands_update"
+    if message.method == "session/update"
+        && message.update.as_deref() == Some("available_commands_update")
     {
+        let mut params = params_of(&message);
         let agent = params["update"]["availableCommands"]
             .as_array()
             .cloned()
             .unwrap_or_default();
         params["update"]["availableCommands"] = merged(agent);
+        let rewritten = json!({"jsonrpc": "2.0", "method": message.method, "params": params});
+        let mut line = rewritten.to_string().into_bytes();
+        line.push(b'\n');
+        return editor.relay(line, message.read_at).await;
     }
-    editor.relay(method, params).await;
+    editor.relay(message.line, message.read_at).await;
 }
 
 /// Handles one event of the running turn; answers whether it was the last.

@@ -18,6 +18,7 @@ mod conversation;
 pub mod list;
 mod slash;
 mod stdout;
+mod timing;
 mod wire;
 
 use std::collections::HashMap;
@@ -122,7 +123,19 @@ pub fn run(agent: &str, workspace: &Path) -> u8 {
     });
     // The engine (and its runtime) ends here, outside the runtime.
     drop(proxy);
+    timing::report();
     0
+}
+
+/// The text of a request's `params` as the editor sent it (`None`: none).
+fn raw_params(text: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Parts<'a> {
+        #[serde(borrow)]
+        params: Option<&'a serde_json::value::RawValue>,
+    }
+    let parts: Parts<'_> = serde_json::from_str(text).ok()?;
+    parts.params.map(|p| p.get().to_owned())
 }
 
 impl Proxy {
@@ -146,15 +159,19 @@ impl Proxy {
             }
             FromEditor::Message(Ok(message)) => message,
         };
+        let (mut message, text) = message;
         let method = message.get("method").and_then(Value::as_str);
         let id = message.get("id").cloned();
-        let params = message.get("params").cloned().unwrap_or(Value::Null);
         match (method, id) {
             (Some(method), Some(id)) => {
                 let method = method.to_owned();
-                self.request(&id, &method, params).await;
+                let params = message.get_mut("params").map_or(Value::Null, Value::take);
+                self.request(&id, &method, params, &text).await;
             }
-            (Some(method), None) => self.notification(method, &params),
+            (Some(method), None) => {
+                let params = message.get("params").unwrap_or(&Value::Null);
+                self.notification(method, params, &text);
+            }
             (None, Some(_))
                 if message.get("result").is_some() || message.get("error").is_some() =>
             {
@@ -188,8 +205,8 @@ impl Proxy {
             .map_err(|e| error(-32603, format!("radium: {e}")))
     }
 
-    /// Handles one request of the editor's.
-    async fn request(&mut self, id: &Value, method: &str, params: Value) {
+    /// Handles one request of the editor's (`text`: its line as sent).
+    async fn request(&mut self, id: &Value, method: &str, params: Value, text: &str) {
         match method {
             "initialize" => {
                 self.editor_reads = params
@@ -237,25 +254,33 @@ impl Proxy {
                     let message = format!("radium: `{method}` before `initialize`");
                     return self.editor.answer(id, Err(error(-32002, message)));
                 };
+                // Its params go byte for byte; only its id is radium's.
+                let raw = raw_params(text);
                 let (editor, id, method) = (self.editor.clone(), id.clone(), method.to_owned());
                 tokio::spawn(async move {
-                    let answer = session.agent_request(&method, &params).await;
-                    editor.answer(&id, answer);
+                    match raw {
+                        Some(raw) => {
+                            let answer = session.agent_request_raw(&method, &raw).await;
+                            editor.answer_raw(&id, answer);
+                        }
+                        None => editor.answer(&id, session.agent_request(&method, &params).await),
+                    }
                 });
             }
         }
     }
 
-    /// Handles one notification of the editor's.
-    fn notification(&self, method: &str, params: &Value) {
+    /// Handles one notification of the editor's: passed on as its line
+    /// `text`, byte for byte (but `session/cancel`, radium's to do).
+    fn notification(&self, method: &str, params: &Value, text: &str) {
         if let Some(conversation) = self.conversation(params) {
             if method == "session/cancel" {
                 conversation.session.cancel();
             } else {
-                conversation.session.agent_notify(method, params);
+                conversation.session.agent_send_line(text);
             }
         } else if let Some(session) = &self.primary {
-            session.agent_notify(method, params);
+            session.agent_send_line(text);
         }
     }
 

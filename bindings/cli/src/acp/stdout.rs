@@ -12,11 +12,13 @@ use std::io::{ErrorKind, Write as _};
 use std::os::fd::{AsFd as _, OwnedFd};
 use std::os::unix::fs::FileTypeExt as _;
 use std::os::unix::net::UnixStream;
+use std::time::Instant;
 
 use serde_json::Value;
 use tokio::io::AsyncWriteExt as _;
 use tokio::sync::mpsc;
 
+use super::timing;
 use super::wire::Out;
 
 /// Up to this many bytes of waiting messages go out in one write.
@@ -106,8 +108,9 @@ pub fn start(rx: mpsc::UnboundedReceiver<Out>) -> tokio::task::JoinHandle<()> {
     }
 }
 
-/// Adds `message` to `batch`; answers whether it was [`Out::Close`].
-fn add(batch: &mut Vec<u8>, message: Out) -> bool {
+/// Adds `message` to `batch` (an agent's line's read time to `stamps`,
+/// when timed); answers whether it was [`Out::Close`].
+fn add(batch: &mut Vec<u8>, stamps: &mut Vec<Instant>, message: Out) -> bool {
     match message {
         Out::Close => return true,
         Out::Message(message) => {
@@ -115,8 +118,17 @@ fn add(batch: &mut Vec<u8>, message: Out) -> bool {
                 batch.push(b'\n');
             }
         }
+        Out::Text(text) => {
+            batch.extend_from_slice(text.as_bytes());
+            batch.push(b'\n');
+        }
         // Its room is given back: the batch holds it now.
-        Out::Line(line, _room) => batch.extend_from_slice(&line),
+        Out::Line(line, _room, read_at) => {
+            batch.extend_from_slice(&line);
+            if timing::on() {
+                stamps.push(read_at);
+            }
+        }
     }
     false
 }
@@ -124,38 +136,45 @@ fn add(batch: &mut Vec<u8>, message: Out) -> bool {
 /// The writer on the runtime (see the module's doc).
 async fn write_async(mut sink: Sink, mut rx: mpsc::UnboundedReceiver<Out>) {
     let mut batch = Vec::with_capacity(BATCH);
+    let mut stamps = Vec::new();
     while let Some(first) = rx.recv().await {
         let mut next = Some(first);
         let mut closed = false;
         while let Some(message) = next.take() {
             match message {
                 // A long line is written from where it is, not copied.
-                Out::Line(line, room) if line.len() >= BATCH => {
-                    if !flush(&mut sink, &mut batch).await || sink.write_all(&line).await.is_err() {
+                Out::Line(line, room, read_at) if line.len() >= BATCH => {
+                    if !flush(&mut sink, &mut batch, &mut stamps).await
+                        || sink.write_all(&line).await.is_err()
+                    {
                         return sink.restore();
                     }
                     drop(room);
+                    timing::written(&[read_at]);
                 }
-                message => closed = add(&mut batch, message),
+                message => closed = add(&mut batch, &mut stamps, message),
             }
             if closed || batch.len() >= BATCH {
                 break;
             }
             next = rx.try_recv().ok();
         }
-        if !flush(&mut sink, &mut batch).await || closed {
+        if !flush(&mut sink, &mut batch, &mut stamps).await || closed {
             break;
         }
     }
     sink.restore();
 }
 
-/// Writes `batch` out and empties it; answers whether stdout took it.
-async fn flush(sink: &mut Sink, batch: &mut Vec<u8>) -> bool {
+/// Writes `batch` out and empties it (its lines' read times, `stamps`,
+/// counted as written); answers whether stdout took it.
+async fn flush(sink: &mut Sink, batch: &mut Vec<u8>, stamps: &mut Vec<Instant>) -> bool {
     if batch.is_empty() {
         return true;
     }
     let ok = sink.write_all(batch).await.is_ok();
+    timing::written(stamps);
+    stamps.clear();
     batch.clear();
     if batch.capacity() > 4 * BATCH {
         *batch = Vec::with_capacity(BATCH);
@@ -167,6 +186,7 @@ async fn flush(sink: &mut Sink, batch: &mut Vec<u8>) -> bool {
 fn write_blocking(mut rx: mpsc::UnboundedReceiver<Out>) {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(BATCH, stdout.lock());
+    let mut stamps = Vec::new();
     'write: while let Some(mut message) = rx.blocking_recv() {
         loop {
             let ok = match message {
@@ -175,7 +195,13 @@ fn write_blocking(mut rx: mpsc::UnboundedReceiver<Out>) {
                     break 'write;
                 }
                 Out::Message(message) => write_value(&mut out, &message),
-                Out::Line(line, _room) => out.write_all(&line).is_ok(),
+                Out::Text(text) => writeln!(out, "{text}").is_ok(),
+                Out::Line(line, _room, read_at) => {
+                    if timing::on() {
+                        stamps.push(read_at);
+                    }
+                    out.write_all(&line).is_ok()
+                }
             };
             if !ok {
                 break 'write;
@@ -188,6 +214,8 @@ fn write_blocking(mut rx: mpsc::UnboundedReceiver<Out>) {
         if out.flush().is_err() {
             break;
         }
+        timing::written(&stamps);
+        stamps.clear();
     }
 }
 

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::io::BufRead as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
@@ -19,8 +20,9 @@ pub const MAX_LINE: usize = 64 << 20;
 
 /// What the editor sent: a line of JSON, or a line past [`MAX_LINE`].
 pub enum FromEditor {
-    /// A parsed line (`Err`: the text was not JSON, with the parser's reason).
-    Message(Result<Value, String>),
+    /// A parsed line with its text as sent (to pass on unchanged), or
+    /// `Err`: the text was not JSON, with the parser's reason.
+    Message(Result<(Value, String), String>),
     /// A line longer than [`MAX_LINE`] (its length, as far as it was read).
     TooLong(usize),
 }
@@ -79,7 +81,14 @@ fn send_line(
         line.clear();
         return true;
     } else {
-        FromEditor::Message(serde_json::from_slice(line).map_err(|e| e.to_string()))
+        match serde_json::from_slice(line) {
+            // Valid JSON is UTF-8: the line's own buffer becomes its text.
+            Ok(message) => match String::from_utf8(std::mem::take(line)) {
+                Ok(text) => FromEditor::Message(Ok((message, text))),
+                Err(e) => FromEditor::Message(Err(e.to_string())),
+            },
+            Err(e) => FromEditor::Message(Err(e.to_string())),
+        }
     };
     line.clear();
     tx.send(message).is_ok()
@@ -97,8 +106,11 @@ pub const ROOM: u32 = 4 << 20;
 pub(super) enum Out {
     /// A message of radium's.
     Message(Value),
-    /// One of the agent's messages, serialised, with its share of [`ROOM`].
-    Line(Vec<u8>, OwnedSemaphorePermit),
+    /// A message of radium's as JSON text (no line end).
+    Text(String),
+    /// One of the agent's lines as it sent it, with its share of [`ROOM`]
+    /// and when radium read it.
+    Line(Vec<u8>, OwnedSemaphorePermit, Instant),
     /// The end: what came before is written.
     Close,
 }
@@ -144,23 +156,15 @@ impl Editor {
         self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
     }
 
-    /// Sends one of the agent's notifications, its params moved in, once
-    /// there is room for it (see [`ROOM`]; a message larger than all of it
-    /// waits until nothing else does).
-    pub async fn relay(&self, method: String, params: Value) {
-        let mut message = serde_json::Map::with_capacity(3);
-        message.insert("jsonrpc".into(), Value::String("2.0".into()));
-        message.insert("method".into(), Value::String(method));
-        message.insert("params".into(), params);
-        let Ok(mut line) = serde_json::to_vec(&message) else {
-            return;
-        };
-        line.push(b'\n');
+    /// Sends one of the agent's lines as it sent it (ending with `\n`,
+    /// read at `read_at`), once there is room for it (see [`ROOM`]; a line
+    /// larger than all of it waits until nothing else does).
+    pub async fn relay(&self, line: Vec<u8>, read_at: Instant) {
         let share = u32::try_from(line.len()).unwrap_or(ROOM).min(ROOM);
         let Ok(room) = Arc::clone(&self.room).acquire_many_owned(share).await else {
             return;
         };
-        let _ = self.out.send(Out::Line(line, room));
+        let _ = self.out.send(Out::Line(line, room, read_at));
     }
 
     /// Answers the editor's request `id`.
@@ -169,6 +173,18 @@ impl Editor {
             Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
             Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
         });
+    }
+
+    /// Answers the editor's request `id` with a result as the agent wrote
+    /// it (JSON text), or an error object.
+    pub fn answer_raw(&self, id: &Value, answer: Result<String, Value>) {
+        match answer {
+            Ok(result) => {
+                let text = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{result}}}");
+                let _ = self.out.send(Out::Text(text));
+            }
+            Err(error) => self.answer(id, Err(error)),
+        }
     }
 
     /// Sends the editor a request; answers its result or its error object
