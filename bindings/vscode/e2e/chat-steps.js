@@ -294,6 +294,18 @@ module.exports = function chatSteps(step, h) {
     await answers().last().filter({ hasText: 'chunk 2' }).waitFor()
     await page().locator('.statusbar', { hasText: 'scripted is answering' }).waitFor()
     await screenshot('chat-streaming')
+    // Scrolled up, the log stays put while text comes in; back at its end, it follows again.
+    const log = chat().locator('#log')
+    // The answer's whole text, detached parts included (media/virtual.js).
+    const length = () => answers().last().evaluate((e) => window.radiumChat.text(e).length)
+    const grown = async (what) => { const n = await length(); await until(what, async () => (await length()) > n + 16) }
+    assert.ok(await log.evaluate((e) => e.scrollHeight > e.clientHeight + 200), 'the log is long enough to scroll')
+    await log.evaluate((e) => { e.scrollTop = 0 })
+    await grown('more of the answer came in while scrolled up')
+    assert.equal(await log.evaluate((e) => e.scrollTop), 0, 'the log stayed where the user scrolled')
+    await log.evaluate((e) => { e.scrollTop = e.scrollHeight })
+    await grown('more of the answer came in at the end')
+    await until('the log follows the answer again', () => log.evaluate((e) => e.scrollHeight - e.scrollTop - e.clientHeight < 48))
     await chat().locator('#stop').click()
     await turnEnds().filter({ hasText: 'stopped: cancelled' }).waitFor()
     assert.ok(!(await answers().last().innerText()).includes('chunk 49'))

@@ -72,7 +72,20 @@
     b.addEventListener('click', onClick)
     return b
   }
-  const scroll = () => { log.scrollTop = log.scrollHeight }
+  // The log follows what comes in only while it is at its end: a user who
+  // scrolled up to read stays there until they scroll back down or send.
+  let following = true
+  let setTop = 0
+  log.addEventListener('scroll', () => {
+    if (log.scrollHeight - log.scrollTop - log.clientHeight < 48) following = true
+    else if (log.scrollTop < setTop - 4) following = false
+  }, { passive: true })
+  const scroll = (force) => {
+    if (force === true) following = true
+    if (!following) return
+    log.scrollTop = log.scrollHeight
+    setTop = log.scrollTop
+  }
   const add = (e) => { log.appendChild(e); scroll(); return e }
 
   function diffView (diffs) {
@@ -279,6 +292,7 @@
         const u = add(el('div', 'msg user', m.text))
         if (m.chips.length) u.appendChild(el('div', 'muted', `with ${m.chips.join(', ')}`))
         lastUser = u
+        scroll(true)
         break
       }
       case 'text': onText(m); break
