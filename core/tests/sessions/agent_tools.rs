@@ -206,7 +206,10 @@ fn events_are_pushed_to_a_subscriber_until_the_session_closes() {
     // machine) gets those waiting joined, so only their whole is certain.
     let texts = of_type(&got, "text");
     let joined: String = texts.iter().filter_map(|t| t["text"].as_str()).collect();
-    assert!(!texts.is_empty() && joined == "You said: hello", "{texts:?}");
+    assert!(
+        !texts.is_empty() && joined == "You said: hello",
+        "{texts:?}"
+    );
     // Nothing is left for a poller: the subscriber had it all.
     let polled = e.call("session-events", json!({"session": s}));
     assert_eq!(polled["data"]["events"], json!([]));
