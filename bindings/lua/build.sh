@@ -11,8 +11,10 @@ if [ -n "${RADIUM_PREBUILT:-}" ]; then
   # tests the binaries a release ships).
   [ "$(cat "$RADIUM_PREBUILT/VERSION" 2>/dev/null)" = "$version" ] \
     || { echo "build: RADIUM_PREBUILT=$RADIUM_PREBUILT holds no build of $version" >&2; exit 1; }
-  install -m 755 "$RADIUM_PREBUILT/radium_native.so" "$here/lua/radium_native.so.tmp"
-  mv "$here/lua/radium_native.so.tmp" "$here/lua/radium_native.so"
+  # A name of its own, then renamed: two builds at once (the test command's
+  # agent lanes) never write one file together.
+  install -m 755 "$RADIUM_PREBUILT/radium_native.so" "$here/lua/radium_native.so.$$.tmp"
+  mv "$here/lua/radium_native.so.$$.tmp" "$here/lua/radium_native.so"
   source=release profile=release
   echo "installed the release build from $RADIUM_PREBUILT"
 else
@@ -20,10 +22,11 @@ else
   [ "$profile" = release ] && flag=(--release)
   cargo build --manifest-path "$root/Cargo.toml" -p radium-lua "${flag[@]}" --quiet
   # Where cargo put the module: $CARGO_TARGET_DIR when it is set.
-  install -m 755 "${CARGO_TARGET_DIR:-$root/target}/$profile/libradium_native.so" "$here/lua/radium_native.so"
+  install -m 755 "${CARGO_TARGET_DIR:-$root/target}/$profile/libradium_native.so" "$here/lua/radium_native.so.$$.tmp"
+  mv "$here/lua/radium_native.so.$$.tmp" "$here/lua/radium_native.so"
   source=cargo
   echo "built $here/lua/radium_native.so"
 fi
 # Where the module came from, for :checkhealth radium (and :RadiumInstall's record).
-printf '{"version":"%s","source":"%s","profile":"%s"}\n' "$version" "$source" "$profile" >"$here/lua/radium_native.json.tmp"
-mv "$here/lua/radium_native.json.tmp" "$here/lua/radium_native.json"
+printf '{"version":"%s","source":"%s","profile":"%s"}\n' "$version" "$source" "$profile" >"$here/lua/radium_native.json.$$.tmp"
+mv "$here/lua/radium_native.json.$$.tmp" "$here/lua/radium_native.json"
