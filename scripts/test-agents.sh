@@ -121,6 +121,7 @@
 #
 #   scripts/test-agents.sh [CASE ...]   (default: every case in ALL below)
 #   scripts/test-agents.sh --lanes N [CASE ...]   the cases in N runs side by side
+#   scripts/test-agents.sh --list   the cases' names, one a line
 #   RAD=path/to/rad   the binary (default target/debug/rad; it is not built here)
 #   RADIUM_TEST_KEEP=1  keeps the temporary folder (its path is printed)
 #
