@@ -36,13 +36,17 @@ print_times() {
 }
 # The release build runs in the background for a while (below); it ends
 # with the script.
-release_pid=""
-stop_release() {
-  if [ -n "$release_pid" ] && kill -0 "$release_pid" 2>/dev/null; then
-    kill -- "-$release_pid" 2>/dev/null || kill "$release_pid" 2>/dev/null || true
-  fi
+# So does the VS Code e2e, which runs beside the last steps.
+release_pid="" e2e_pid=""
+stop_background() {
+  local pid
+  for pid in "$release_pid" "$e2e_pid"; do
+    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+      kill -- "-$pid" 2>/dev/null || kill "$pid" 2>/dev/null || true
+    fi
+  done
 }
-trap 'status=$?; stop_release; print_times; rm -rf "$RADIUM_HOME" "${release_log:-}"; exit $status' EXIT
+trap 'status=$?; stop_background; print_times; rm -rf "$RADIUM_HOME" "${release_log:-}" "${e2e_log:-}"; exit $status' EXIT
 
 step() {
   finish_step
@@ -62,8 +66,18 @@ cargo clippy --version >/dev/null 2>&1 || rustup component add clippy || die "cl
 step "format (cargo fmt --check)"
 cargo fmt --all -- --check
 
-step "lint (cargo clippy, warnings are errors)"
-cargo clippy --workspace --all-targets --quiet -- -D warnings
+step "lint and debug build (clippy's lints in the build of every target, warnings are errors)"
+# The debug build is the lint: clippy-driver compiles the workspace's crates
+# (what `cargo clippy` does, with RUSTC_WORKSPACE_WRAPPER, for a check), so
+# the dependencies are compiled once, not once for a check and once for the
+# tests. Every debug build of the run keeps the wrapper (it is part of the
+# crates' fingerprint: without it they would be compiled again); the release
+# below does without it. --all-targets: the targets `cargo test` builds, the
+# benches, and the Neovim module's crate (which has no tests).
+clippy_driver=$(rustup which clippy-driver 2>/dev/null || echo "$(rustc --print sysroot)/bin/clippy-driver")
+[ -x "$clippy_driver" ] || die "clippy-driver is missing ($clippy_driver)"
+export RUSTC_WORKSPACE_WRAPPER=$clippy_driver CLIPPY_ARGS=-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__
+cargo build --workspace --all-targets --quiet
 
 step "Rust tests (unit, integration, doc; the benchmarks once in test mode)"
 # Built first, then run: the release (below) starts between the two, so the
@@ -83,7 +97,8 @@ release_log=$(mktemp)
 idle_io=()
 if ionice -c 3 true 2>/dev/null; then idle_io=(ionice -c 3); fi
 set -m
-nice -n 10 "${idle_io[@]}" bash scripts/release.sh "$version" >"$release_log" 2>&1 &
+nice -n 10 "${idle_io[@]}" env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS \
+  bash scripts/release.sh "$version" >"$release_log" 2>&1 &
 release_pid=$!
 set +m
 echo "test: scripts/release.sh $version started in the background (pid $release_pid)"
@@ -117,7 +132,7 @@ bash scripts/test-lsp.sh
 step "demo (the README's first command)"
 bash scripts/demo.sh >/dev/null
 
-step "release: scripts/release.sh (started before the Rust tests ran), then the binaries as a user without Rust gets them (scripts/test-release.sh)"
+step "release: scripts/release.sh (started before the Rust tests ran)"
 if ! wait "$release_pid"; then
   release_pid=""
   cat "$release_log"
@@ -125,9 +140,25 @@ if ! wait "$release_pid"; then
 fi
 release_pid=""
 tail -3 "$release_log"
-RADIUM_RELEASE_NO_BUILD=1 bash scripts/test-release.sh
 RADIUM_PREBUILT=$(bash scripts/unpack-release.sh)
 export RADIUM_PREBUILT
+
+step "Node door and VS Code extension: the addon, node --test, tsc (npm ci when needed)"
+bash scripts/test-node.sh
+
+# From here the steps leave a core idle (they wait on processes), so the
+# VS Code e2e runs beside them, in its own process group, its output
+# printed when it ends. It starts after the Node step, which builds the
+# extension's out/ that the e2e rebuilds.
+e2e_log=$(mktemp)
+set -m
+bash scripts/test-vscode-e2e.sh >"$e2e_log" 2>&1 &
+e2e_pid=$! e2e_started=$SECONDS
+set +m
+echo "test: scripts/test-vscode-e2e.sh started in the background (pid $e2e_pid)"
+
+step "release: the binaries as a user without Rust gets them (scripts/test-release.sh)"
+RADIUM_RELEASE_NO_BUILD=1 bash scripts/test-release.sh
 
 step "C ABI: header, symbols, C and C++ programs (shared + static) under valgrind"
 bash scripts/test-c.sh
@@ -139,14 +170,16 @@ timeout 480 "$nvim" --headless -u NONE -l bindings/lua/tests/run.lua
 timeout 120 bash scripts/test-nvim-tui.sh "$nvim"   # a chat turn typed in the TUI under tmux
 NVIM=$nvim bash scripts/test-agents.sh --lanes 2 "${nvim_agent_cases[@]}"   # real agents in headless Neovim
 
-step "Node door and VS Code extension: the addon, node --test, tsc (npm ci when needed)"
-bash scripts/test-node.sh
-
 step "clipboard mode: rad, C, Lua and Node with a real X clipboard under Xvfb"
 bash scripts/test-clipboard.sh
 
-step "VS Code extension end to end: the .vsix in code-server, driven by headless Chromium"
-bash scripts/test-vscode-e2e.sh
+step "VS Code extension end to end: the .vsix in code-server, driven by headless Chromium (the rest of it)"
+e2e_status=0
+wait "$e2e_pid" || e2e_status=$?
+e2e_pid=""
+cat "$e2e_log"
+echo "test: the VS Code e2e took $((SECONDS - e2e_started)) s, beside the steps since the Node step"
+[ "$e2e_status" -eq 0 ] || die "scripts/test-vscode-e2e.sh failed (exit $e2e_status; its output is above)"
 
 echo
 echo "all tests passed"

@@ -22,7 +22,12 @@ if [ -n "${RADIUM_PREBUILT:-}" ]; then
     || { echo "build: RADIUM_PREBUILT=$RADIUM_PREBUILT holds no build of $version" >&2; exit 1; }
   addon=("$RADIUM_PREBUILT"/radium.*.node)
   [ -f "${addon[0]}" ] || { echo "build: no Node module in $RADIUM_PREBUILT" >&2; exit 1; }
-  install -m 755 "${addon[@]}" "$here/"
+  # A module already in place with the same bytes is left as it is: a test
+  # running beside this one may have it loaded (rewriting a mapped file
+  # under a process crashes it).
+  for a in "${addon[@]}"; do
+    cmp -s "$a" "$here/$(basename "$a")" || install -m 755 "$a" "$here/"
+  done
   echo "installed $(basename "${addon[0]}") (the release build from $RADIUM_PREBUILT)"
   exit 0
 fi
