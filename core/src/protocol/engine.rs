@@ -350,11 +350,10 @@ impl Engine {
     /// intermediate JSON values. `Err` only when `text` is not JSON at all
     /// (a misuse of the door, not a failed command).
     pub fn handle_json_text(&self, text: &str) -> std::result::Result<String, serde_json::Error> {
-        let response = match self.parse_json_text(text)? {
-            Ok(request) => block_on(self.handle_request_async(request)),
-            Err(e) => Response::failure(&e),
-        };
-        Ok(response.to_json_text())
+        Ok(match self.parse_json_text(text)? {
+            Ok(request) => block_on(self.reply_async(request)).to_json_text(),
+            Err(e) => Response::failure(&e).to_json_text(),
+        })
     }
 
     /// [`handle_json_text`](Self::handle_json_text) as a future, like
@@ -366,11 +365,13 @@ impl Engine {
         Pin<Box<dyn Future<Output = String> + Send + 'static>>,
         serde_json::Error,
     > {
-        let response = match self.parse_json_text(text)? {
-            Ok(request) => self.handle_request_async(request),
-            Err(e) => Box::pin(std::future::ready(Response::failure(&e))),
-        };
-        Ok(Box::pin(async move { response.await.to_json_text() }))
+        Ok(match self.parse_json_text(text)? {
+            Ok(request) => {
+                let reply = self.reply_async(request);
+                Box::pin(async move { reply.await.to_json_text() })
+            }
+            Err(e) => Box::pin(std::future::ready(Response::failure(&e).to_json_text())),
+        })
     }
 
     /// The request in `text`: `Err` when the text is not JSON at all (or
