@@ -122,3 +122,83 @@ fn requests_txt_is_generated_from_the_sources() {
         "tests/vectors/requests.txt is stale: run python3 tests/vectors/gen_requests.py"
     );
 }
+
+/// `text` with every `"duration_ns":<digits>` written `"duration_ns":0`
+/// (durations differ from run to run; every other byte must not).
+fn zero_durations(text: &str) -> String {
+    let key = "\"duration_ns\":";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(key) {
+        out.push_str(&rest[..at + key.len()]);
+        rest = rest[at + key.len()..].trim_start_matches(|c: char| c.is_ascii_digit());
+        out.push('0');
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn a_chain_answered_as_text_is_byte_for_byte_the_value_doors_answer() {
+    use radium_core::{FnHook, HookResult, HookType};
+    let engine = Engine::new(EngineConfig::default()).unwrap();
+    let registry = engine.registry();
+    registry
+        .register(FnHook::new("adds", HookType::BeforeModel, |c| {
+            let mut data = c.data.clone();
+            data["added"] = json!({"z": 1, "a": [true, null, 2.5, "\n\"é\u{1}"]});
+            Ok(HookResult::with_data(data))
+        }))
+        .unwrap();
+    registry
+        .register(FnHook::new("fails", HookType::BeforeModel, |_| {
+            Ok(HookResult::error("broken \"quoted\"\n"))
+        }))
+        .unwrap();
+    registry
+        .register(FnHook::new("refuses", HookType::BeforeModel, |c| {
+            if c.data["stop"] == json!(true) {
+                return Ok(HookResult::stop("stop \u{2028} asked"));
+            }
+            Ok(HookResult::success())
+        }))
+        .unwrap();
+    registry
+        .register(FnHook::new("panics", HookType::AfterModel, |_| {
+            panic!("hook panic")
+        }))
+        .unwrap();
+    let requests = [
+        json!({"command": "hooks-execute", "args": {"hook_type": "before_model", "data": {"b": "x\ny", "stop": false}}}),
+        json!({"command": "hooks-execute", "args": {"hook_type": "before_model", "data": {"stop": true}}}),
+        json!({"command": "hooks-execute", "args": {"hook_type": "before_model"}, "id": "req-1"}),
+        json!({"command": "hooks-execute", "args": {"hook_type": "after_model", "data": [1, {"y": 2, "x": 1}]}}),
+        json!({"command": "hooks-execute", "args": {"hook_type": "on_error"}}),
+        json!({"command": "hooks-execute", "args": {"hook_type": "before_model", "timeout_ms": -1}}),
+        json!({"command": "hooks-execute", "args": {"hook_type": "before_model"}, "tag": "t".repeat(300)}),
+    ];
+    for request in requests {
+        let by_value = engine.handle_json(request.clone()).to_json().to_string();
+        let by_text = engine.handle_json_text(&request.to_string()).unwrap();
+        assert_eq!(
+            zero_durations(&by_text),
+            zero_durations(&by_value),
+            "request {request}"
+        );
+        // The future form writes the same text.
+        let by_future =
+            pollster::block_on(engine.handle_json_text_async(&request.to_string()).unwrap());
+        assert_eq!(zero_durations(&by_future), zero_durations(&by_value));
+    }
+    // The chain's answer is what a user reads: the hooks in order, the stop.
+    let answer: Value = serde_json::from_str(
+        &engine
+            .handle_json_text(&json!({"command": "hooks-execute", "args": {"hook_type": "before_model", "data": {"stop": true}}}).to_string())
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(answer["data"]["status"], "stopped");
+    assert_eq!(answer["data"]["stopped_by"]["hook"], "refuses");
+    assert_eq!(answer["data"]["hooks"][1]["error"], "broken \"quoted\"\n");
+    assert_eq!(answer["data"]["data"]["added"]["a"][3], "\n\"é\u{1}");
+}

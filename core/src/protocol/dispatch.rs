@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 
 use super::engine::{Engine, ABI_VERSION};
 use super::envelope::{Request, Response};
+use super::reply::Reply;
 use crate::agents::step::StepRequest;
 use crate::edit::commands::EditTool;
 use crate::edit::{EditOutcome, EDIT_COMMANDS};
@@ -24,6 +25,13 @@ pub(crate) const MAX_TAG: usize = 256;
 
 /// A command's work: a `Send + 'static` future of its data.
 type Work = Pin<Box<dyn Future<Output = Result<Value>> + Send>>;
+
+/// A future of a response as a future of a [`Reply`].
+fn replied(
+    response: Pin<Box<dyn Future<Output = Response> + Send + 'static>>,
+) -> Pin<Box<dyn Future<Output = Reply> + Send + 'static>> {
+    Box::pin(async move { Reply::Response(response.await) })
+}
 
 /// The response to an edit's outcome: its data, dog tag and warnings.
 pub(super) fn outcome_response(outcome: Result<EditOutcome>) -> Response {
@@ -46,6 +54,16 @@ impl Engine {
         &self,
         request: Request,
     ) -> Pin<Box<dyn Future<Output = Response> + Send + 'static>> {
+        let reply = self.reply_async(request);
+        Box::pin(async move { reply.await.into_response() })
+    }
+
+    /// The answer to a request before a door picks its form (a value or
+    /// JSON text), logged.
+    pub(super) fn reply_async(
+        &self,
+        request: Request,
+    ) -> impl Future<Output = Reply> + Send + 'static {
         let command = super::logged::name(&request.command);
         super::logged::logged(&self.log, command, self.answer_async(request))
     }
@@ -54,14 +72,14 @@ impl Engine {
     fn answer_async(
         &self,
         mut request: Request,
-    ) -> Pin<Box<dyn Future<Output = Response> + Send + 'static>> {
+    ) -> Pin<Box<dyn Future<Output = Reply> + Send + 'static>> {
         if let Some(tag) = request.tag.as_deref().filter(|t| t.len() > MAX_TAG) {
             // Never a tag radium gave; refused before any part echoes it.
             let e = Error::InvalidArgument(format!(
                 "`tag` of {} bytes is not a tag (radium's tags are under {MAX_TAG} bytes)",
                 tag.len()
             ));
-            return Box::pin(std::future::ready(Response::failure(&e)));
+            return Box::pin(std::future::ready(Response::failure(&e).into()));
         }
         let work: Work = match request.command.as_str() {
             "step" => match StepRequest::from_args(&mut request.args) {
@@ -72,11 +90,26 @@ impl Engine {
                 Err(e) => Box::pin(std::future::ready(Err(e))),
             },
             "hooks-execute" => match hooks::execute(&self.registry, &mut request.args) {
-                Ok(chain) => Box::pin(async move { chain.await.map(ChainOutcome::into_json) }),
+                // The outcome is kept as it is: the text door writes it
+                // straight (hooks-execute has no warnings).
+                Ok(chain) => {
+                    let chain: Pin<Box<dyn Future<Output = Result<ChainOutcome>> + Send>> =
+                        Box::pin(chain);
+                    let chain = match request.id.as_deref() {
+                        Some(id) => self.cancellable_as(id, chain, Err),
+                        None => chain,
+                    };
+                    return Box::pin(async move {
+                        match chain.await {
+                            Ok(outcome) => Reply::Chain(outcome),
+                            Err(e) => Response::failure(&e).into(),
+                        }
+                    });
+                }
                 Err(e) => Box::pin(std::future::ready(Err(e))),
             },
-            cmd if EDIT_COMMANDS.contains(&cmd) => return self.edit(request),
-            "clipboard-send" | "clipboard-receive" => return self.clipboard(request),
+            cmd if EDIT_COMMANDS.contains(&cmd) => return replied(self.edit(request)),
+            "clipboard-send" | "clipboard-receive" => return replied(self.clipboard(request)),
             "merge" => self.merge(&mut request),
             "agents-check" => match self.agents_check(&request) {
                 Ok(work) => work,
@@ -91,13 +124,13 @@ impl Engine {
                 Err(e) => Box::pin(std::future::ready(Err(e))),
             },
             cmd if super::code::CODE_COMMANDS.contains(&cmd) => {
-                return match request.id.clone() {
+                return replied(match request.id.clone() {
                     Some(id) => {
                         let work = self.code(request);
                         self.cancellable_as(&id, work, |e| Response::failure(&e))
                     }
                     None => self.code(request),
-                };
+                });
             }
             "history-list" if request.args.get("agent").is_some() => {
                 match self.agent_history_work(&request) {
@@ -151,7 +184,7 @@ impl Engine {
                 Err(e) => Response::failure(&e),
             };
             response.warnings = warnings;
-            response
+            Reply::Response(response)
         })
     }
 

@@ -76,6 +76,31 @@ fn block_on<F: Future>(future: F) -> F::Output {
     }
 }
 
+/// The request in `text`: `Err` when the text is not JSON at all (or
+/// nested deeper than [`MAX_JSON_DEPTH`]), `Ok(Err)` when it is JSON but
+/// not a well-formed request (the error the answer carries).
+fn parse_json_text(text: &str) -> std::result::Result<Result<Request>, serde_json::Error> {
+    // Straight into the request's fields, with serde_json rather than
+    // the SIMD parser: a request is mostly strings with many escapes
+    // (code, a `\n` on every line), which serde_json reads faster: the
+    // JSON text round trip of BENCHMARKS.md took 22.2 µs against
+    // 23.6 µs, measured in turns.
+    //
+    // serde_json stops at its own depth limit (the same as
+    // MAX_JSON_DEPTH), so text it parses is never too deep: the depth
+    // is only walked when the parse fails, and too deep text is then
+    // refused with the one error of every path, before any other.
+    match serde_json::from_str::<Request>(text) {
+        Ok(request) => Ok(Ok(request)),
+        Err(_) if json_depth(text.as_bytes()) > MAX_JSON_DEPTH => {
+            Err(<serde_json::Error as serde::de::Error>::custom(too_deep()))
+        }
+        // Not a well-formed request: the path through a JSON value gives
+        // the precise error (not JSON at all, not an object, an unknown field...).
+        Err(_) => Ok(Request::from_json(serde_json::from_str(text)?)),
+    }
+}
+
 impl Engine {
     /// An engine with `config`; applies the workspace's `.radium/hooks.toml`
     /// if there is one and the workspace is trusted.
@@ -350,7 +375,10 @@ impl Engine {
     /// intermediate JSON values. `Err` only when `text` is not JSON at all
     /// (a misuse of the door, not a failed command).
     pub fn handle_json_text(&self, text: &str) -> std::result::Result<String, serde_json::Error> {
-        Ok(block_on(self.handle_json_text_async(text)?))
+        Ok(match parse_json_text(text)? {
+            Ok(request) => block_on(self.reply_async(request)).to_json_text(),
+            Err(e) => Response::failure(&e).to_json_text(),
+        })
     }
 
     /// [`handle_json_text`](Self::handle_json_text) as a future, like
@@ -362,25 +390,13 @@ impl Engine {
         Pin<Box<dyn Future<Output = String> + Send + 'static>>,
         serde_json::Error,
     > {
-        // Too deep text is refused before a parser sees it.
-        if json_depth(text.as_bytes()) > MAX_JSON_DEPTH {
-            return Err(<serde_json::Error as serde::de::Error>::custom(too_deep()));
-        }
-        // Straight into the request's fields, with serde_json rather than
-        // the SIMD parser: a request is mostly strings with many escapes
-        // (code, a `\n` on every line), which serde_json reads faster: the
-        // JSON text round trip of BENCHMARKS.md took 22.2 µs against
-        // 23.6 µs, measured in turns.
-        let response = match serde_json::from_str::<Request>(text) {
-            Ok(request) => self.handle_request_async(request),
-            // Not a well-formed request: the path through a JSON value gives
-            // the precise error (not JSON at all, not an object, an unknown field...).
-            Err(_) => match Request::from_json(serde_json::from_str(text)?) {
-                Ok(request) => self.handle_request_async(request),
-                Err(e) => Box::pin(std::future::ready(Response::failure(&e))),
-            },
-        };
-        Ok(Box::pin(async move { response.await.to_json_text() }))
+        Ok(match parse_json_text(text)? {
+            Ok(request) => {
+                let reply = self.reply_async(request);
+                Box::pin(async move { reply.await.to_json_text() })
+            }
+            Err(e) => Box::pin(std::future::ready(Response::failure(&e).to_json_text())),
+        })
     }
 
     /// Cancels the requests in flight that carry `id` (see [`Request::id`]);

@@ -194,13 +194,21 @@ impl Response {
     /// The JSON form as compact text with sorted keys: the same text as
     /// `to_json().to_string()`, written directly.
     pub fn to_json_text(&self) -> String {
+        self.to_json_text_with(self.data.as_ref())
+    }
+
+    /// [`to_json_text`](Self::to_json_text) with `data` written in place of
+    /// the response's own (which is then `None`): an answer written straight
+    /// from what a command produced, with no JSON value in between. `data`
+    /// must serialise as its JSON value would: objects with sorted keys.
+    pub(super) fn to_json_text_with<D: Serialize + ?Sized>(&self, data: Option<&D>) -> String {
         /// The fields in sorted order (objects inside `data` are sorted maps).
         #[derive(Serialize)]
-        struct Sorted<'a> {
+        struct Sorted<'a, D: Serialize + ?Sized> {
             #[serde(skip_serializing_if = "Option::is_none")]
             code: Option<&'a str>,
             #[serde(skip_serializing_if = "Option::is_none")]
-            data: Option<&'a Value>,
+            data: Option<&'a D>,
             #[serde(skip_serializing_if = "Option::is_none")]
             error: Option<&'a str>,
             ok: bool,
@@ -211,7 +219,7 @@ impl Response {
         }
         let sorted = Sorted {
             code: self.code.as_deref(),
-            data: self.data.as_ref(),
+            data,
             error: self.error.as_deref(),
             ok: self.ok,
             tag: self.tag.as_deref(),

@@ -4,13 +4,12 @@
 
 use std::borrow::Cow;
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::{json, Map, Value};
 
-use super::envelope::Response;
+use super::reply::Reply;
 use crate::error::{Error, Result};
 use crate::support::json::json_kind;
 use crate::support::log::{Level, Log};
@@ -62,12 +61,16 @@ pub(super) fn name(command: &str) -> Cow<'static, str> {
 pub(super) fn logged(
     log: &Arc<Log>,
     command: Cow<'static, str>,
-    work: Pin<Box<dyn Future<Output = Response> + Send + 'static>>,
-) -> Pin<Box<dyn Future<Output = Response> + Send + 'static>> {
+    work: impl Future<Output = Reply> + Send + 'static,
+) -> impl Future<Output = Reply> + Send + 'static {
     let log = Arc::clone(log);
     let started = Instant::now();
-    Box::pin(async move {
-        let response = work.await;
+    async move {
+        let reply = work.await;
+        // A chain's outcome is a success of a quiet command.
+        let Some(response) = reply.response() else {
+            return reply;
+        };
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         if !response.ok {
             let code = response.code.as_deref().unwrap_or("?");
@@ -89,8 +92,8 @@ pub(super) fn logged(
                 format!("{command} done in {ms:.1} ms{tag}"),
             );
         }
-        response
-    })
+        reply
+    }
 }
 
 /// `log {since?, level?}`: the entries from number `since` (default 0) at

@@ -18,6 +18,7 @@ pub(crate) mod engine;
 pub(crate) mod envelope;
 pub(crate) mod inflight;
 mod logged;
+mod reply;
 mod sessions;
 
 pub use agents_check::MAX_CHECKED_AGENTS;

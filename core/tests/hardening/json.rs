@@ -87,3 +87,46 @@ fn error_messages_never_repeat_a_huge_input_whole() {
         );
     }
 }
+
+#[test]
+fn the_json_text_door_takes_exactly_max_depth_and_refuses_one_more() {
+    let engine = Engine::new(EngineConfig::default()).unwrap();
+    let refused = format!("JSON nested deeper than {MAX_JSON_DEPTH} levels is refused");
+    // The request object and `args` are two levels; `data` takes the rest.
+    let request = |levels: usize| {
+        format!(
+            r#"{{"command":"hooks-execute","args":{{"hook_type":"before_tool","data":{}}}}}"#,
+            nested(levels, "[", "]", "")
+        )
+    };
+    let answer = engine
+        .handle_json_text(&request(MAX_JSON_DEPTH - 2))
+        .unwrap();
+    assert!(answer.contains(r#""ok":true"#), "{answer}");
+    // One level more, well-formed otherwise: refused as too deep, on a
+    // small stack (the parser stops at its own limit).
+    for text in [
+        request(MAX_JSON_DEPTH - 1),
+        // Too deep and broken after the deep part: the depth is the error.
+        format!("{} trailing", request(MAX_JSON_DEPTH - 1)),
+        // Too deep with an unknown field before it.
+        format!(
+            r#"{{"unknown":1,"command":"ping","args":{{"x":{}}}}}"#,
+            nested(MAX_JSON_DEPTH, "{\"k\":", "}", "0")
+        ),
+    ] {
+        let engine = engine.clone();
+        let error = on_stack(256, move || {
+            engine.handle_json_text(&text).map_err(|e| e.to_string())
+        })
+        .expect_err("one level too deep is refused");
+        assert_eq!(error, refused);
+    }
+    // The future form refuses the same text the same way.
+    let error = engine
+        .handle_json_text_async(&request(MAX_JSON_DEPTH - 1))
+        .err()
+        .expect("refused")
+        .to_string();
+    assert_eq!(error, refused);
+}
