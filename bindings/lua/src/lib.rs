@@ -7,13 +7,15 @@
 //! that the Lua side watches with `vim.uv`.
 //!
 //! The modules: `engine` (the engine userdata and its methods), `hook`
-//! (hooks written in Lua), `poll` (non-blocking work and its wake-ups),
+//! (hooks written in Lua), `context` (a hook's context as a table, its
+//! strings made once per revision), `poll` (non-blocking work and its wake-ups),
 //! `values` (Lua values and errors at the mlua level) and `convert` (the
 //! conversion on the Lua stack).
 
 use mlua::{ffi, Lua, Result as LuaResult, Table};
 use radium_core::{Engine, EngineConfig};
 
+mod context;
 mod convert;
 mod engine;
 mod hook;
