@@ -35,27 +35,28 @@ pub(crate) struct Pool {
     recorded: Cell<c_int>,
 }
 
-/// This Lua state's pool, made on first use.
+impl Pool {
+    /// A pool kept at registry reference `slot` (made by `setup`), empty.
+    pub(crate) fn new(slot: c_int) -> Self {
+        Pool {
+            slot,
+            revision: Cell::new(0),
+            recorded: Cell::new(0),
+        }
+    }
+}
+
+/// This Lua state's pool, which `radium_native.setup` made. (Made there, not
+/// on first use: a hook may run while the app data is borrowed, when no new
+/// app data can be set.)
 pub(crate) fn pool(lua: &Lua) -> mlua::Result<Rc<Pool>> {
-    if let Some(pool) = lua.app_data_ref::<Rc<Pool>>() {
-        return Ok(Rc::clone(&pool));
-    }
-    let mut slot = None;
-    // SAFETY: a protected call that only makes a table and stores it in the
-    // registry.
-    unsafe {
-        lua.exec_raw::<()>((), |state| {
-            ffi::lua_createtable(state, 0, 0);
-            slot = Some(ffi::luaL_ref(state, ffi::LUA_REGISTRYINDEX));
-        })?;
-    }
-    let pool = Rc::new(Pool {
-        slot: slot.unwrap_or(ffi::LUA_REFNIL),
-        revision: Cell::new(0),
-        recorded: Cell::new(0),
-    });
-    lua.set_app_data(Rc::clone(&pool));
-    Ok(pool)
+    lua.app_data_ref::<Rc<Pool>>()
+        .map(|pool| Rc::clone(&pool))
+        .ok_or_else(|| {
+            crate::values::lua_err(
+                "radium_native.setup(vim.NIL, getmetatable(vim.empty_dict())) was not called",
+            )
+        })
 }
 
 /// Pushes `context` as a new table on top of the stack. Returns `false`

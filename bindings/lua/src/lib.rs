@@ -22,6 +22,9 @@ mod hook;
 mod poll;
 mod values;
 
+use std::rc::Rc;
+
+use crate::context::Pool;
 use crate::convert::Marks;
 use crate::engine::LuaEngine;
 use crate::poll::{async_state, poll};
@@ -62,18 +65,22 @@ pub fn radium_native(lua: &Lua) -> LuaResult<Table> {
         "setup",
         lua.create_function(|lua, (nil, dict): (mlua::Value, Table)| {
             // SAFETY: a protected call that only stores the two arguments
-            // in the registry.
-            let marks = unsafe {
-                let mut marks = None;
+            // and a new table (the hook contexts' string pool) in the
+            // registry.
+            let refs = unsafe {
+                let mut refs = None;
                 lua.exec_raw::<()>((nil, dict), |state| {
                     let dict = ffi::luaL_ref(state, ffi::LUA_REGISTRYINDEX);
                     let nil = ffi::luaL_ref(state, ffi::LUA_REGISTRYINDEX);
-                    marks = Some(Marks { nil, dict });
+                    ffi::lua_createtable(state, 0, 0);
+                    let pool = ffi::luaL_ref(state, ffi::LUA_REGISTRYINDEX);
+                    refs = Some((Marks { nil, dict }, pool));
                 })?;
-                marks
+                refs
             };
-            if let Some(marks) = marks {
+            if let Some((marks, pool)) = refs {
                 lua.set_app_data(marks);
+                lua.set_app_data(Rc::new(Pool::new(pool)));
             }
             Ok(())
         })?,

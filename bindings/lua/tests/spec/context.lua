@@ -137,3 +137,30 @@ test("the same data in two chains, and a hook that raises", function()
   end
   eq(seen, { big, big }, "the next hook sees the data, in both chains")
 end)
+
+test("the same through execute_async, two chains at once", function()
+  local e = radium.new()
+  local seen = {}
+  for i = 1, 3 do
+    e:register("a" .. i, "before_model", function(ctx)
+      seen[#seen + 1] = { ctx.data.id, ctx.data.selection }
+      ctx.data.selection = "changed"
+    end, { priority = 10 - i })
+  end
+  local done = 0
+  for id = 1, 2 do
+    local data = sample()
+    data.id = id
+    data.selection = big .. id
+    e:execute_async("before_model", data, function(outcome)
+      eq(outcome.status, "completed", "chain " .. id)
+      done = done + 1
+    end)
+  end
+  vim.wait(5000, function() return done == 2 end, 10)
+  eq(done, 2, "both chains called back")
+  eq(#seen, 6, "every hook ran")
+  for _, s in ipairs(seen) do
+    eq(s[2], big .. s[1], "chain " .. tostring(s[1]) .. "'s hooks see its own data")
+  end
+end)
