@@ -63,11 +63,19 @@ fn type_name(kind: c_int) -> &'static str {
 
 /// Pushes registry reference `reference`.
 unsafe fn push_ref(state: *mut ffi::lua_State, reference: c_int) {
-    ffi::lua_rawgeti(
-        state,
-        ffi::LUA_REGISTRYINDEX,
-        ffi::lua_Integer::from(reference),
-    );
+    ffi::lua_rawgeti_(state, ffi::LUA_REGISTRYINDEX, reference);
+}
+
+/// `lua_pushlstring` as LuaJIT has it: without the compatibility layer's
+/// `lua_tolstring` after it (its answer is never used here).
+unsafe fn push_bytes(state: *mut ffi::lua_State, s: &str) {
+    // A Rust empty string's pointer may dangle: hand Lua a real one.
+    let ptr = if s.is_empty() {
+        c"".as_ptr()
+    } else {
+        s.as_ptr().cast::<c_char>()
+    };
+    ffi::lua_pushlstring_(state, ptr, s.len());
 }
 
 /// Whether the value at `index` is `vim.NIL`.
@@ -201,8 +209,7 @@ unsafe fn read_table(
         Some(len) => {
             let mut items = Vec::with_capacity(len);
             for i in 1..=len {
-                #[allow(clippy::cast_possible_wrap)]
-                ffi::lua_rawgeti(state, index, i as ffi::lua_Integer);
+                ffi::lua_rawgeti_(state, index, c_int::try_from(i).unwrap_or(c_int::MAX));
                 let item = read(state, ffi::lua_gettop(state), marks, depth + 1);
                 ffi::lua_pop(state, 1);
                 items.push(item?);
@@ -232,8 +239,66 @@ unsafe fn read_table(
     }
 }
 
-unsafe fn push_str(state: *mut ffi::lua_State, s: &str) {
-    ffi::lua_pushlstring(state, s.as_ptr().cast::<c_char>(), s.len());
+/// Where `push_with` takes the strings it pushes.
+pub(crate) enum Strings {
+    /// Made (interned) by Lua from the bytes, as `push` does.
+    Made,
+    /// Made, and each one also stored, in push order, at 1, 2, ... in the
+    /// table at stack index `pool` (an absolute index).
+    Record {
+        /// The pool table's stack index.
+        pool: c_int,
+        /// How many strings are stored so far.
+        count: c_int,
+    },
+    /// Taken in push order from the table at `pool`, which a `Record` push of
+    /// the same value filled with `recorded` strings: the same string
+    /// objects, with no hashing or interning. The value must be the one
+    /// recorded (the caller knows it by its revision); should it need more
+    /// strings than were recorded, the rest are made and `stale` is set (the
+    /// caller then checks `count` against `recorded` too).
+    Replay {
+        /// The pool table's stack index.
+        pool: c_int,
+        /// How many strings were taken so far.
+        count: c_int,
+        /// How many strings the pool holds.
+        recorded: c_int,
+        /// Set when the value needed more strings than the pool holds.
+        stale: bool,
+    },
+}
+
+/// Pushes `s` as a Lua string, made, recorded or replayed as `strings` says.
+///
+/// # Safety
+/// `state` is a live Lua state inside a protected call; a pool that
+/// `strings` names is a table at that stack index.
+pub(crate) unsafe fn push_str(state: *mut ffi::lua_State, s: &str, strings: &mut Strings) {
+    match strings {
+        Strings::Made => push_bytes(state, s),
+        Strings::Record { pool, count } => {
+            push_bytes(state, s);
+            *count += 1;
+            ffi::lua_pushvalue(state, -1);
+            ffi::lua_rawseti_(state, *pool, *count);
+        }
+        Strings::Replay {
+            pool,
+            count,
+            recorded,
+            stale,
+        } => {
+            if *count < *recorded {
+                *count += 1;
+                ffi::lua_rawgeti_(state, *pool, *count);
+            } else {
+                // More strings than were recorded: not the same value.
+                push_bytes(state, s);
+                *stale = true;
+            }
+        }
+    }
 }
 
 fn table_size(n: usize) -> c_int {
@@ -246,23 +311,45 @@ fn table_size(n: usize) -> c_int {
 /// # Safety
 /// `state` is a live Lua state inside a protected call.
 pub(crate) unsafe fn push(state: *mut ffi::lua_State, value: &Value, marks: Marks) -> bool {
-    push_at(state, value, marks, 0)
+    push_at(state, value, marks, 0, &mut Strings::Made)
 }
 
-unsafe fn push_at(state: *mut ffi::lua_State, value: &Value, marks: Marks, depth: usize) -> bool {
+/// `push`, with its strings made, recorded or replayed as `strings` says
+/// (`push_str`); the tables, their sizes, their order of insertion and their
+/// metatables are the same whichever it is.
+///
+/// # Safety
+/// As `push`; a pool that `strings` names is a table at that stack index.
+pub(crate) unsafe fn push_with(
+    state: *mut ffi::lua_State,
+    value: &Value,
+    marks: Marks,
+    strings: &mut Strings,
+) -> bool {
+    push_at(state, value, marks, 0, strings)
+}
+
+unsafe fn push_at(
+    state: *mut ffi::lua_State,
+    value: &Value,
+    marks: Marks,
+    depth: usize,
+    strings: &mut Strings,
+) -> bool {
     match value {
         Value::Null => push_ref(state, marks.nil),
         Value::Bool(b) => ffi::lua_pushboolean(state, c_int::from(*b)),
         Value::Number(n) => ffi::lua_pushnumber(state, n.as_f64().unwrap_or(0.0)),
-        Value::String(s) => push_str(state, s),
+        Value::String(s) => push_str(state, s, strings),
         Value::Array(items) => {
-            if depth >= MAX_DEPTH || ffi::lua_checkstack(state, 3) == 0 {
+            // Room for the table, a key, a value and a recorded copy.
+            if depth >= MAX_DEPTH || ffi::lua_checkstack(state, 4) == 0 {
                 ffi::lua_pushnil(state);
                 return false;
             }
             ffi::lua_createtable(state, table_size(items.len()), 0);
             for (i, item) in items.iter().enumerate() {
-                let ok = push_at(state, item, marks, depth + 1);
+                let ok = push_at(state, item, marks, depth + 1, strings);
                 #[allow(clippy::cast_possible_wrap)]
                 ffi::lua_rawseti(state, -2, (i + 1) as ffi::lua_Integer);
                 if !ok {
@@ -271,7 +358,7 @@ unsafe fn push_at(state: *mut ffi::lua_State, value: &Value, marks: Marks, depth
             }
         }
         Value::Object(map) => {
-            if depth >= MAX_DEPTH || ffi::lua_checkstack(state, 3) == 0 {
+            if depth >= MAX_DEPTH || ffi::lua_checkstack(state, 4) == 0 {
                 ffi::lua_pushnil(state);
                 return false;
             }
@@ -281,8 +368,8 @@ unsafe fn push_at(state: *mut ffi::lua_State, value: &Value, marks: Marks, depth
                 ffi::lua_setmetatable(state, -2);
             }
             for (key, item) in map {
-                push_str(state, key);
-                let ok = push_at(state, item, marks, depth + 1);
+                push_str(state, key, strings);
+                let ok = push_at(state, item, marks, depth + 1, strings);
                 ffi::lua_rawset(state, -3);
                 if !ok {
                     return false;

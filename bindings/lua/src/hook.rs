@@ -10,6 +10,7 @@ use mlua::{ffi, Function, Lua};
 use radium_core::{Hook, HookCall, HookContext, HookError, HookMeta, HookOutput, HookResult};
 use serde_json::Value;
 
+use crate::context;
 use crate::convert;
 use crate::poll::HostCalls;
 use crate::values::marks;
@@ -50,7 +51,8 @@ impl<T> Drop for HostOnly<T> {
 }
 
 /// Calls a Lua hook's wrapper with the context as `{ hook_type, data,
-/// metadata }` (a new table each call) and reads its answer: `None` for
+/// metadata }` (a new table each call, its strings made once per revision:
+/// `context`) and reads its answer: `None` for
 /// `nil`. All in one protected call on the Lua stack.
 fn call_with_context(
     lua: &Lua,
@@ -58,6 +60,7 @@ fn call_with_context(
     context: &HookContext,
 ) -> Result<Option<Value>, String> {
     let marks = marks(lua).map_err(|e| lua_error_text(&e))?;
+    let pool = context::pool(lua).map_err(|e| lua_error_text(&e))?;
     let mut outcome: Option<Result<Option<Value>, String>> = None;
     // SAFETY: the closure only uses the stack of this protected call, where
     // the wrapper is argument 1; it calls the wrapper with lua_pcall, so the
@@ -66,17 +69,7 @@ fn call_with_context(
     let called = unsafe {
         lua.exec_raw::<()>(wrapper, |state| {
             ffi::lua_pushvalue(state, 1);
-            ffi::lua_createtable(state, 0, 3);
-            let mut ok = true;
-            for (key, value) in [("data", &context.data), ("metadata", &context.metadata)] {
-                ffi::lua_pushlstring(state, key.as_ptr().cast(), key.len());
-                ok &= convert::push(state, value, marks);
-                ffi::lua_rawset(state, -3);
-            }
-            let kind = context.hook_type.as_str();
-            ffi::lua_pushlstring(state, c"hook_type".as_ptr(), 9);
-            ffi::lua_pushlstring(state, kind.as_ptr().cast(), kind.len());
-            ffi::lua_rawset(state, -3);
+            let ok = context::push(state, context, marks, &pool);
             if !ok {
                 outcome = Some(Err("the context is nested too deeply for Lua".to_owned()));
             } else if ffi::lua_pcall(state, 1, 1, 0) != 0 {

@@ -7,19 +7,24 @@
 //! that the Lua side watches with `vim.uv`.
 //!
 //! The modules: `engine` (the engine userdata and its methods), `hook`
-//! (hooks written in Lua), `poll` (non-blocking work and its wake-ups),
+//! (hooks written in Lua), `context` (a hook's context as a table, its
+//! strings made once per revision), `poll` (non-blocking work and its wake-ups),
 //! `values` (Lua values and errors at the mlua level) and `convert` (the
 //! conversion on the Lua stack).
 
 use mlua::{ffi, Lua, Result as LuaResult, Table};
 use radium_core::{Engine, EngineConfig};
 
+mod context;
 mod convert;
 mod engine;
 mod hook;
 mod poll;
 mod values;
 
+use std::rc::Rc;
+
+use crate::context::Pool;
 use crate::convert::Marks;
 use crate::engine::LuaEngine;
 use crate::poll::{async_state, poll};
@@ -60,18 +65,22 @@ pub fn radium_native(lua: &Lua) -> LuaResult<Table> {
         "setup",
         lua.create_function(|lua, (nil, dict): (mlua::Value, Table)| {
             // SAFETY: a protected call that only stores the two arguments
-            // in the registry.
-            let marks = unsafe {
-                let mut marks = None;
+            // and a new table (the hook contexts' string pool) in the
+            // registry.
+            let refs = unsafe {
+                let mut refs = None;
                 lua.exec_raw::<()>((nil, dict), |state| {
                     let dict = ffi::luaL_ref(state, ffi::LUA_REGISTRYINDEX);
                     let nil = ffi::luaL_ref(state, ffi::LUA_REGISTRYINDEX);
-                    marks = Some(Marks { nil, dict });
+                    ffi::lua_createtable(state, 0, 0);
+                    let pool = ffi::luaL_ref(state, ffi::LUA_REGISTRYINDEX);
+                    refs = Some((Marks { nil, dict }, pool));
                 })?;
-                marks
+                refs
             };
-            if let Some(marks) = marks {
+            if let Some((marks, pool)) = refs {
                 lua.set_app_data(marks);
+                lua.set_app_data(Rc::new(Pool::new(pool)));
             }
             Ok(())
         })?,

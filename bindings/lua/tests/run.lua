@@ -90,7 +90,7 @@ local harness = {
 }
 
 -- The tests, by concept, in this order (tests/spec/<name>.lua).
-local specs = { "engine", "data", "async", "vectors", "editor", "hardening", "sessions", "plugin", "review", "record", "clipboard", "chat", "chat_flood", "chat_hunks", "merge", "chat_commands", "chat_window", "chat_restore", "chat_options", "chat_follow", "chat_history", "chat_agent_sessions", "chat_slash", "chat_images", "code", "code_commands", "log", "agents", "install" }
+local specs = { "engine", "context", "data", "async", "vectors", "editor", "hardening", "sessions", "plugin", "review", "record", "clipboard", "chat", "chat_flood", "chat_hunks", "merge", "chat_commands", "chat_window", "chat_restore", "chat_options", "chat_follow", "chat_history", "chat_agent_sessions", "chat_slash", "chat_images", "code", "code_commands", "log", "agents", "install" }
 -- RADIUM_SPECS="review code_commands" runs only those (while working on them).
 if (os.getenv("RADIUM_SPECS") or "") ~= "" then
   specs = vim.split(os.getenv("RADIUM_SPECS"), "%s+", { trimempty = true })

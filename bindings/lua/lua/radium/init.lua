@@ -83,12 +83,13 @@ local function raise(err)
   error(err, 3)
 end
 
+-- Every native method answers one value at most: no table for the results.
 local function call(f, ...)
-  local results = { pcall(f, ...) }
-  if not results[1] then
-    raise(results[2])
+  local okk, result = pcall(f, ...)
+  if not okk then
+    raise(result)
   end
-  return unpack(results, 2)
+  return result
 end
 
 local function check_type(value, expected, what)
