@@ -51,6 +51,10 @@ unsafe extern "C" fn on_immediate(
     env: sys::napi_env,
     _info: sys::napi_callback_info,
 ) -> sys::napi_value {
+    // An environment being torn down polls nothing (and makes no new host).
+    if !crate::host::is_live(env) {
+        return ptr::null_mut();
+    }
     let _ = catch_unwind(AssertUnwindSafe(|| {
         // SAFETY: N-API calls this on the JS thread with its live environment.
         let js = unsafe { Js::new(env) };
