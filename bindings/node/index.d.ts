@@ -265,6 +265,9 @@ export declare class Engine {
    * request) that arrived since the last call, as a Promise settled on
    * the JS thread as soon as there is one (the event loop never waits),
    * or `null` once the session has ended (closed, or its agent gone).
+   * A batch holds at most about 1 MiB of text; it is settled on a later
+   * turn of the event loop (`setImmediate`), never within this call, so
+   * a backlog read in a loop lets timers and I/O run between batches.
    * The first call subscribes: from then on `session-events` polls find
    * nothing. Throws `invalid_argument` for an unknown session. See
    * `session.js` for the async iterator over a turn built on it.

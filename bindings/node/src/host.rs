@@ -197,6 +197,8 @@ pub(crate) struct Host {
     waker: Waker,
     pending: RefCell<Vec<PendingChain>>,
     referenced: Cell<bool>,
+    /// A poll is asked of `setImmediate` (`start_later`).
+    scheduled: Cell<bool>,
 }
 
 impl Host {
@@ -287,6 +289,7 @@ impl Host {
             signal,
             pending: RefCell::new(Vec::new()),
             referenced: Cell::new(false),
+            scheduled: Cell::new(false),
         })
     }
 
@@ -309,6 +312,29 @@ impl Host {
             self.pending.borrow_mut().push(chain);
         }
         self.update_ref(js);
+    }
+
+    /// Keeps a new chain without polling it now: it is first polled on a
+    /// later turn of the event loop (`later`), so a caller that starts the
+    /// next chain as soon as the last settles lets timers and I/O run in
+    /// between.
+    pub(crate) fn start_later(&self, js: Js, chain: PendingChain) {
+        self.pending.borrow_mut().push(chain);
+        self.update_ref(js);
+        if !self.scheduled.get() {
+            if crate::later::schedule(js).is_ok() {
+                self.scheduled.set(true);
+            } else {
+                // No `setImmediate`: the thread-safe function polls it.
+                self.waker.wake_by_ref();
+            }
+        }
+    }
+
+    /// The poll `start_later` asked for.
+    pub(crate) fn poll_scheduled(&self, js: Js) {
+        self.scheduled.set(false);
+        self.poll_all(js);
     }
 
     /// Polls every pending chain once; settles the finished ones.

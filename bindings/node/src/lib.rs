@@ -18,6 +18,7 @@ mod errors;
 mod hook;
 mod host;
 mod js;
+mod later;
 mod sessions;
 mod tape;
 

@@ -239,3 +239,36 @@ test('a host that reads late gets a flood in batches of about 1 MiB at most, eve
   session.close()
   fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
 })
+
+test('a backlog read in a loop settles one batch a turn of the event loop: timers and I/O run between batches', async () => {
+  const { engine, dir } = engineWithAgent()
+  const session = await openSession(engine, 'example')
+  // About 17 MB of updates, left to pile up (many batches of about 1 MiB).
+  engine.request({ command: 'session-prompt', args: { session: session.id, prompt: 'toolflood 600 95' } })
+  await new Promise((resolve) => setTimeout(resolve, 1000))
+  // A turn of the event loop: a `setImmediate` that queues itself again.
+  let turns = 0
+  let spinning = true
+  const spin = () => { turns++; if (spinning) setImmediate(spin) }
+  setImmediate(spin)
+  const seen = []
+  let all = []
+  for (;;) {
+    const pending = engine.sessionEvents(session.id)
+    const before = turns
+    const batch = await pending
+    assert.ok(batch !== null, 'the session ended before its turn did')
+    seen.push(turns - before)
+    all = all.concat(batch)
+    if (all.some((e) => e.type === 'turn_end')) break
+  }
+  spinning = false
+  assert.ok(seen.length > 2, `${seen.length} batches`)
+  assert.deepEqual(seen.filter((n) => n === 0), [], `turns of the loop before each batch: ${seen.join(' ')}`)
+  const last = all.filter((e) => e.type.startsWith('tool_call') && /line \d{5}/.test(JSON.stringify(e)))
+    .map((e) => [...JSON.stringify(e).matchAll(/line (\d{5})/g)].at(-1)[1])
+  assert.deepEqual(last, [...last].sort(), 'the updates arrived in order')
+  assert.equal(last.at(-1), '00600')
+  session.close()
+  fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
+})

@@ -69,10 +69,12 @@ impl Js {
         String::from_utf8(buf).map_err(|e| format!("a string is not valid UTF-8: {e}"))
     }
 
-    /// The text of a large string (lone surrogates become U+FFFD), with one
-    /// pass of V8's over it instead of two: the buffer is sized from the
-    /// string's length in UTF-16 units (at most 3 bytes of UTF-8 each).
-    pub(crate) fn get_long_string(self, value: Raw) -> JsResult<String> {
+    /// The text of a large string (lone surrogates become U+FFFD) as UTF-8
+    /// in `buf` (emptied first), with one pass of V8's over it instead of
+    /// two: the buffer is sized from the string's length in UTF-16 units (at
+    /// most 3 bytes of UTF-8 each). `buf` may come from an earlier read, to
+    /// skip the allocation.
+    pub(crate) fn get_long_string_into(self, value: Raw, buf: &mut Vec<u8>) -> JsResult<()> {
         let mut units = 0usize;
         // SAFETY: live environment; a NULL buffer asks for the length.
         self.check(
@@ -82,10 +84,11 @@ impl Js {
             "napi_get_value_string_utf16",
         )?;
         let capacity = units * 3 + 1;
-        let mut buf: Vec<u8> = Vec::with_capacity(capacity);
+        buf.clear();
+        buf.reserve(capacity);
         let mut written = 0usize;
         // SAFETY: live environment; `buf` has room for `capacity` bytes (the
-        // whole text and the NUL), which N-API writes before we read them.
+        // NUL included), of which N-API writes `written` and the NUL.
         self.check(
             unsafe {
                 sys::napi_get_value_string_utf8(
@@ -100,7 +103,7 @@ impl Js {
         )?;
         // SAFETY: N-API wrote `written < capacity` bytes.
         unsafe { buf.set_len(written.min(capacity - 1)) };
-        String::from_utf8(buf).map_err(|e| format!("a string is not valid UTF-8: {e}"))
+        Ok(())
     }
 
     /// A new `Float64Array` of `len` zeros, and where its numbers are

@@ -4,16 +4,17 @@
 use serde_json::{Map, Value};
 
 use super::codec::codec;
+use super::scratch;
 use super::{ARRAY, FALSE, NULL, NUMBER, OBJECT, STRING, TRUE};
 use crate::js::{Js, Kind, Raw};
 
 /// A tape's text, as UTF-8, with the tape's lengths in UTF-16 units.
-struct Text {
-    text: String,
+struct Text<'a> {
+    text: &'a str,
     ascii: bool,
 }
 
-impl Text {
+impl Text<'_> {
     /// The next `units` UTF-16 units from byte `*at` as a string; `None`
     /// past the end or inside a character.
     fn take(&self, at: &mut usize, units: usize) -> Option<String> {
@@ -45,7 +46,7 @@ impl Text {
 struct Reader<'a> {
     ops: &'a [f64],
     op: usize,
-    text: &'a Text,
+    text: &'a Text<'a>,
     at: usize,
 }
 
@@ -109,8 +110,18 @@ pub(crate) fn from_js(js: Js, value: Raw) -> Option<Value> {
     if js.kind(encoded) != Kind::Object {
         return None;
     }
-    let text = js.get_long_string(js.get_element(encoded, 0).ok()?).ok()?;
+    let mut bytes = scratch::bytes();
+    js.get_long_string_into(js.get_element(encoded, 0).ok()?, &mut bytes)
+        .ok()?;
     let ops = js.float64_prefix(js.get_element(encoded, 1).ok()?)?;
+    let value = read(&bytes, &ops);
+    scratch::give_bytes(bytes);
+    value
+}
+
+/// The value on the tape `ops` with its text `bytes`.
+fn read(bytes: &[u8], ops: &[f64]) -> Option<Value> {
+    let text = std::str::from_utf8(bytes).ok()?;
     // N-API writes a lone surrogate as U+FFFD; the general path gives such
     // a string its proper error (and a real U+FFFD its proper value).
     let ascii = text.is_ascii();
@@ -119,7 +130,7 @@ pub(crate) fn from_js(js: Js, value: Raw) -> Option<Value> {
     }
     let text = Text { text, ascii };
     let mut reader = Reader {
-        ops: &ops,
+        ops,
         op: 0,
         text: &text,
         at: 0,

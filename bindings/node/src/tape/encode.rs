@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::codec::{codec, Codec, CodecRefs, CODEC_REFS};
 use super::names::{common_index, COMMON, KEY_MAX_COUNT, KEY_MAX_LEN};
+use super::scratch;
 use super::{ARRAY, FALSE, NULL, NUMBER, OBJECT, STRING, TRUE};
 use crate::js::{Js, JsResult, Raw};
 
@@ -31,8 +32,8 @@ impl Tape {
     pub(crate) fn new(js: Js) -> JsResult<Self> {
         Ok(Tape {
             codec: codec(js)?,
-            text: String::new(),
-            ops: Vec::new(),
+            text: scratch::text(),
+            ops: scratch::ops(),
             new_keys: Vec::new(),
         })
     }
@@ -175,6 +176,7 @@ impl Tape {
         // SAFETY: `data` holds `capacity >= ops.len()` f64s of the array the
         // codec reads, kept alive by our reference; no JS runs meanwhile.
         unsafe { ptr::copy_nonoverlapping(self.ops.as_ptr(), data, self.ops.len()) };
+        scratch::give_ops(self.ops);
         #[allow(clippy::cast_precision_loss)]
         let base = js.double(base as f64)?;
         let (decode, invoke) = (
@@ -195,8 +197,10 @@ impl Tape {
                 let index = COMMON.len() + c.keys.len();
                 c.keys.insert(name, index);
             }
-            if !same {
-                c.last_text = self.text;
+            if same {
+                scratch::give_text(self.text);
+            } else {
+                scratch::give_text(std::mem::replace(&mut c.last_text, self.text));
             }
         });
         let value = match hook {

@@ -18,14 +18,16 @@
 //! (reading the tape `encode` makes on the JavaScript side), `context`
 //! (hook contexts on tapes, and their shapes), `names` (the names the codec
 //! knows from the start, and how many it remembers), `script` (the
-//! JavaScript half of the codec) and `codec` (the codec of each
-//! environment, and what it was told).
+//! JavaScript half of the codec), `codec` (the codec of each
+//! environment, and what it was told) and `scratch` (buffers kept from one
+//! tape to the next).
 
 mod codec;
 mod context;
 mod decode;
 mod encode;
 mod names;
+mod scratch;
 mod script;
 
 pub(crate) use self::codec::json_stringify;
