@@ -66,31 +66,13 @@ cargo clippy --version >/dev/null 2>&1 || rustup component add clippy || die "cl
 step "format (cargo fmt --check)"
 cargo fmt --all -- --check
 
-# Every release build of the run is the release itself: scripts/release.sh
-# builds dist/ once (x86_64 and aarch64 on glibc 2.17, a static musl rad), and
-# the C, Neovim and Node steps below test those binaries (RADIUM_PREBUILT)
-# instead of building their own. It is about 20 minutes of CPU, the longest
-# part of the run: it starts first and runs in the background (niced, idle
-# I/O class, in its own process group), taking what the debug build, the
-# tests, agents, servers and language servers leave of the cores, and
-# test-release.sh checks it when it is done.
-version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
-release_log=$(mktemp)
-idle_io=()
-if ionice -c 3 true 2>/dev/null; then idle_io=(ionice -c 3); fi
-set -m
-nice -n 10 "${idle_io[@]}" bash scripts/release.sh "$version" >"$release_log" 2>&1 &
-release_pid=$!
-set +m
-echo "test: scripts/release.sh $version started in the background (pid $release_pid)"
-
 step "lint and debug build (clippy's lints in the build of every target, warnings are errors)"
 # The debug build is the lint: clippy-driver compiles the workspace's crates
 # (what `cargo clippy` does, with RUSTC_WORKSPACE_WRAPPER, for a check), so
 # the dependencies are compiled once, not once for a check and once for the
 # tests. Every debug build of the run keeps the wrapper (it is part of the
 # crates' fingerprint: without it they would be compiled again); the release
-# above does without it. --all-targets: the targets `cargo test` builds, the
+# below does without it. --all-targets: the targets `cargo test` builds, the
 # benches, and the Neovim module's crate (which has no tests).
 clippy_driver=$(rustup which clippy-driver 2>/dev/null || echo "$(rustc --print sysroot)/bin/clippy-driver")
 [ -x "$clippy_driver" ] || die "clippy-driver is missing ($clippy_driver)"
@@ -98,6 +80,26 @@ export RUSTC_WORKSPACE_WRAPPER=$clippy_driver CLIPPY_ARGS=-D__CLIPPY_HACKERY__wa
 cargo build --workspace --all-targets --quiet
 
 step "Rust tests (unit, integration, doc; the benchmarks once in test mode)"
+# Every release build of the run is the release itself: scripts/release.sh
+# builds dist/ once (x86_64 and aarch64 on glibc 2.17, a static musl rad), and
+# the C, Neovim and Node steps below test those binaries (RADIUM_PREBUILT)
+# instead of building their own. It is about 20 minutes of CPU, the longest
+# part of the run: it starts once the debug build is done (started with it,
+# niced, it took little from it and the run was no shorter) and runs in the
+# background (niced, idle I/O class, in its own process group) while the
+# tests, agents, servers and language servers run; test-release.sh checks
+# it when it is done.
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+release_log=$(mktemp)
+idle_io=()
+if ionice -c 3 true 2>/dev/null; then idle_io=(ionice -c 3); fi
+set -m
+nice -n 10 "${idle_io[@]}" env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS \
+  bash scripts/release.sh "$version" >"$release_log" 2>&1 &
+release_pid=$!
+set +m
+echo "test: scripts/release.sh $version started in the background (pid $release_pid)"
+
 cargo test --workspace
 # Criterion runs each benchmark once when not given --bench; a debug build,
 # so the benches share the tests' build instead of a release build of their own.
@@ -127,7 +129,7 @@ bash scripts/test-lsp.sh
 step "demo (the README's first command)"
 bash scripts/demo.sh >/dev/null
 
-step "release: scripts/release.sh (started before the lint)"
+step "release: scripts/release.sh (started when the debug build was done)"
 if ! wait "$release_pid"; then
   release_pid=""
   cat "$release_log"
