@@ -335,7 +335,11 @@ start_server() {
   exec {SERVER_FD}>"$dir/server.ctl"
   local i
   for i in $(seq 100); do
-    PORT=$(sed -n 's/^PORT \([0-9]*\)$/\1/p' "$dir/server.out")
+    # server.out is made by the server's shell once the fifo is open, which
+    # may be after this first look: a missing file is "not yet" (sed's
+    # error would end this script under set -e).
+    PORT=""
+    [ -f "$dir/server.out" ] && PORT=$(sed -n 's/^PORT \([0-9]*\)$/\1/p' "$dir/server.out")
     [ -n "$PORT" ] && return 0
     kill -0 "${server_pids[-1]}" 2>/dev/null || break
     sleep 0.1
