@@ -9,13 +9,19 @@ vim.opt.rtp:prepend(root)
 
 local passed, failed = 0, 0
 local current = "?"
+-- Every failure, printed again after the count: a long log's tail names them.
+local failures = {}
+local function fail(line)
+  failures[#failures + 1] = line
+  io.stderr:write(line .. "\n")
+end
 
 local function check(cond, what)
   if cond then
     passed = passed + 1
   else
     failed = failed + 1
-    io.stderr:write(string.format("FAIL [%s] %s\n", current, what))
+    fail(string.format("FAIL [%s] %s", current, what))
   end
 end
 
@@ -35,7 +41,7 @@ local function test(name, fn)
   local ok, err = xpcall(fn, debug.traceback)
   if not ok then
     failed = failed + 1
-    io.stderr:write(string.format("FAIL [%s] raised: %s\n", name, err))
+    fail(string.format("FAIL [%s] raised: %s", name, err))
   end
 end
 
@@ -73,6 +79,16 @@ end
 
 local repo = vim.fn.fnamemodify(root, ":h:h")
 
+-- Checks that a timer of `period_ms` kept firing over `ms` of waiting: the
+-- main loop ran. A loop held by the work would tick once at most, at its
+-- end. On a loaded machine (CI on 2 busy cores, a browser beside) an eighth
+-- of the ticks, and at least 2, are asked: the count follows the time that
+-- passed, never a fixed number.
+local function ticked(ticks, ms, period_ms, what)
+  check(ticks >= math.max(2, ms / period_ms / 8),
+    string.format("%s: the main loop kept running (%d ticks of %d ms in %.0f ms)", what, ticks, period_ms, ms))
+end
+
 -- What each spec file gets as its argument (`local h = ...`): the harness,
 -- the module under test, the folders and the helpers the specs share.
 local harness = {
@@ -86,6 +102,7 @@ local harness = {
   names = names,
   user_hooks = user_hooks,
   tracer = tracer,
+  ticked = ticked,
   plugin = assert(loadfile(root .. "/tests/plugin_helpers.lua"))(repo),
 }
 
@@ -102,9 +119,15 @@ for _, spec in ipairs(specs) do
   end, debug.traceback)
   if not ok then
     failed = failed + 1
-    io.stderr:write(string.format("FAIL [%s] %s\n", path, err))
+    fail(string.format("FAIL [%s] %s", path, err))
   end
 end
 
+if #failures > 0 then
+  io.stderr:write("\nthe failures again:\n")
+  for _, line in ipairs(failures) do
+    io.stderr:write("  " .. line .. "\n")
+  end
+end
 print(string.format("%d passed, %d failed", passed, failed))
 os.exit(failed > 0 and 1 or 0)

@@ -204,10 +204,11 @@ test("a script hook that never returns: its time limit ends it and the main loop
   vim.wait(10000, function() return out ~= nil end, 10)
   local took_ms = (vim.uv.hrtime() - t0) / 1e6
   local ticks_during = ticks
-  check(returned_ms < 50, "execute_async returned at once (" .. returned_ms .. " ms)")
+  -- Blocking, it would have waited for the hook's 300 ms time limit.
+  check(returned_ms < 250, "execute_async returned at once (" .. returned_ms .. " ms)")
   check(out ~= nil, "the callback ran")
   eq(deferred, true, "a vim.defer_fn callback ran while the hook was in flight")
-  check(ticks_during >= 10, "a timer ticked " .. ticks_during .. " times meanwhile")
+  h.ticked(ticks_during, took_ms, 10, "while the hook was in flight")
   check(took_ms >= 250 and took_ms < 5000, "ended by the 300 ms time limit (" .. took_ms .. " ms)")
   local runs = out and by_name(out) or {}
   eq(out and out.status, "completed", "the chain completed")
@@ -215,23 +216,25 @@ test("a script hook that never returns: its time limit ends it and the main loop
   check(runs["never"] and runs["never"].error:find("time limit", 1, true) ~= nil, "the error names the time limit")
   eq(out and out.data.trace, { "first", "last" }, "the chain went on after it")
   local pid = tonumber(vim.fn.readfile(pidfile)[1])
-  vim.wait(1000, function() return not running(pid) end, 20)
+  vim.wait(10000, function() return not running(pid) end, 20)
   check(not running(pid), "the script (pid " .. tostring(pid) .. ") was stopped")
 
   -- A deadline on the whole chain ends it too.
   out = nil
   ticks = 0
+  t0 = vim.uv.hrtime()
   local bare = radium.new()
   bare:register_script("never", "before_tool", { "sh", "-c", "echo $$ > " .. pidfile .. "; exec sleep 30" })
   bare:execute_async("before_tool", {}, function(o) out = o end, { timeout_ms = 200 })
   vim.wait(10000, function() return out ~= nil end, 10)
+  took_ms = (vim.uv.hrtime() - t0) / 1e6
   timer:stop()
   timer:close()
   eq(out and out.status, "deadline_exceeded", "the chain's deadline")
   eq(out and out.hooks[1].status, "cancelled", "the hook in flight is cancelled")
-  check(ticks >= 5, "the timer ticked " .. ticks .. " times during the deadline wait")
+  h.ticked(ticks, took_ms, 10, "during the deadline wait")
   pid = tonumber(vim.fn.readfile(pidfile)[1])
-  vim.wait(1000, function() return not running(pid) end, 20)
+  vim.wait(10000, function() return not running(pid) end, 20)
   check(not running(pid), "the script of the cancelled chain was stopped")
   vim.fn.delete(pidfile)
   eq(radium.pending(), 0, "nothing left in flight")

@@ -202,7 +202,7 @@ test("a refused record is a warning, not a stack trace; the files stay saved", f
   radium.register("no-record", "before_tool", function() return { action = "stop", reason = "not today" } end, { matcher = "record" })
   local notes = pt.notes()
   vim.cmd("RadiumApply 1")
-  vim.wait(200, function() return false end, 10)
+  pt.wait(function() return notes.find("saved but not recorded") ~= nil end)
   local warn = notes.find("saved but not recorded")
   check(warn and warn[2] == vim.log.levels.WARN and warn[1]:find("not today", 1, true), "warned: " .. notes.text())
   eq(disk(p, "py/calc.py"), CALC_NEW, "saved")
