@@ -205,7 +205,8 @@ test('/undo restores both files of a two-file turn, /redo writes them again, /ch
   assert.equal(readFileSync(join(h.ws, 'a.txt'), 'utf8'), 'new text again\n')
   assert.equal(readFileSync(join(h.ws, 'b.txt'), 'utf8'), 'new text\n')
   await say(t.conn, id, '/changes')
-  assert.match(t.seen.text(), /\+new text/)
+  // The turn as radium recorded it: a.txt before the turn (two writes) against now.
+  assert.match(t.seen.text(), /-a before\n\+new text again\n/)
   const undo = await say(t.conn, id, '/undo')
   assert.equal(undo.stopReason, 'end_turn')
   assert.equal(readFileSync(join(h.ws, 'a.txt'), 'utf8'), 'a before\n')

@@ -3,7 +3,7 @@
 # model edits a.txt through radium's MCP tool str_replace (the `rad mcp`
 # `rad acp` adds to Claude Code's MCP servers) rather than its own file
 # tools: the edit is written, recorded as the turn's radium edit (/changes
-# names it, /undo takes it back, /redo brings it back), and radium's
+# shows its diff, /undo takes it back, /redo brings it back), and radium's
 # commands never reach the model.
 run_acp_mcp() {
   local case=acp-claude-mcp
@@ -31,8 +31,11 @@ run_acp_mcp() {
   [ "$(at 1 .stopReason)" = end_turn ] || fail "the turn did not end with end_turn: $(at 1 .)"
   [ "$(at 1 ".files[\"$a\"]")" = "hello through rad mcp" ] || fail "a.txt was not written through rad mcp: $(at 1 .files)"
   at 1 .text | grep -q 'through radium' || fail "the model was not offered radium's str_replace (rad mcp): $(at 1 .text)"
-  # A write through rad mcp has no tool-call diff: /changes names the file.
-  at 2 .text | grep -q 'written: a.txt' || fail "/changes does not name the rad mcp edit: $(at 2 .text)"
+  # A write through rad mcp has no tool-call diff: /changes shows the diff
+  # radium recorded (a.txt before the turn against now).
+  at 2 .text | grep -q '^+++ b/a.txt' || fail "/changes does not name the rad mcp edit: $(at 2 .text)"
+  at 2 .text | grep -q '^-hello$' || fail "/changes does not show the text before the rad mcp edit: $(at 2 .text)"
+  at 2 .text | grep -q '^+hello through rad mcp$' || fail "/changes does not show the rad mcp edit: $(at 2 .text)"
   [ "$(at 3 ".files[\"$a\"]")" = hello ] || fail "/undo did not take the rad mcp edit back: $(at 3 .)"
   [ "$(at 4 ".files[\"$a\"]")" = "hello through rad mcp" ] || fail "/redo did not bring the rad mcp edit back: $(at 4 .)"
   [ "$(jq -r 'select(.exit != null) | .exit' "$out" 2>/dev/null)" = 0 ] || fail "rad acp did not exit 0 when the editor closed stdin"

@@ -2,7 +2,11 @@
 //! `tag_before`: "restore the files to before this prompt"), or, with
 //! `dry_run`, what that would change, changing nothing.
 //!
-//! Arguments: `tag` (required), `dry_run` (default false). A tag behind
+//! Arguments: `tag` (required), `dry_run` (default false), `diffs` (with
+//! `dry_run`, default false: also each file's text now and as the rewind
+//! would leave it, `diffs: [{file, old_text, new_text}]`, a missing file's
+//! text `null`; files changed since by someone else are left out, and a
+//! rewind forward gives none). A tag behind
 //! the conversation's state undoes its steps since, whole (a tag inside a
 //! step rewinds past the whole step); a tag ahead of it (a restore to an
 //! earlier prompt taken back) redoes them. Only that conversation's own
@@ -15,6 +19,7 @@ use std::collections::HashSet;
 
 use serde_json::{json, Map, Value};
 
+use super::text::splice;
 use super::{Changeset, EditOutcome, EditSession};
 use crate::error::{Error, Result};
 use crate::support::json::{bool_arg, string_arg};
@@ -34,6 +39,45 @@ fn listing(sets: &[Changeset]) -> (Vec<String>, Vec<Value>) {
 }
 
 impl EditSession {
+    /// Each file of `sets` (an undo's, newest first) with its text now and
+    /// its text once they are taken back (`None`: the file is missing).
+    /// A file that no longer shows what its newest change wrote is left out.
+    fn texts_before(&self, sets: &[Changeset]) -> Vec<(String, Option<String>, Option<String>)> {
+        let mut files: Vec<(String, Option<String>, Option<String>)> = Vec::new();
+        let mut skipped = HashSet::new();
+        for cs in sets {
+            if skipped.contains(&cs.file) {
+                continue;
+            }
+            let i = match files.iter().position(|(f, _, _)| *f == cs.file) {
+                Some(i) => i,
+                None if !self.history.file_shows(cs).1 => {
+                    skipped.insert(cs.file.clone());
+                    continue;
+                }
+                None => {
+                    let now = self
+                        .project
+                        .confine_write(&cs.file)
+                        .ok()
+                        .and_then(|f| crate::support::atomic::read_text_file(&f).ok());
+                    files.push((cs.file.clone(), now.clone(), now));
+                    files.len() - 1
+                }
+            };
+            let current = files[i].2.take().unwrap_or_default();
+            let end = cs.offset + cs.new.len();
+            files[i].2 = cs.existed_before.then(|| {
+                splice(
+                    current.get(..cs.offset).unwrap_or_default(),
+                    &cs.old,
+                    current.get(end..).unwrap_or_default(),
+                )
+            });
+        }
+        files
+    }
+
     /// The changesets a rewind of `chain` from its position to `at` would
     /// take, in order, whole steps, with the files that would stop it.
     fn rewind_plan(&self, chain: &str, at: u64) -> Result<(Vec<Changeset>, Vec<String>)> {
@@ -107,14 +151,29 @@ impl EditSession {
         let len = self.history.session.chain_len(&chain);
         let direction = if point.at > len { "redo" } else { "undo" };
         let (plan, blocked) = self.rewind_plan(&chain, point.at)?;
+        let diffs = bool_arg("rewind", args, "diffs")?;
         if dry_run {
             let (files, operations) = listing(&plan);
             let partial = !blocked.is_empty();
+            let mut data = json!({
+                "tag": tag, "dry_run": true, "direction": direction,
+                "files": files, "operations": operations, "partial": partial,
+            });
+            if diffs {
+                let texts = if direction == "undo" {
+                    self.texts_before(&plan)
+                } else {
+                    Vec::new()
+                };
+                data["diffs"] = texts
+                    .into_iter()
+                    .map(|(file, now, before)| {
+                        json!({"file": file, "old_text": before, "new_text": now})
+                    })
+                    .collect();
+            }
             return Ok(EditOutcome {
-                data: json!({
-                    "tag": tag, "dry_run": true, "direction": direction,
-                    "files": files, "operations": operations, "partial": partial,
-                }),
+                data,
                 tag: Some(tag),
                 warnings: blocked,
             });

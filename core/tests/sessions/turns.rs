@@ -123,6 +123,55 @@ fn a_file_changed_since_makes_the_restore_partial_and_the_preview_says_so() {
 }
 
 #[test]
+fn a_preview_with_diffs_gives_each_file_before_the_turn_and_now() {
+    let e = env();
+    let end = two_file_turn(&e);
+    let before = end["tag_before"].as_str().unwrap();
+    let preview = e.call(
+        "rewind",
+        json!({"tag": before, "dry_run": true, "diffs": true}),
+    );
+    assert_eq!(preview["ok"], true, "{preview}");
+    // a.txt was written twice in the turn: one diff, from before the first
+    // write to after the last; b.txt did not exist.
+    assert_eq!(
+        preview["data"]["diffs"],
+        json!([
+            {"file": "a.txt", "old_text": "a\n", "new_text": "hello again\n"},
+            {"file": "b.txt", "old_text": null, "new_text": "hello\n"},
+        ]),
+        "{preview}"
+    );
+    assert_eq!(read(&e, "a.txt").as_deref(), Some("hello again\n"));
+
+    // A file changed since by someone else is left out, with the warning.
+    std::fs::write(e.ws.join("b.txt"), "mine\n").unwrap();
+    let preview = e.call(
+        "rewind",
+        json!({"tag": before, "dry_run": true, "diffs": true}),
+    );
+    assert_eq!(
+        preview["data"]["diffs"],
+        json!([{"file": "a.txt", "old_text": "a\n", "new_text": "hello again\n"}]),
+        "{preview}"
+    );
+    assert!(
+        preview["warnings"].to_string().contains("b.txt"),
+        "{preview}"
+    );
+    // Without `diffs`, none; a bad `diffs` is refused.
+    assert!(rewind(&e, before, true)["data"].get("diffs").is_none());
+    let bad = e.call(
+        "rewind",
+        json!({"tag": before, "dry_run": true, "diffs": 1}),
+    );
+    assert!(
+        bad["error"].as_str().unwrap().contains("must be a boolean"),
+        "{bad}"
+    );
+}
+
+#[test]
 fn bad_rewind_requests_name_the_problem() {
     let e = env();
     let missing = e.call("rewind", json!({}));

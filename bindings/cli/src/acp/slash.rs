@@ -95,6 +95,47 @@ async fn edit(engine: &Engine, command: &str, args: Value, done: &str) -> String
     out
 }
 
+/// The last turn's diff as radium recorded it: every write of the turn
+/// (the editor's `fs/write_text_file`, files the agent wrote itself, its
+/// `rad mcp` edits), from the history, the files as they are now against
+/// before the turn. `None` when radium kept no history for the turn or it
+/// changed nothing there (then the tool calls' own diffs are shown).
+async fn recorded_changes(engine: &Engine, conversation: &Conversation) -> Option<String> {
+    let tag = super::lock(&conversation.prompts)
+        .last()?
+        .tag_before
+        .clone()?;
+    let args = json!({"tag": tag, "dry_run": true, "diffs": true});
+    let response = engine.handle_async(&Request::new("rewind", args)).await;
+    let data = response.data.filter(|_| response.ok)?;
+    let diffs = data["diffs"].as_array().filter(|d| !d.is_empty())?;
+    let mut out = String::from("radium: the last turn's changes:\n");
+    for d in diffs {
+        let path = d["file"].as_str().unwrap_or("?");
+        let (old, new) = (d["old_text"].as_str(), d["new_text"].as_str());
+        let diff = similar::TextDiff::from_lines(old.unwrap_or_default(), new.unwrap_or_default())
+            .unified_diff()
+            .header(
+                &if old.is_some() {
+                    format!("a/{path}")
+                } else {
+                    "/dev/null".into()
+                },
+                &if new.is_some() {
+                    format!("b/{path}")
+                } else {
+                    "/dev/null".into()
+                },
+            )
+            .to_string();
+        let _ = write!(out, "```diff\n{diff}```\n");
+    }
+    for w in &response.warnings {
+        let _ = writeln!(out, "radium: warning: {w}");
+    }
+    Some(out)
+}
+
 /// Answers radium's command `name` with `arg` in `conversation`.
 pub async fn answer(engine: &Engine, conversation: &Conversation, name: &str, arg: &str) -> String {
     let session = &conversation.session;
@@ -131,6 +172,9 @@ pub async fn answer(engine: &Engine, conversation: &Conversation, name: &str, ar
             }
         }
         "changes" => {
+            if let Some(out) = recorded_changes(engine, conversation).await {
+                return out;
+            }
             let last = super::lock(&conversation.last).clone();
             if last.diffs.is_empty() && last.writes.is_empty() {
                 return "radium: the last turn changed no file.\n".into();
