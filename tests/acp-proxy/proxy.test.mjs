@@ -212,6 +212,8 @@ test('/undo restores both files of a two-file turn, /redo writes them again, /ch
   assert.equal(readFileSync(join(h.ws, 'a.txt'), 'utf8'), 'a before\n')
   assert.equal(readFileSync(join(h.ws, 'b.txt'), 'utf8'), 'b before\n')
   assert.match(t.seen.text(), /radium: undone: .*a\.txt/)
+  await say(t.conn, id, '/changes')
+  assert.match(t.seen.text(), /the files show nothing of the last turn/)
   await say(t.conn, id, '/redo')
   assert.equal(readFileSync(join(h.ws, 'b.txt'), 'utf8'), 'new text\n')
   // radium's commands never reach the agent: it would answer "command /undo got".

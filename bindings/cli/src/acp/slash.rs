@@ -98,9 +98,10 @@ async fn edit(engine: &Engine, command: &str, args: Value, done: &str) -> String
 /// The last turn's diff as radium recorded it: every write of the turn
 /// (the editor's `fs/write_text_file`, files the agent wrote itself, its
 /// `rad mcp` edits), from the history, the files as they are now against
-/// before the turn. `None` when radium kept no history for the turn or it
-/// changed nothing there (then the tool calls' own diffs are shown).
-async fn recorded_changes(engine: &Engine, conversation: &Conversation) -> Option<String> {
+/// before the turn. `None` when radium kept no history for the turn (then
+/// the tool calls' own diffs are shown); `Some(None)` when the files show
+/// nothing of the turn.
+async fn recorded_changes(engine: &Engine, conversation: &Conversation) -> Option<Option<String>> {
     let tag = super::lock(&conversation.prompts)
         .last()?
         .tag_before
@@ -108,7 +109,9 @@ async fn recorded_changes(engine: &Engine, conversation: &Conversation) -> Optio
     let args = json!({"tag": tag, "dry_run": true, "diffs": true});
     let response = engine.handle_async(&Request::new("rewind", args)).await;
     let data = response.data.filter(|_| response.ok)?;
-    let diffs = data["diffs"].as_array().filter(|d| !d.is_empty())?;
+    let Some(diffs) = data["diffs"].as_array().filter(|d| !d.is_empty()) else {
+        return Some(None);
+    };
     let mut out = String::from("radium: the last turn's changes:\n");
     for d in diffs {
         let path = d["file"].as_str().unwrap_or("?");
@@ -133,7 +136,7 @@ async fn recorded_changes(engine: &Engine, conversation: &Conversation) -> Optio
     for w in &response.warnings {
         let _ = writeln!(out, "radium: warning: {w}");
     }
-    Some(out)
+    Some(Some(out))
 }
 
 /// Answers radium's command `name` with `arg` in `conversation`.
@@ -172,12 +175,17 @@ pub async fn answer(engine: &Engine, conversation: &Conversation, name: &str, ar
             }
         }
         "changes" => {
-            if let Some(out) = recorded_changes(engine, conversation).await {
+            let recorded = recorded_changes(engine, conversation).await;
+            if let Some(Some(out)) = recorded {
                 return out;
             }
             let last = super::lock(&conversation.last).clone();
             if last.diffs.is_empty() && last.writes.is_empty() {
                 return "radium: the last turn changed no file.\n".into();
+            }
+            if recorded.is_some() {
+                // Proposed or written, but nothing of it is in the files.
+                return "radium: the files show nothing of the last turn: its changes were refused, or taken back (/undo, /rewind).\n".into();
             }
             let mut out = String::from("radium: the last turn's changes:\n");
             let workspace = format!("{}/", session.workspace.display());
