@@ -4,7 +4,7 @@
 //!
 //! Arguments: `tag` (required), `dry_run` (default false), `diffs` (with
 //! `dry_run`, default false: also each file's text now and as the rewind
-//! would leave it, `diffs: [{file, old_text, new_text}]`, a missing file's
+//! would leave it, `diffs: [{file, old_text, new_text}]` by path, a missing file's
 //! text `null`; files changed since by someone else are left out, and a
 //! rewind forward gives none). A tag behind
 //! the conversation's state undoes its steps since, whole (a tag inside a
@@ -160,11 +160,13 @@ impl EditSession {
                 "files": files, "operations": operations, "partial": partial,
             });
             if diffs {
-                let texts = if direction == "undo" {
+                let mut texts = if direction == "undo" {
                     self.texts_before(&plan)
                 } else {
                     Vec::new()
                 };
+                // By path, as `git diff` lists them.
+                texts.sort_by(|a, b| a.0.cmp(&b.0));
                 data["diffs"] = texts
                     .into_iter()
                     .map(|(file, now, before)| {
