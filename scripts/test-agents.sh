@@ -174,7 +174,15 @@ if [ "${1:-}" = --lanes ]; then
     [ "$status" -eq 0 ] || failed_lanes+=("$l")
   done
   pids=()
-  [ ${#failed_lanes[@]} -eq 0 ] || die "lanes failed: ${failed_lanes[*]} (their output is above)"
+  if [ ${#failed_lanes[@]} -gt 0 ]; then
+    # What failed, again, after the lanes' long logs: a log's tail names it.
+    echo "--- test-agents: what failed"
+    for l in "${failed_lanes[@]}"; do
+      awk '/^=== .*: FAILED$/ {on = 1; print; next} on && /^  - / {print; next} {on = 0}' "$lane_dir/$l.log"
+      grep -h '^test-agents: failed' "$lane_dir/$l.log" || echo "test-agents: lane $l ended without naming a case (its log is above)"
+    done
+    die "lanes failed: ${failed_lanes[*]} (their output is above)"
+  fi
   echo "test-agents: all passed in $lanes lanes (${cases[*]})"
   exit 0
 fi
