@@ -12,7 +12,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 
-const { radium, throwsCode, tracer, names, run, runChild } = require('./helpers')
+const { radium, throwsCode, tracer, names, run, runChild, ticked } = require('./helpers')
 const { Engine } = radium
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -183,12 +183,13 @@ test('hooks that never settle: time limits end them and the event loop keeps tic
   try {
     let start = Date.now()
     const promise = e.executeAsync('before_tool', {})
-    assert.ok(Date.now() - start < 100, 'executeAsync returned at once')
+    // Blocking, it would have waited for the hooks' 200 ms time limits.
+    assert.ok(Date.now() - start < 180, 'executeAsync returned at once')
     await sleep(100)
     assert.ok(ticks > 0, 'the interval ticked while the Promise hook hung')
     const out = await promise
     const took = Date.now() - start
-    assert.ok(ticks >= 10, `the interval ticked ${ticks} times during the chain`)
+    ticked(ticks, took, 10, 'during the chain')
     assert.ok(took >= 350 && took < 5000, `two 200 ms time limits took ${took} ms`)
     assert.equal(out.status, 'completed')
     assert.deepEqual(out.hooks.map((h) => h.status), ['modified', 'timed_out', 'timed_out', 'modified'])
@@ -196,7 +197,7 @@ test('hooks that never settle: time limits end them and the event loop keeps tic
     assert.match(run(out, 't-never').error, /time limit/)
     assert.deepEqual(out.data.trace, ['first', 'last'])
     const pid = Number(fs.readFileSync(pidfile, 'utf8'))
-    for (let i = 0; i < 50 && running(pid); i++) await sleep(20)
+    for (let i = 0; i < 500 && running(pid); i++) await sleep(20)
     assert.ok(!running(pid), `the script (pid ${pid}) was stopped`)
 
     // The chain's deadline cuts a Promise that never settles, and a script.
@@ -210,7 +211,7 @@ test('hooks that never settle: time limits end them and the event loop keeps tic
       const cut = await d.executeAsync('after_tool', {}, { timeoutMs: 200 })
       assert.equal(cut.status, 'deadline_exceeded')
       assert.deepEqual(cut.hooks.map((h) => [h.name, h.status]), [['t-hang', 'cancelled']])
-      assert.ok(ticks >= 5, `the interval ticked ${ticks} times during the deadline wait`)
+      ticked(ticks, Date.now() - start, 10, 'during the deadline wait')
       assert.ok(Date.now() - start < 5000)
     }
   } finally {

@@ -68,4 +68,13 @@ function runChild(source, { timeout = 30000, args = [] } = {}) {
   return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, ms: Date.now() - start }
 }
 
-module.exports = { radium, throwsCode, rejectsCode, tracer, names, run, mine, traceScript, runChild }
+// Asserts that a timer of `periodMs` kept firing over `ms` of waiting: the
+// event loop ran. A loop held by the work would tick once at most, at its
+// end. On a loaded machine an eighth of the ticks, and at least 2, are
+// asked: the count follows the time that passed, never a fixed number.
+function ticked (ticks, ms, periodMs, what) {
+  assert.ok(ticks >= Math.max(2, ms / periodMs / 8),
+    `${what}: the event loop kept running (${ticks} ticks of ${periodMs} ms in ${Math.round(ms)} ms)`)
+}
+
+module.exports = { radium, throwsCode, rejectsCode, tracer, names, run, mine, traceScript, runChild, ticked }
