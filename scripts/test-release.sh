@@ -241,7 +241,7 @@ for _ in $(seq 150); do
 done
 mkdir -p "$repo/target/release-test"
 status=0
-timeout 180 node tests/release/vscode_activate.js "$vport" "$scratch/vscode/ws" "$PLAYWRIGHT_CORE" "$CHROMIUM" \
+timeout 240 node tests/release/vscode_activate.js "$vport" "$scratch/vscode/ws" "$PLAYWRIGHT_CORE" "$CHROMIUM" \
   "$version" "$repo/target/release-test/vscode-show-version.png" || status=$?
 kill -- "-$code_pid" 2>/dev/null || true
 [ $status -eq 0 ] || { tail -30 "$scratch/vscode/code-server.log"; die "the extension did not activate (screenshot: target/release-test/vscode-show-version.png)"; }

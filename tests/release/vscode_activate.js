@@ -26,15 +26,17 @@ async function main() {
     await page.locator('.monaco-workbench').waitFor({ timeout: 60000 })
     const expected = `Radium ${version} (ABI 1), bundled module, rad reachable`
     const toast = page.locator('.notifications-toasts .notification-toast', { hasText: expected })
-    // Right after start-up the palette may not list the extension's commands yet.
-    const end = Date.now() + 90000
+    // Right after start-up the palette may not list the extension's commands
+    // yet, and the welcome page, opening late on a loaded machine, takes the
+    // focus and closes the palette: every step of an attempt is retried.
+    const end = Date.now() + 100000
     for (;;) {
-      await page.keyboard.press('F1')
-      const input = page.locator('.quick-input-widget .quick-input-box input')
-      await input.waitFor({ state: 'visible' })
-      await input.fill('>Radium: Show Version')
-      const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Radium: Show Version' }).first()
       try {
+        await page.keyboard.press('F1')
+        const input = page.locator('.quick-input-widget .quick-input-box input')
+        await input.waitFor({ state: 'visible', timeout: 5000 })
+        await input.fill('>Radium: Show Version', { timeout: 5000 })
+        const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Radium: Show Version' }).first()
         await row.waitFor({ timeout: 3000 })
         await page.keyboard.press('Enter')
         await toast.waitFor({ timeout: 15000 })
