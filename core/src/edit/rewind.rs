@@ -24,6 +24,10 @@ use super::{Changeset, EditOutcome, EditSession};
 use crate::error::{Error, Result};
 use crate::support::json::{bool_arg, string_arg};
 
+/// A file a rewind would stop at (changed since by someone else), and the
+/// warning that says so.
+type Blocked = (String, String);
+
 fn listing(sets: &[Changeset]) -> (Vec<String>, Vec<Value>) {
     let mut seen = HashSet::new();
     let files = sets
@@ -39,31 +43,29 @@ fn listing(sets: &[Changeset]) -> (Vec<String>, Vec<Value>) {
 }
 
 impl EditSession {
-    /// Each file of `sets` (an undo's, newest first) with its text now and
-    /// its text once they are taken back (`None`: the file is missing).
-    /// A file that no longer shows what its newest change wrote is left out.
-    fn texts_before(&self, sets: &[Changeset]) -> Vec<(String, Option<String>, Option<String>)> {
+    /// Each file of `sets` (an undo's, newest first) but the `blocked` ones
+    /// (changed since by someone else: the plan's check), with its text now
+    /// and its text once they are taken back (`None`: the file is missing).
+    fn texts_before(
+        &self,
+        sets: &[Changeset],
+        blocked: &[Blocked],
+    ) -> Vec<(String, Option<String>, Option<String>)> {
         let mut files: Vec<(String, Option<String>, Option<String>)> = Vec::new();
-        let mut skipped = HashSet::new();
         for cs in sets {
-            if skipped.contains(&cs.file) {
+            if blocked.iter().any(|(file, _)| *file == cs.file) {
                 continue;
             }
-            let i = match files.iter().position(|(f, _, _)| *f == cs.file) {
-                Some(i) => i,
-                None if !self.history.file_shows(cs).1 => {
-                    skipped.insert(cs.file.clone());
-                    continue;
-                }
-                None => {
-                    let now = self
-                        .project
-                        .confine_write(&cs.file)
-                        .ok()
-                        .and_then(|f| crate::support::atomic::read_text_file(&f).ok());
-                    files.push((cs.file.clone(), now.clone(), now));
-                    files.len() - 1
-                }
+            let i = if let Some(i) = files.iter().position(|(f, _, _)| *f == cs.file) {
+                i
+            } else {
+                let now = self
+                    .project
+                    .confine_write(&cs.file)
+                    .ok()
+                    .and_then(|f| crate::support::atomic::read_text_file(&f).ok());
+                files.push((cs.file.clone(), now.clone(), now));
+                files.len() - 1
             };
             let current = files[i].2.take().unwrap_or_default();
             let end = cs.offset + cs.new.len();
@@ -79,8 +81,9 @@ impl EditSession {
     }
 
     /// The changesets a rewind of `chain` from its position to `at` would
-    /// take, in order, whole steps, with the files that would stop it.
-    fn rewind_plan(&self, chain: &str, at: u64) -> Result<(Vec<Changeset>, Vec<String>)> {
+    /// take, in order, whole steps, with the files that would stop it (each
+    /// with its warning).
+    fn rewind_plan(&self, chain: &str, at: u64) -> Result<(Vec<Changeset>, Vec<Blocked>)> {
         let s = &self.history.session;
         let Some(c) = s.chains.get(chain) else {
             return Ok((Vec::new(), Vec::new()));
@@ -127,11 +130,12 @@ impl EditSession {
         for cs in sets.iter().filter(|cs| seen.insert(cs.file.clone())) {
             let (before, after) = self.history.file_shows(cs);
             if !(if undo { after } else { before }) {
-                blocked.push(format!(
+                let warning = format!(
                     "`{}` changed since {} (not by this conversation): the rewind stops there",
                     cs.file,
                     cs.describe()
-                ));
+                );
+                blocked.push((cs.file.clone(), warning));
             }
         }
         Ok((sets, blocked))
@@ -161,7 +165,7 @@ impl EditSession {
             });
             if diffs {
                 let mut texts = if direction == "undo" {
-                    self.texts_before(&plan)
+                    self.texts_before(&plan, &blocked)
                 } else {
                     Vec::new()
                 };
@@ -177,7 +181,7 @@ impl EditSession {
             return Ok(EditOutcome {
                 data,
                 tag: Some(tag),
-                warnings: blocked,
+                warnings: blocked.into_iter().map(|(_, warning)| warning).collect(),
             });
         }
         let mut done = Vec::new();

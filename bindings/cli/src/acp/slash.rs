@@ -95,6 +95,19 @@ async fn edit(engine: &Engine, command: &str, args: Value, done: &str) -> String
     out
 }
 
+/// Appends a unified diff of `old` to `new` in a fenced block; `None`: the
+/// file is missing on that side (`/dev/null`).
+fn diff_block(out: &mut String, path: &str, old: Option<&str>, new: Option<&str>) {
+    let side = |text: Option<&str>, prefix: &str| {
+        text.map_or_else(|| "/dev/null".to_owned(), |_| format!("{prefix}/{path}"))
+    };
+    let diff = similar::TextDiff::from_lines(old.unwrap_or_default(), new.unwrap_or_default())
+        .unified_diff()
+        .header(&side(old, "a"), &side(new, "b"))
+        .to_string();
+    let _ = write!(out, "```diff\n{diff}```\n");
+}
+
 /// The last turn's diff as radium recorded it: every write of the turn
 /// (the editor's `fs/write_text_file`, files the agent wrote itself, its
 /// `rad mcp` edits), from the history, the files as they are now against
@@ -115,23 +128,12 @@ async fn recorded_changes(engine: &Engine, conversation: &Conversation) -> Optio
     let mut out = String::from("radium: the last turn's changes:\n");
     for d in diffs {
         let path = d["file"].as_str().unwrap_or("?");
-        let (old, new) = (d["old_text"].as_str(), d["new_text"].as_str());
-        let diff = similar::TextDiff::from_lines(old.unwrap_or_default(), new.unwrap_or_default())
-            .unified_diff()
-            .header(
-                &if old.is_some() {
-                    format!("a/{path}")
-                } else {
-                    "/dev/null".into()
-                },
-                &if new.is_some() {
-                    format!("b/{path}")
-                } else {
-                    "/dev/null".into()
-                },
-            )
-            .to_string();
-        let _ = write!(out, "```diff\n{diff}```\n");
+        diff_block(
+            &mut out,
+            path,
+            d["old_text"].as_str(),
+            d["new_text"].as_str(),
+        );
     }
     for w in &response.warnings {
         let _ = writeln!(out, "radium: warning: {w}");
@@ -191,11 +193,7 @@ pub async fn answer(engine: &Engine, conversation: &Conversation, name: &str, ar
             let workspace = format!("{}/", session.workspace.display());
             for (path, old, new) in &last.diffs {
                 let path = path.strip_prefix(&workspace).unwrap_or(path);
-                let diff = similar::TextDiff::from_lines(old, new)
-                    .unified_diff()
-                    .header(&format!("a/{path}"), &format!("b/{path}"))
-                    .to_string();
-                let _ = write!(out, "```diff\n{diff}```\n");
+                diff_block(&mut out, path, Some(old), Some(new));
             }
             for path in &last.writes {
                 if !last.diffs.iter().any(|(p, _, _)| p == path) {
