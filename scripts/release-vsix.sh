@@ -21,11 +21,16 @@ if [ ! -x "$VSCE" ]; then
   (cd "$vsce_dir" && npm install --no-audit --no-fund --no-save --loglevel=error "@vscode/vsce@$vsce_version") >&2 \
     || { rm -rf "$vsce_dir"; echo "release-vsix: npm install @vscode/vsce@$vsce_version failed" >&2; exit 1; }
 fi
-cd bindings/vscode
-trap 'rm -rf radium.node bin' EXIT
-[ -x node_modules/.bin/tsc ] || npm ci --no-audit --no-fund --loglevel=error >&2
-rm -rf out
-node_modules/.bin/tsc -p . >&2
+# The extension is packed from a copy in STAGE: nothing is written into the
+# source tree, so the tests that build and pack it there (test-node.sh,
+# test-vscode-e2e.sh) can run while a release builds.
+pack=$stage/vscode-pack
+rm -rf "$pack"
+mkdir -p "$pack"
+cp -R bindings/vscode/{package.json,README.md,.vscodeignore,media} "$pack/"
+[ -x bindings/vscode/node_modules/.bin/tsc ] || (cd bindings/vscode && npm ci --no-audit --no-fund --loglevel=error >&2)
+bindings/vscode/node_modules/.bin/tsc -p bindings/vscode --outDir "$pack/out" >&2
+cd "$pack"
 for a in $archs; do
   case $a in x86_64) cpu=x64 ;; aarch64) cpu=arm64 ;; *) echo "release-vsix: unknown arch $a" >&2; exit 1 ;; esac
   install -m 755 "$stage/radium.linux-$cpu-gnu.node" radium.node

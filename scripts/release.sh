@@ -13,6 +13,10 @@
 # missing; the Rust targets with rustup. Cargo's output goes to
 # $CARGO_TARGET_DIR (default target/release-dist), dist/ to $RADIUM_DIST.
 # RADIUM_RELEASE_ARCHS (default "x86_64 aarch64") narrows the architectures.
+# RADIUM_RELEASE_HOST_OUT=DIR: as soon as this machine's architecture is
+# built (it is built first), its binaries go into DIR, laid out as
+# scripts/unpack-release.sh lays them out, with DIR/VERSION written last:
+# the test command tests them while the other targets build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd -P)
@@ -28,6 +32,10 @@ lua_version=$(sed -n 's/^return "\(.*\)"/\1/p' bindings/lua/lua/radium/version.l
 [ "$lua_version" = "$crate_version" ] \
   || die "bindings/lua/lua/radium/version.lua says $lua_version, Cargo.toml $crate_version: make them equal"
 archs=${RADIUM_RELEASE_ARCHS:-x86_64 aarch64}
+# This machine's architecture first (its binaries are wanted first).
+host_arch=$(uname -m)
+case " $archs " in *" $host_arch "*) archs="$host_arch ${archs//$host_arch/}" ;; esac
+host_out=${RADIUM_RELEASE_HOST_OUT:-}
 dist=${RADIUM_DIST:-$repo/dist}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target/release-dist}
 
@@ -50,7 +58,7 @@ rm -rf "$dist"
 mkdir -p "$dist"
 stage=$(mktemp -d "${TMPDIR:-/tmp}/radium-release.XXXXXX")
 cleanup() {
-  rm -rf "$stage" "$repo/bindings/vscode/radium.node" "$repo/bindings/vscode/bin"
+  rm -rf "$stage"
 }
 trap cleanup EXIT
 
@@ -114,6 +122,18 @@ for a in $archs; do
   tar -C "$stage" -czf "$dist/$c.tar.gz" "$c"
   install -m 755 "$napi_out/radium.linux-$(node_arch "$a")-gnu.node" "$stage/radium.linux-$(node_arch "$a")-gnu.node"
   strip_debug "$stage/radium.linux-$(node_arch "$a")-gnu.node" "$a"
+  if [ -n "$host_out" ] && [ "$a" = "$host_arch" ]; then
+    # The very files dist/ gets (the Node module as its package will hold
+    # it); VERSION last, so DIR is whole once it is there.
+    rm -rf "$host_out"
+    mkdir -p "$host_out/sdk"
+    install -m 755 "$dist/radium_native-$version-linux-$a-gnu.so" "$host_out/radium_native.so"
+    install -m 755 "$dist/rad-$version-linux-$a-gnu" "$host_out/rad"
+    install -m 755 "$stage/radium.linux-$(node_arch "$a")-gnu.node" "$host_out/"
+    tar -C "$host_out/sdk" -xzf "$dist/$c.tar.gz" --strip-components=1
+    echo "$version" >"$host_out/VERSION.tmp" && mv "$host_out/VERSION.tmp" "$host_out/VERSION"
+    step "this machine's binaries ($a) are in $host_out"
+  fi
 done
 
 step "build x86_64-unknown-linux-musl (static): rad"
