@@ -163,8 +163,10 @@ bash scripts/test-node.sh
 # the extension's out/ that the e2e rebuilds.
 e2e_log=$(mktemp)
 set -m
-bash scripts/test-vscode-e2e.sh >"$e2e_log" 2>&1 &
-e2e_pid=$! e2e_started=$SECONDS
+bash -c 'started=$SECONDS; bash scripts/test-vscode-e2e.sh; status=$?
+  echo "test: the VS Code e2e took $((SECONDS - started)) s, beside the steps since the Node step"
+  exit $status' >"$e2e_log" 2>&1 &
+e2e_pid=$!
 set +m
 echo "test: scripts/test-vscode-e2e.sh started in the background (pid $e2e_pid)"
 
@@ -199,7 +201,6 @@ e2e_status=0
 wait "$e2e_pid" || e2e_status=$?
 e2e_pid=""
 cat "$e2e_log"
-echo "test: the VS Code e2e took $((SECONDS - e2e_started)) s, beside the steps since the Node step"
 [ "$e2e_status" -eq 0 ] || die "scripts/test-vscode-e2e.sh failed (exit $e2e_status; its output is above)"
 
 echo
