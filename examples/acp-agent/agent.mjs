@@ -251,6 +251,10 @@ async function prompt (id, { sessionId, prompt, _meta: meta }) {
       process.stdout.write('this is not json\n')
       say(sessionId, 'Still here.')
       break
+    case 'deep': // a notification nested 200 levels deep: over any JSON depth limit
+      process.stdout.write(`{"jsonrpc":"2.0","method":"session/update","params":${'['.repeat(200)}${']'.repeat(200)}}\n`)
+      say(sessionId, 'Still here.')
+      break
     case 'crash':
       say(sessionId, 'About to fail.')
       process.stderr.write('example agent: the model went away\n')

@@ -12,7 +12,6 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::support::json::check_json_depth;
 use crate::support::lock::unpoisoned as lock;
 use crate::support::log::{Level, Log};
 
@@ -349,7 +348,12 @@ async fn read_loop(
             }
             continue;
         }
-        let text = String::from_utf8_lossy(&line);
+        // UTF-8 checked by the standard library's fast path; only a line
+        // that is not UTF-8 goes through the repair.
+        let text = match std::str::from_utf8(&line) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(&line),
+        };
         if let std::borrow::Cow::Owned(_) = text {
             let _ = incoming
                 .send(Incoming::Repaired(
@@ -361,9 +365,10 @@ async fn read_loop(
         if text.is_empty() {
             continue;
         }
-        let message = check_json_depth(text.as_bytes())
+        // serde_json's own depth limit is MAX_JSON_DEPTH: a line nested
+        // deeper fails to parse (and is garbage) without a walk of its own.
+        let message = serde_json::from_str::<Value>(text)
             .ok()
-            .and_then(|()| serde_json::from_str::<Value>(text).ok())
             .filter(Value::is_object);
         let Some(mut message) = message else {
             let shown: String = text.chars().take(120).collect();

@@ -334,6 +334,18 @@ fn an_agent_that_misbehaves_gets_a_clear_error() {
         .as_str()
         .unwrap()
         .contains("this is not json"));
+    // A line nested deeper than MAX_JSON_DEPTH is refused as garbage too.
+    let r = e.call(
+        "session-prompt",
+        json!({"session": s, "prompt": "deep", "wait": true}),
+    );
+    assert_eq!(r["data"]["text"], "Still here.", "{r}");
+    let notices = of_type(r["data"]["events"].as_array().unwrap(), "notice");
+    let message = notices[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("not JSON-RPC") && message.contains("[[[["),
+        "{r}"
+    );
     let r = e.call(
         "session-prompt",
         json!({"session": s, "prompt": "badutf8", "wait": true}),
