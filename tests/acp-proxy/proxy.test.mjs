@@ -39,13 +39,16 @@ function spawnRad (options) {
   return child
 }
 
+/** A promise of `value` after `ms`, whose timer does not keep the test process alive (the file ended 30 s after its last test). */
+const later = (ms, value) => new Promise((resolve) => setTimeout(resolve, ms, value).unref())
+
 const running = (child) => child.exitCode === null && child.signalCode === null
 
 /** Ends `child`: its stdin closed (rad acp then ends its agents), else after 5 s SIGKILL to its process group; its pipes closed. */
 async function end (child) {
   if (running(child)) {
     try { child.stdin.end() } catch {}
-    await Promise.race([new Promise((resolve) => child.once('exit', resolve)), new Promise((resolve) => setTimeout(resolve, 5000))])
+    await Promise.race([new Promise((resolve) => child.once('exit', resolve)), later(5000)])
   }
   if (running(child)) {
     try { process.kill(-child.pid, 'SIGKILL') } catch { try { child.kill('SIGKILL') } catch {} }
@@ -123,7 +126,7 @@ const say = (conn, sessionId, text) => conn.prompt({ sessionId, prompt: [{ type:
 
 async function stop (t) {
   t.child.stdin.end()
-  const code = await Promise.race([t.exited, new Promise((resolve) => setTimeout(() => resolve('timeout'), 30000))])
+  const code = await Promise.race([t.exited, later(30000, 'timeout')])
   if (code === 'timeout') { try { process.kill(-t.child.pid, 'SIGKILL') } catch {} }
   return code
 }
