@@ -44,8 +44,10 @@ fn grow(text: &mut String, more: usize) {
 
 /// The text of an `agent_message_chunk` update with a text block.
 fn message_chunk(message: &Incoming) -> Option<&str> {
-    let Incoming::Notification { method, params, .. } = message else {
-        return None;
+    let (method, params) = match message {
+        Incoming::Text { text, .. } => return Some(text),
+        Incoming::Notification { method, params, .. } => (method, params),
+        _ => return None,
     };
     if method != "session/update" {
         return None;
@@ -149,8 +151,10 @@ impl AgentSession {
 /// holds those turns, so they are not passed on. Other updates (the
 /// agent's commands, its mode) are.
 fn replayed(session: &AgentSession, message: &Incoming) -> bool {
-    let Incoming::Notification { method, params, .. } = message else {
-        return false;
+    let (method, params) = match message {
+        Incoming::Text { .. } => return lock(&session.state).history.replaying,
+        Incoming::Notification { method, params, .. } => (method, params),
+        _ => return false,
     };
     let kind = params
         .pointer("/update/sessionUpdate")
@@ -178,6 +182,23 @@ async fn tap(session: &AgentSession, message: &mut Incoming) {
             line,
         } => {
             session.tapped(method, params, Some(id), line.take()).await;
+        }
+        // The update as a JSON tree only when a tap listens.
+        Incoming::Text {
+            session_id,
+            text,
+            line,
+        } if session.tapping() => {
+            let params = json!({
+                "sessionId": session_id,
+                "update": {
+                    "sessionUpdate": "agent_message_chunk",
+                    "content": {"type": "text", "text": text},
+                },
+            });
+            session
+                .tapped("session/update", &params, None, line.take())
+                .await;
         }
         _ => {}
     }
@@ -250,6 +271,8 @@ pub(crate) async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::Recei
                 });
             }
             Incoming::Answer { id, answer, raw } => session.conn.resolve(id, answer, raw),
+            // Read above as a chunk of the answer.
+            Incoming::Text { .. } => {}
             Incoming::Repaired(message) => {
                 session.emit(json!({"type": "notice", "message": message}));
             }

@@ -34,6 +34,7 @@ mod start_error;
 pub mod subscription;
 pub mod table;
 pub mod tap;
+mod text_chunk;
 mod tools;
 mod turn;
 mod user_mcp;

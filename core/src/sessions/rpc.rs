@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 
+use super::text_chunk::text_chunk;
 use crate::support::lock::unpoisoned as lock;
 use crate::support::log::{Level, Log};
 
@@ -65,6 +66,17 @@ pub(crate) enum Incoming {
         id: Value,
         method: String,
         params: Value,
+        /// The line as sent, while lines are kept.
+        line: Option<Line>,
+    },
+    /// A text chunk of the answer (a `session/update` notification of
+    /// kind `agent_message_chunk` with a text block), read without a JSON
+    /// tree.
+    Text {
+        /// The notification's `sessionId`, when it had one.
+        session_id: Option<String>,
+        /// The chunk's text.
+        text: String,
         /// The line as sent, while lines are kept.
         line: Option<Line>,
     },
@@ -365,6 +377,29 @@ async fn read_loop(
         if text.is_empty() {
             continue;
         }
+        // The line as it came, to pass on unchanged (a copy: the buffer is
+        // read into again).
+        let kept = || {
+            keep.load(Ordering::Relaxed).then(|| {
+                let mut bytes = Vec::with_capacity(text.len() + 1);
+                bytes.extend_from_slice(text.as_bytes());
+                bytes.push(b'\n');
+                Line { bytes, read_at }
+            })
+        };
+        if let Some(chunk) = text_chunk(text) {
+            let sent = incoming
+                .send(Incoming::Text {
+                    session_id: chunk.session_id,
+                    text: chunk.text,
+                    line: kept(),
+                })
+                .await;
+            if sent.is_err() {
+                break;
+            }
+            continue;
+        }
         // serde_json's own depth limit is MAX_JSON_DEPTH: a line nested
         // deeper fails to parse (and is garbage) without a walk of its own.
         let message = serde_json::from_str::<Value>(text)
@@ -381,16 +416,6 @@ async fn read_loop(
             .map(str::to_owned);
         let id = message.get_mut("id").map(Value::take);
         let params = message.get_mut("params").map_or(Value::Null, Value::take);
-        // The line as it came, to pass on unchanged (a copy: the buffer is
-        // read into again).
-        let kept = || {
-            keep.load(Ordering::Relaxed).then(|| {
-                let mut bytes = Vec::with_capacity(text.len() + 1);
-                bytes.extend_from_slice(text.as_bytes());
-                bytes.push(b'\n');
-                Line { bytes, read_at }
-            })
-        };
         let sent = match (method, id) {
             (Some(method), Some(id)) => {
                 let line = kept();

@@ -226,6 +226,11 @@ impl AgentSession {
         self.conn.send_line(line);
     }
 
+    /// Whether a tap listens to what the agent sends.
+    pub(crate) fn tapping(&self) -> bool {
+        lock(&self.state).tap.messages.is_some()
+    }
+
     /// Passes a message of the agent to the tap, if one listens, with its
     /// line as the agent sent it (`line`; `None`: read before lines were
     /// kept, made from the message); waits while the tap is full (see
