@@ -65,8 +65,8 @@ fn message_chunk(message: &Incoming) -> Option<&str> {
 
 impl AgentSession {
     /// A chunk of the answer: kept in the turn's text up to the cap, and
-    /// sent to the door.
-    fn answer_chunk(&self, chunk: &str) {
+    /// sent to the door (the event takes the chunk's own buffer).
+    fn answer_chunk(&self, chunk: String) {
         if chunk.is_empty() {
             // Some agents open each block with an empty chunk.
             return;
@@ -83,14 +83,18 @@ impl AgentSession {
                 state.text.push_str("\n\n");
             }
             let room = MAX_TURN_TEXT.saturating_sub(state.text.len());
-            let kept = crate::support::text::floor_char_boundary(chunk, room);
+            let kept = crate::support::text::floor_char_boundary(&chunk, room);
             grow(&mut state.text, kept);
             state.text.push_str(&chunk[..kept]);
             let first_drop = state.text_dropped == 0 && kept < chunk.len();
             state.text_dropped += chunk.len() - kept;
             first_drop
         };
-        self.emit(json!({"type": "text", "text": chunk}));
+        // Built by hand: `json!` would copy the chunk.
+        let mut event = serde_json::Map::new();
+        event.insert("type".into(), "text".into());
+        event.insert("text".into(), Value::String(chunk));
+        self.emit(Value::Object(event));
         if first_drop {
             self.emit(json!({
                 "type": "notice",
@@ -227,9 +231,13 @@ pub(crate) async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::Recei
         if replayed(&session, &message) {
             continue;
         }
-        if let Some(first) = message_chunk(&message) {
-            // Join the chunks already waiting behind this one, when many are.
-            let mut text = first.to_owned();
+        if message_chunk(&message).is_some() {
+            // The chunk's text, moved out of a chunk read into its fields;
+            // then the chunks already waiting behind it, when many are.
+            let mut text = match message {
+                Incoming::Text { text, .. } => text,
+                other => message_chunk(&other).unwrap_or_default().to_owned(),
+            };
             while text.len() < JOIN_UP_TO && incoming.len() >= JOIN_BACKLOG {
                 let Ok(mut more) = incoming.try_recv() else {
                     break;
@@ -243,7 +251,7 @@ pub(crate) async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::Recei
                 }
             }
             lock(&session.state).stale.content = true;
-            session.answer_chunk(&text);
+            session.answer_chunk(text);
             continue;
         }
         match message {
