@@ -38,4 +38,19 @@ if not text:find("pong: apple tree", 1, true) then
   os.exit(1)
 end
 say("ok the turn ended; quitting")
+-- Neovim's wait for the close is bounded (chat_exit.WAIT_MS, 2 s: a user's
+-- :qa is not held longer); on a test machine loaded by a release build,
+-- Claude's close can take longer than that, so this case gives it 20 s
+-- (the bound itself is held by bindings/lua/tests/spec/chat_history.lua).
+require("radium.chat_exit").WAIT_MS = 20000
+-- After radium's own VimLeavePre (defined before this one): how the close
+-- went, printed for the case's failure report.
+local quitting = vim.uv.hrtime()
+vim.api.nvim_create_autocmd("VimLeavePre", {
+  callback = function()
+    local ms = math.floor((vim.uv.hrtime() - quitting) / 1e6)
+    say(("ok Neovim's exit waited %d ms; the session %s"):format(ms,
+      chat.session.closed and "closed" or "was still closing"))
+  end,
+})
 vim.cmd("qa!")

@@ -48,6 +48,12 @@ run_nvim_exit() {
     show "rad chat --continue stdout" "$dir/second.out"
     show "rad chat --continue stderr" "$dir/second.err"
     show "model server log" "$dir/server.log"
+    # Claude's own session files (what a resume reads): names, sizes, and
+    # the kind of each record.
+    echo "--- Claude's session files ($dir/home/.claude/projects)"
+    find "$dir/home/.claude/projects" -name '*.jsonl' -printf '    %p %s bytes\n' 2>/dev/null
+    find "$dir/home/.claude/projects" -name '*.jsonl' -exec sh -c \
+      'for f; do echo "    $(basename "$f"):"; cut -c1-160 "$f" | sed "s/^/      /"; done' sh {} + 2>/dev/null
     show_agent_err "$agent" "$dir"
   } >&2
   failed_agents+=("$agent")
