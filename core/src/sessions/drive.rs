@@ -187,21 +187,13 @@ async fn tap(session: &AgentSession, message: &mut Incoming) {
         } => {
             session.tapped(method, params, Some(id), line.take()).await;
         }
-        // The update as a JSON tree only when a tap listens.
         Incoming::Text {
             session_id,
             text,
             line,
-        } if session.tapping() => {
-            let params = json!({
-                "sessionId": session_id,
-                "update": {
-                    "sessionUpdate": "agent_message_chunk",
-                    "content": {"type": "text", "text": text},
-                },
-            });
+        } => {
             session
-                .tapped("session/update", &params, None, line.take())
+                .tapped_chunk(session_id.as_deref(), text, line.take())
                 .await;
         }
         _ => {}
@@ -231,29 +223,35 @@ pub(crate) async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::Recei
         if replayed(&session, &message) {
             continue;
         }
-        if message_chunk(&message).is_some() {
-            // The chunk's text, moved out of a chunk read into its fields;
-            // then the chunks already waiting behind it, when many are.
-            let mut text = match message {
-                Incoming::Text { text, .. } => text,
-                other => message_chunk(&other).unwrap_or_default().to_owned(),
-            };
-            while text.len() < JOIN_UP_TO && incoming.len() >= JOIN_BACKLOG {
-                let Ok(mut more) = incoming.try_recv() else {
-                    break;
-                };
-                tap(&session, &mut more).await;
-                if let Some(chunk) = message_chunk(&more) {
-                    text.push_str(chunk);
-                } else {
-                    next = Some(more);
-                    break;
+        // A chunk's text (moved out of a chunk read into its fields), then
+        // the chunks already waiting behind it, when many are.
+        let chunk = match message {
+            Incoming::Text { text, .. } => Ok(text),
+            other => match message_chunk(&other) {
+                Some(text) => Ok(text.to_owned()),
+                None => Err(other),
+            },
+        };
+        let message = match chunk {
+            Err(message) => message,
+            Ok(mut text) => {
+                while text.len() < JOIN_UP_TO && incoming.len() >= JOIN_BACKLOG {
+                    let Ok(mut more) = incoming.try_recv() else {
+                        break;
+                    };
+                    tap(&session, &mut more).await;
+                    if let Some(chunk) = message_chunk(&more) {
+                        text.push_str(chunk);
+                    } else {
+                        next = Some(more);
+                        break;
+                    }
                 }
+                lock(&session.state).stale.content = true;
+                session.answer_chunk(text);
+                continue;
             }
-            lock(&session.state).stale.content = true;
-            session.answer_chunk(text);
-            continue;
-        }
+        };
         match message {
             Incoming::Notification { method, params, .. } => {
                 if method == "session/update" {

@@ -226,11 +226,6 @@ impl AgentSession {
         self.conn.send_line(line);
     }
 
-    /// Whether a tap listens to what the agent sends.
-    pub(crate) fn tapping(&self) -> bool {
-        lock(&self.state).tap.messages.is_some()
-    }
-
     /// Passes a message of the agent to the tap, if one listens, with its
     /// line as the agent sent it (`line`; `None`: read before lines were
     /// kept, made from the message); waits while the tap is full (see
@@ -242,31 +237,62 @@ impl AgentSession {
         id: Option<&Value>,
         line: Option<Line>,
     ) {
-        let Some(tx) = lock(&self.state).tap.messages.clone() else {
+        let Some(tx) = self.tap_sender() else {
             return;
         };
-        let Line { bytes, read_at } = line.unwrap_or_else(|| {
-            let mut message = json!({"jsonrpc": "2.0", "method": method, "params": params});
-            if let Some(id) = id {
-                message["id"] = id.clone();
-            }
-            let mut bytes = message.to_string().into_bytes();
-            bytes.push(b'\n');
-            Line {
-                bytes,
-                read_at: Instant::now(),
-            }
-        });
         let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
         let tapped = Tapped {
             method: method.to_owned(),
             id: id.cloned(),
             session_id: text(params.get("sessionId")),
             update: text(params.pointer("/update/sessionUpdate")),
-            line: bytes,
-            read_at,
+            line: Vec::new(),
+            read_at: Instant::now(),
         };
-        let _ = tx.send(tapped).await;
+        send_tapped(&tx, tapped, line, || {
+            let mut message = json!({"jsonrpc": "2.0", "method": method, "params": params});
+            if let Some(id) = id {
+                message["id"] = id.clone();
+            }
+            message
+        })
+        .await;
+    }
+
+    /// [`tapped`](Self::tapped) for a text chunk of the answer (read
+    /// without a JSON tree: one is made only when its line was not kept).
+    pub(crate) async fn tapped_chunk(
+        &self,
+        session_id: Option<&str>,
+        text: &str,
+        line: Option<Line>,
+    ) {
+        let Some(tx) = self.tap_sender() else {
+            return;
+        };
+        let tapped = Tapped {
+            method: "session/update".to_owned(),
+            id: None,
+            session_id: session_id.map(str::to_owned),
+            update: Some("agent_message_chunk".to_owned()),
+            line: Vec::new(),
+            read_at: Instant::now(),
+        };
+        send_tapped(&tx, tapped, line, || {
+            json!({"jsonrpc": "2.0", "method": "session/update", "params": {
+                "sessionId": session_id,
+                "update": {
+                    "sessionUpdate": "agent_message_chunk",
+                    "content": {"type": "text", "text": text},
+                },
+            }})
+        })
+        .await;
+    }
+
+    /// The tap's sender, when a tap listens.
+    fn tap_sender(&self) -> Option<mpsc::Sender<Tapped>> {
+        lock(&self.state).tap.messages.clone()
     }
 
     /// Keeps one of the agent's answers of the start (`initialize` or `session`).
@@ -308,4 +334,21 @@ impl AgentSession {
             }),
         })
     }
+}
+
+/// Sends `tapped` to the tap with `line` (or the line of `message()`, when
+/// none was kept) and when it was read; waits while the tap is full.
+async fn send_tapped(
+    tx: &mpsc::Sender<Tapped>,
+    mut tapped: Tapped,
+    line: Option<Line>,
+    message: impl FnOnce() -> Value,
+) {
+    if let Some(Line { bytes, read_at }) = line {
+        (tapped.line, tapped.read_at) = (bytes, read_at);
+    } else {
+        tapped.line = message().to_string().into_bytes();
+        tapped.line.push(b'\n');
+    }
+    let _ = tx.send(tapped).await;
 }
