@@ -122,6 +122,14 @@ fn streaming(c: &mut Criterion) {
     group.bench_function("1000_chunks_of_64B", |bench| {
         bench.iter(|| assert_eq!(turn(&b.engine, &session, &rx, "stream 1000 64"), 1000 * 64));
     });
+    // A command's output streamed line by line (`_meta.terminal_output`, as
+    // codex-acp streams a terminal): 4,000 updates to one tool call.
+    group.throughput(Throughput::Elements(4000));
+    group.bench_function("4000_tool_output_lines", |bench| {
+        bench.iter(|| {
+            turn(&b.engine, &session, &rx, "toollines 4000 95");
+        });
+    });
     group.finish();
 
     let mut group = c.benchmark_group("session_open");

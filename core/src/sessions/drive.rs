@@ -15,6 +15,7 @@ use super::client::fill_old_texts;
 use super::events::from_update;
 use super::rpc::Incoming;
 use super::session::{lock, AgentSession};
+use crate::support::json::at;
 use crate::support::log::Level;
 
 /// The most text one event carries when chunks waiting together are joined.
@@ -160,9 +161,7 @@ fn replayed(session: &AgentSession, message: &Incoming) -> bool {
         Incoming::Notification { method, params, .. } => (method, params),
         _ => return false,
     };
-    let kind = params
-        .pointer("/update/sessionUpdate")
-        .and_then(Value::as_str);
+    let kind = at(params, &["update", "sessionUpdate"]).and_then(Value::as_str);
     method == "session/update"
         && kind.is_some_and(|k| {
             k == "user_message_chunk" || super::resync::CONTENT_UPDATES.contains(&k)
@@ -255,9 +254,7 @@ pub(crate) async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::Recei
         match message {
             Incoming::Notification { method, params, .. } => {
                 if method == "session/update" {
-                    let kind = params
-                        .pointer("/update/sessionUpdate")
-                        .and_then(Value::as_str);
+                    let kind = at(&params, &["update", "sessionUpdate"]).and_then(Value::as_str);
                     if kind.is_some_and(|k| super::resync::CONTENT_UPDATES.contains(&k)) {
                         lock(&session.state).stale.content = true;
                     }

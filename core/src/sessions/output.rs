@@ -11,6 +11,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
 
+use crate::support::json::at;
 use crate::support::text::{ceil_char_boundary, floor_char_boundary};
 
 /// The most bytes of a tool call's output an event carries (its first and
@@ -89,10 +90,7 @@ fn raw_output_text(raw: &Value) -> Option<String> {
 /// The output an update carries, whole: Claude's `_meta.terminal_output`,
 /// else its `rawOutput`, else the text of its `content`.
 fn output(update: &Value) -> Option<String> {
-    if let Some(data) = update
-        .pointer("/_meta/terminal_output/data")
-        .and_then(Value::as_str)
-    {
+    if let Some(data) = at(update, &["_meta", "terminal_output", "data"]).and_then(Value::as_str) {
         return Some(data.to_owned());
     }
     if let Some(text) = update.get("rawOutput").and_then(raw_output_text) {
@@ -142,9 +140,8 @@ pub(crate) fn add_output(event: &mut Map<String, Value>, update: &Value) {
             event.insert("output_dropped".into(), dropped.into());
         }
     }
-    if let Some(code) = update
-        .pointer("/_meta/terminal_exit/exit_code")
-        .filter(|c| c.is_i64() || c.is_u64())
+    if let Some(code) =
+        at(update, &["_meta", "terminal_exit", "exit_code"]).filter(|c| c.is_i64() || c.is_u64())
     {
         event.insert("exit_code".into(), code.clone());
     }

@@ -12,6 +12,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::rpc::{Line, RpcError};
 use super::session::{lock, AgentSession};
+use crate::support::json::at;
 
 /// A request of the agent radium does not serve, handed to the tap's owner:
 /// its method, its params, and where its answer goes (`Err`: a JSON-RPC
@@ -245,7 +246,7 @@ impl AgentSession {
             method: method.to_owned(),
             id: id.cloned(),
             session_id: text(params.get("sessionId")),
-            update: text(params.pointer("/update/sessionUpdate")),
+            update: text(at(params, &["update", "sessionUpdate"])),
             line: Vec::new(),
             read_at: Instant::now(),
         };

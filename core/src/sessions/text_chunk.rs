@@ -7,6 +7,9 @@
 //! before (see `rpc::read_loop`).
 
 use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use memchr::memmem;
 
 use serde::{Deserialize, Deserializer};
 
@@ -85,6 +88,12 @@ fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error>
 /// The chunk in `line` when it is a text chunk of the answer; `None` for
 /// anything else (read then as any other line).
 pub(crate) fn text_chunk(line: &str) -> Option<TextChunk> {
+    // Most other lines are turned away by one scan for the kind's name,
+    // before serde makes an error (a message, allocated) for them. A line
+    // that spells it with escapes goes the old way, read the same.
+    static KIND: LazyLock<memmem::Finder<'static>> =
+        LazyLock::new(|| memmem::Finder::new(b"\"agent_message_chunk\""));
+    KIND.find(line.as_bytes())?;
     let notification: Notification<'_> = serde_json::from_str(line).ok()?;
     if notification.id {
         return None;
@@ -126,6 +135,9 @@ mod tests {
             r#"{"method":"session/update","params":{"update":{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"x"}}}}"#,
             r#"{"method":"session/update","params":{"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"image","data":"x"}}}}"#,
             r#"{"method":"session/update","params":{"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":7}}}}"#,
+            // The kind spelled with an escape (read by the JSON tree, as
+            // a text chunk all the same).
+            r#"{"method":"session/update","params":{"update":{"sessionUpdate":"agent\u005fmessage_chunk","content":{"type":"text","text":"x"}}}}"#,
             // Duplicate fields (the tree keeps the last), not JSON, not an object.
             r#"{"method":"session/update","params":{"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x","text":"y"}}}}"#,
             "this is not json",

@@ -118,6 +118,18 @@ const HOLD_PATIENCE: std::time::Duration = std::time::Duration::from_millis(500)
 /// One line: `{"kind": kind, ...body}` with `kind` first (a reader finds the
 /// kind of a line without parsing it).
 fn line(kind: &str, body: &Value) -> String {
+    line_of(
+        kind,
+        body.as_object()
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| (k.as_str(), v)),
+    )
+}
+
+/// [`line`] of the body's fields, given one by one (an event is written as
+/// `{"kind":"event","event":...}` without copying it into a body first).
+fn line_of<'a>(kind: &str, fields: impl IntoIterator<Item = (&'a str, &'a Value)>) -> String {
     // Written in one buffer: a record of 512 KiB of text is not serialized
     // twice to put `kind` in front.
     // sonic-rs: its strings are escaped with SIMD (a streamed answer's
@@ -126,7 +138,7 @@ fn line(kind: &str, body: &Value) -> String {
     out.extend_from_slice(b"{\"kind\":");
     // Writing JSON into a Vec cannot fail.
     let _ = sonic_rs::to_writer(&mut out, kind);
-    for (key, value) in body.as_object().into_iter().flatten() {
+    for (key, value) in fields {
         out.push(b',');
         let _ = sonic_rs::to_writer(&mut out, key);
         out.push(b':');
@@ -220,16 +232,33 @@ impl Recorder {
 
     /// Appends one record (flushed to the disk when it starts or ends something).
     fn write(&mut self, kind: &str, body: &Value) -> Result<()> {
-        let mut text = line(kind, body);
+        self.write_line(kind, line(kind, body), body.get("event"), body)
+    }
+
+    /// Appends `event` as an `event` record.
+    fn write_event(&mut self, event: &Value) -> Result<()> {
+        let text = line_of("event", [("event", event)]);
+        self.write_line("event", text, Some(event), event)
+    }
+
+    /// Appends `text`, the record of `kind` whose body is `body` (`event`
+    /// the event it holds, if any), or a record saying it was too big.
+    fn write_line(
+        &mut self,
+        kind: &str,
+        mut text: String,
+        event: Option<&Value>,
+        body: &Value,
+    ) -> Result<()> {
         if text.len() > MAX_RECORD {
-            let event = body.get("event").unwrap_or(body);
+            let event = event.unwrap_or(body);
             let small = json!({"event": {"type": event.get("type"), "id": event.get("id"),
                                          "record_dropped": text.len()}});
             text = line(kind, &small);
         }
         let essential = matches!(kind, "start" | "resume" | "prompt")
-            || body
-                .pointer("/event/type")
+            || event
+                .and_then(|e| e.get("type"))
                 .is_some_and(|t| t == "turn_end" || t == "error");
         if self.bytes + text.len() as u64 > MAX_CONVERSATION_FILE && !essential {
             if !self.full {
@@ -294,7 +323,7 @@ impl Recorder {
                 return self.write("event", &json!({"event": end}));
             }
         }
-        self.write("event", &json!({"event": event}))
+        self.write_event(event)
     }
 
     /// Writes the text waiting.
