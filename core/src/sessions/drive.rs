@@ -15,6 +15,7 @@ use super::client::fill_old_texts;
 use super::events::from_update;
 use super::rpc::Incoming;
 use super::session::{lock, AgentSession};
+use super::tool_output::ToolOutput;
 use crate::support::json::at;
 use crate::support::log::Level;
 
@@ -107,6 +108,14 @@ impl AgentSession {
         }
     }
 
+    /// A piece of a tool call's terminal output read into its fields: what
+    /// [`update`](Self::update) does with such an update (watch the call,
+    /// pass its event on), without a JSON tree of it.
+    fn tool_output(&self, output: ToolOutput) {
+        self.watch(&json!({"toolCallId": output.id}), false);
+        self.emit(output.into_event());
+    }
+
     /// Any other `session/update`.
     async fn update(self: &Arc<Self>, update: &Value) {
         if self.controls_update(update) {
@@ -157,7 +166,9 @@ impl AgentSession {
 /// agent's commands, its mode) are.
 fn replayed(session: &AgentSession, message: &Incoming) -> bool {
     let (method, params) = match message {
-        Incoming::Text { .. } => return lock(&session.state).history.replaying,
+        Incoming::Text { .. } | Incoming::ToolOutput { .. } => {
+            return lock(&session.state).history.replaying
+        }
         Incoming::Notification { method, params, .. } => (method, params),
         _ => return false,
     };
@@ -195,6 +206,7 @@ async fn tap(session: &AgentSession, message: &mut Incoming) {
                 .tapped_chunk(session_id.as_deref(), text, line.take())
                 .await;
         }
+        Incoming::ToolOutput { output, line } => session.tapped_output(output, line.take()).await,
         _ => {}
     }
 }
@@ -252,6 +264,10 @@ pub(crate) async fn drive(session: Weak<AgentSession>, mut incoming: mpsc::Recei
             }
         };
         match message {
+            Incoming::ToolOutput { output, .. } => {
+                lock(&session.state).stale.content = true;
+                session.tool_output(output);
+            }
             Incoming::Notification { method, params, .. } => {
                 if method == "session/update" {
                     let kind = at(&params, &["update", "sessionUpdate"]).and_then(Value::as_str);

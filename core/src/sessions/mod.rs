@@ -35,6 +35,7 @@ pub mod subscription;
 pub mod table;
 pub mod tap;
 mod text_chunk;
+mod tool_output;
 mod tools;
 mod turn;
 mod user_mcp;

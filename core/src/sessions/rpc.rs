@@ -13,6 +13,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWrite
 use tokio::sync::{mpsc, oneshot};
 
 use super::text_chunk::text_chunk;
+use super::tool_output::tool_output;
 use crate::support::lock::unpoisoned as lock;
 use crate::support::log::{Level, Log};
 
@@ -77,6 +78,14 @@ pub(crate) enum Incoming {
         session_id: Option<String>,
         /// The chunk's text.
         text: String,
+        /// The line as sent, while lines are kept.
+        line: Option<Line>,
+    },
+    /// A piece of a tool call's terminal output (a `tool_call_update`
+    /// with only `_meta.terminal_output`), read without a JSON tree.
+    ToolOutput {
+        /// What the line held.
+        output: super::tool_output::ToolOutput,
         /// The line as sent, while lines are kept.
         line: Option<Line>,
     },
@@ -387,15 +396,21 @@ async fn read_loop(
                 Line { bytes, read_at }
             })
         };
-        if let Some(chunk) = text_chunk(text) {
-            let sent = incoming
-                .send(Incoming::Text {
-                    session_id: chunk.session_id,
-                    text: chunk.text,
+        // The lines of a flood, read into their fields.
+        let read = text_chunk(text)
+            .map(|chunk| Incoming::Text {
+                session_id: chunk.session_id,
+                text: chunk.text,
+                line: kept(),
+            })
+            .or_else(|| {
+                tool_output(text).map(|output| Incoming::ToolOutput {
+                    output,
                     line: kept(),
                 })
-                .await;
-            if sent.is_err() {
+            });
+        if let Some(message) = read {
+            if incoming.send(message).await.is_err() {
                 break;
             }
             continue;

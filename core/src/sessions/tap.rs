@@ -12,6 +12,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::rpc::{Line, RpcError};
 use super::session::{lock, AgentSession};
+use super::tool_output::ToolOutput;
 use crate::support::json::at;
 
 /// A request of the agent radium does not serve, handed to the tap's owner:
@@ -287,6 +288,31 @@ impl AgentSession {
                     "content": {"type": "text", "text": text},
                 },
             }})
+        })
+        .await;
+    }
+
+    /// [`tapped`](Self::tapped) for a piece of a tool call's terminal output
+    /// (read without a JSON tree: one is made only when its line was not
+    /// kept).
+    pub(crate) async fn tapped_output(&self, output: &ToolOutput, line: Option<Line>) {
+        let Some(tx) = self.tap_sender() else {
+            return;
+        };
+        let tapped = Tapped {
+            method: "session/update".to_owned(),
+            id: None,
+            session_id: output.session_id.clone(),
+            update: Some("tool_call_update".to_owned()),
+            line: Vec::new(),
+            read_at: Instant::now(),
+        };
+        send_tapped(&tx, tapped, line, || {
+            let mut params = json!({"update": output.update()});
+            if let Some(s) = &output.session_id {
+                params["sessionId"] = s.as_str().into();
+            }
+            json!({"jsonrpc": "2.0", "method": "session/update", "params": params})
         })
         .await;
     }

@@ -81,7 +81,7 @@ enum ContentKind {
 }
 
 /// `true` for a field that is there, whatever its value.
-fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+pub(crate) fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
     serde::de::IgnoredAny::deserialize(deserializer).map(|_| true)
 }
 
