@@ -22,12 +22,13 @@ pub(crate) struct TextChunk {
     pub text: String,
 }
 
-/// The line's fields (unknown ones are ignored, as the JSON tree's reader
-/// ignores them). The method, the update's kind and the content's type are
-/// one-variant enums, so a line of another kind stops the read at that
-/// field, before the rest of it is parsed.
+/// A `session/update` notification whose update reads as `U` (unknown
+/// fields are ignored, as the JSON tree's reader ignores them). The method
+/// and the kinds in `U` are one-variant enums, so a line of another kind
+/// stops the read at that field, before the rest of it is parsed.
 #[derive(Deserialize)]
-struct Notification<'a> {
+#[serde(bound(deserialize = "U: Deserialize<'de>"))]
+struct Notification<'a, U> {
     #[serde(rename = "method")]
     _method: Method,
     /// Whether the line has an `id` (even `null`): it is then a request,
@@ -35,7 +36,7 @@ struct Notification<'a> {
     #[serde(default, deserialize_with = "present")]
     id: bool,
     #[serde(borrow)]
-    params: Params<'a>,
+    params: Params<'a, U>,
 }
 
 #[derive(Deserialize)]
@@ -45,11 +46,22 @@ enum Method {
 }
 
 #[derive(Deserialize)]
-struct Params<'a> {
+#[serde(bound(deserialize = "U: Deserialize<'de>"))]
+struct Params<'a, U> {
     #[serde(rename = "sessionId", borrow, default)]
     session_id: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    update: Update<'a>,
+    update: U,
+}
+
+/// The session id and the update of `line` when it is a `session/update`
+/// notification whose update reads as `U`.
+pub(crate) fn session_update<'a, U: Deserialize<'a>>(line: &'a str) -> Option<(Option<String>, U)> {
+    let notification: Notification<'a, U> = serde_json::from_str(line).ok()?;
+    if notification.id {
+        return None;
+    }
+    let Params { session_id, update } = notification.params;
+    Some((session_id.map(Cow::into_owned), update))
 }
 
 #[derive(Deserialize)]
@@ -81,7 +93,7 @@ enum ContentKind {
 }
 
 /// `true` for a field that is there, whatever its value.
-pub(crate) fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
     serde::de::IgnoredAny::deserialize(deserializer).map(|_| true)
 }
 
@@ -94,13 +106,10 @@ pub(crate) fn text_chunk(line: &str) -> Option<TextChunk> {
     static KIND: LazyLock<memmem::Finder<'static>> =
         LazyLock::new(|| memmem::Finder::new(b"\"agent_message_chunk\""));
     KIND.find(line.as_bytes())?;
-    let notification: Notification<'_> = serde_json::from_str(line).ok()?;
-    if notification.id {
-        return None;
-    }
+    let (session_id, update) = session_update::<Update<'_>>(line)?;
     Some(TextChunk {
-        session_id: notification.params.session_id.map(Cow::into_owned),
-        text: notification.params.update.content.text.into_owned(),
+        session_id,
+        text: update.content.text.into_owned(),
     })
 }
 

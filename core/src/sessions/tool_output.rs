@@ -16,7 +16,7 @@ use serde_json::{json, Map, Value};
 
 use super::events::SessionEvent;
 use super::output::cap_output;
-use super::text_chunk::present;
+use super::text_chunk::session_update;
 
 /// A piece of a tool call's terminal output, as the agent sent it.
 #[derive(Debug, PartialEq, Eq)]
@@ -31,33 +31,8 @@ pub(crate) struct ToolOutput {
     pub data: String,
 }
 
-/// The line's fields. The update and its `_meta` take no other field: a
-/// line that says more goes the JSON tree's way, which reads all of it.
-#[derive(Deserialize)]
-struct Notification<'a> {
-    #[serde(rename = "method")]
-    _method: Method,
-    /// Whether the line has an `id` (even `null`): a request, then.
-    #[serde(default, deserialize_with = "present")]
-    id: bool,
-    #[serde(borrow)]
-    params: Params<'a>,
-}
-
-#[derive(Deserialize)]
-enum Method {
-    #[serde(rename = "session/update")]
-    SessionUpdate,
-}
-
-#[derive(Deserialize)]
-struct Params<'a> {
-    #[serde(rename = "sessionId", borrow, default)]
-    session_id: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    update: Update<'a>,
-}
-
+/// The update's fields. It and its `_meta` take no other field: a line
+/// that says more goes the JSON tree's way, which reads all of it.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Update<'a> {
@@ -98,13 +73,9 @@ pub(crate) fn tool_output(line: &str) -> Option<ToolOutput> {
     static NEEDLE: LazyLock<memmem::Finder<'static>> =
         LazyLock::new(|| memmem::Finder::new(b"\"terminal_output\""));
     NEEDLE.find(line.as_bytes())?;
-    let notification: Notification<'_> = serde_json::from_str(line).ok()?;
-    if notification.id {
-        return None;
-    }
-    let Params { session_id, update } = notification.params;
+    let (session_id, update) = session_update::<Update<'_>>(line)?;
     Some(ToolOutput {
-        session_id: session_id.map(Cow::into_owned),
+        session_id,
         id: update.id.into_owned(),
         terminal_id: update.meta.terminal_output.terminal_id.map(Cow::into_owned),
         data: update.meta.terminal_output.data.into_owned(),
