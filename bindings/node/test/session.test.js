@@ -12,13 +12,13 @@ const path = require('node:path')
 
 const { Engine } = require('..')
 const { openSession } = require('../session')
-const { throwsCode, ticked } = require('./helpers')
+const { throwsCode, ticked, removeDir } = require('./helpers')
 
 const agent = path.resolve(__dirname, '../../../examples/acp-agent/agent.mjs')
 const unruly = path.resolve(__dirname, '../../../tests/agents/unruly-agent.mjs')
 
-// Each test removes its folder with retries: a session that closes writes its
-// history's last records in the background.
+// Each test removes its folder with retries (removeDir): a session that
+// closes writes its history's last records in the background.
 function engineWithAgent () {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'radium-node-session-'))
   const ws = path.join(dir, 'ws')
@@ -70,7 +70,7 @@ test('a turn streams as an async iterator; a permission is answered and the writ
   // Closing ends the stream: the next batch is null.
   session.close()
   assert.deepEqual((await session.events.next()).done, true)
-  fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
+  removeDir(dir)
 })
 
 test('session errors: unknown agent, unknown session, a second turn at once', async () => {
@@ -84,7 +84,7 @@ test('session errors: unknown agent, unknown session, a second turn at once', as
   await assert.rejects(session.prompt('again').next(), (e) => e.code === 'invalid_argument' && e.message.includes('already running'))
   session.close()
   for await (const _ of turn) { /* drains to the close */ }
-  fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
+  removeDir(dir)
 })
 
 test('a permission answered with one of its options is decided by the option\'s kind, not its id', async () => {
@@ -106,7 +106,7 @@ test('a permission answered with one of its options is decided by the option\'s 
     assert.match(events.at(-1).text, new RegExp(`"optionId":"${id}"`))
   }
   session.close()
-  fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
+  removeDir(dir)
 })
 
 test('a permission answered with some of its hunks: only they land; a bad hunk answer throws and the request waits', async () => {
@@ -127,7 +127,7 @@ test('a permission answered with some of its hunks: only they land; a bad hunk a
   assert.equal(fs.readFileSync(path.join(ws, 'f.txt'), 'utf8'), 'a\nb\nc\nd\ne\nf\nG\nh\n')
   assert.deepEqual(events.find((e) => e.type === 'write').hunks_taken_back, [0])
   session.close()
-  fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
+  removeDir(dir)
 })
 
 test('a JS before_tool hook decides a chat tool call\'s permission on the JS thread: a stop rejects, permission allow allows', async () => {
@@ -177,7 +177,7 @@ test('a JS before_tool hook decides a chat tool call\'s permission on the JS thr
   assert.equal(decided[0] && decided[0].by, 'hook:later', JSON.stringify(events))
   assert.equal(decided[0].reason, 'decided later')
   session.close()
-  fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
+  removeDir(dir)
 })
 
 test('a JS before_tool hook stops a call Claude Code would run without asking (its PreToolUse hook, relayed by rad)', async () => {
@@ -212,7 +212,7 @@ test('a JS before_tool hook stops a call Claude Code would run without asking (i
   assert.match(events.at(-1).text, /hook decision: none/)
   assert.deepEqual(seen, ['pre_tool_use', 'pre_tool_use'])
   session.close()
-  fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
+  removeDir(dir)
 })
 
 test('a host that reads late gets a flood in batches of about 1 MiB at most, every event in order', async () => {
@@ -238,7 +238,7 @@ test('a host that reads late gets a flood in batches of about 1 MiB at most, eve
   assert.deepEqual(last, [...last].sort(), 'the updates arrived in order')
   assert.equal(last.at(-1), '00600')
   session.close()
-  fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
+  removeDir(dir)
 })
 
 test('a backlog read in a loop settles one batch a turn of the event loop: timers and I/O run between batches', async () => {
@@ -271,5 +271,5 @@ test('a backlog read in a loop settles one batch a turn of the event loop: timer
   assert.deepEqual(last, [...last].sort(), 'the updates arrived in order')
   assert.equal(last.at(-1), '00600')
   session.close()
-  fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
+  removeDir(dir)
 })
